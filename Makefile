@@ -1,0 +1,69 @@
+# The two commands (see README): 'make run' and 'make test'.
+# Everything else here is a step they use.
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE ?= cmake
+CTEST ?= ctest
+RUN_ARGS ?=
+
+# Release build with debug symbols, warnings as errors.
+BUILD := build
+# ASan+UBSan build of the whole suite, TSan build of the threaded tests.
+BUILD_ASAN := build-asan
+BUILD_TSAN := build-tsan
+
+.PHONY: all run test build build-asan build-tsan test-release test-asan test-tsan fuzz clean
+
+all: build
+
+build:
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON >/dev/null
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+# The main job (the pipeline baseline once it exists; the clock lab until then).
+run: build
+	./$(BUILD)/latlab clock $(RUN_ARGS)
+
+build-asan:
+	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DLATLAB_WERROR=ON \
+		-DLATLAB_SANITIZE=address -DLATLAB_BENCH=OFF >/dev/null
+	$(CMAKE) --build $(BUILD_ASAN) -j $(JOBS)
+
+build-tsan:
+	$(CMAKE) -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON \
+		-DLATLAB_SANITIZE=thread -DLATLAB_BENCH=OFF >/dev/null
+	$(CMAKE) --build $(BUILD_TSAN) -j $(JOBS)
+
+test-release: build
+	cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS); rc=$$?; \
+		../tests/tools/skip-report.sh .; exit $$rc
+
+test-asan: build-asan
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(CTEST) --output-on-failure -j $(JOBS) -LE slow; rc=$$?; \
+		../tests/tools/skip-report.sh .; exit $$rc
+
+# TSan maps shadow memory at fixed addresses; kernels with high mmap
+# randomisation break that, so the run disables ASLR for the test process.
+test-tsan: build-tsan
+	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		setarch $$(uname -m) -R $(CTEST) --output-on-failure -j $(JOBS) -L threads; rc=$$?; \
+		../tests/tools/skip-report.sh .; exit $$rc
+
+# The whole suite: release, then ASan+UBSan, then TSan on the threaded tests.
+test:
+	$(MAKE) test-release
+	$(MAKE) test-asan
+	$(MAKE) test-tsan
+	@echo "make test: release, asan+ubsan and tsan suites passed"
+
+# Fuzz the decoders for FUZZ_SECONDS (needs clang with libFuzzer).
+FUZZ_SECONDS ?= 60
+fuzz:
+	CC=clang $(CMAKE) -S . -B build-fuzz -DLATLAB_FUZZ=ON -DLATLAB_BENCH=OFF >/dev/null
+	$(CMAKE) --build build-fuzz -j $(JOBS)
+	./tests/tools/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz

@@ -1,0 +1,169 @@
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void lat_cli_print_help(const struct lat_cmd *cmd)
+{
+	fputs(cmd->usage, stdout);
+}
+
+static void vreport(const char *cmd, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "latlab %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void lat_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(cmd, fmt, ap);
+	va_end(ap);
+	exit(LAT_EXIT_USAGE);
+}
+
+void lat_cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(cmd, fmt, ap);
+	va_end(ap);
+	exit(LAT_EXIT_FAIL);
+}
+
+void lat_cli_bad_option(const char *cmd, char **argv)
+{
+	const char *opt = argv[optind - 1];
+
+	if (optopt && !(opt[0] == '-' && opt[1] == '-'))
+		lat_cli_usage_error(cmd, "unknown option '-%c' or missing value "
+				    "(see 'latlab %s --help')", optopt, cmd);
+	lat_cli_usage_error(cmd, "unknown option or missing value in '%s' "
+			    "(see 'latlab %s --help')", opt, cmd);
+}
+
+uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
+		     uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	if (!arg || !*arg || arg[0] == '-' || arg[0] == '+')
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'M')
+		mul = 1000000, end++;
+	else if (*end == 'G')
+		mul = 1000000000, end++;
+	if (*end)
+		goto bad;
+	if (v > UINT64_MAX / mul)
+		goto range;
+	v *= mul;
+	if (v < min || v > max)
+		goto range;
+	return v;
+bad:
+	lat_cli_usage_error(cmd, "%s needs a whole number, not '%s'", flag,
+			    arg ? arg : "");
+range:
+	lat_cli_usage_error(cmd, "%s must be between %llu and %llu, not '%s'",
+			    flag, (unsigned long long)min,
+			    (unsigned long long)max, arg);
+}
+
+double lat_cli_double(const char *cmd, const char *flag, const char *arg,
+		      double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	if (!arg || !*arg)
+		lat_cli_usage_error(cmd, "%s needs a number", flag);
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v))
+		lat_cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
+				    arg);
+	if (v < min || v > max)
+		lat_cli_usage_error(cmd, "%s must be between %g and %g, not '%s'",
+				    flag, min, max, arg);
+	return v;
+}
+
+double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
+			   double default_unit_ns, double min_ns, double max_ns)
+{
+	static const struct {
+		const char *suffix;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 },
+		      { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v, scale = default_unit_ns;
+
+	errno = 0;
+	if (!arg || !*arg)
+		lat_cli_usage_error(cmd, "%s needs a duration", flag);
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v))
+		goto bad;
+	if (*end) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			goto bad;
+		scale = units[i].ns;
+	}
+	v *= scale;
+	if (v < min_ns || v > max_ns)
+		lat_cli_usage_error(cmd, "%s must be between %g ns and %g ns, "
+				    "not '%s'", flag, min_ns, max_ns, arg);
+	return v;
+bad:
+	lat_cli_usage_error(cmd, "%s needs a duration such as 500us, 20ms or "
+			    "3s, not '%s'", flag, arg);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+void lat_cli_catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int lat_cli_stop_signal(void)
+{
+	return stop_signal;
+}

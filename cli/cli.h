@@ -1,0 +1,79 @@
+/*
+ * The latlab command line: the subcommand table and the helpers every
+ * subcommand uses to parse flags and report usage errors the same way.
+ *
+ * Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input,
+ * 130/143 interrupted by SIGINT/SIGTERM.
+ */
+#ifndef LATLAB_CLI_H
+#define LATLAB_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum lat_exit {
+	LAT_EXIT_OK = 0,
+	LAT_EXIT_FAIL = 1,
+	LAT_EXIT_USAGE = 2,
+};
+
+/*
+ * One subcommand. Each cli/cmd_<name>.c defines
+ *   const struct lat_cmd lat_cmd_<name>;
+ * and the build collects them into the table (see CMakeLists.txt).
+ */
+struct lat_cmd {
+	const char *name;
+	const char *summary;  /* one line for 'latlab --help' */
+	const char *usage;    /* full help: synopsis, options, EXAMPLES */
+	int (*run)(int argc, char **argv); /* argv[0] is the name */
+};
+
+/* Print the subcommand's usage text to stdout. */
+void lat_cli_print_help(const struct lat_cmd *cmd);
+
+/*
+ * Print "latlab <cmd>: <message>" as one line on stderr and exit 2.
+ * Messages are lowercase, without a final period.
+ */
+_Noreturn void lat_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print "latlab <cmd>: <message>" on stderr and exit 1. */
+_Noreturn void lat_cli_fail(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Report what getopt_long() returned for an unknown option or a missing
+ * argument (c == '?' or ':'), then exit 2. Call with opterr = 0.
+ */
+_Noreturn void lat_cli_bad_option(const char *cmd, char **argv);
+
+/*
+ * Parse @arg as the value of @flag: a whole number in [min, max], with
+ * optional k/M/G (10^3/10^6/10^9) suffix. Exits 2 with a message otherwise.
+ */
+uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
+		     uint64_t min, uint64_t max);
+
+/* A finite number in [min, max]; exits 2 otherwise. */
+double lat_cli_double(const char *cmd, const char *flag, const char *arg,
+		      double min, double max);
+
+/*
+ * A duration with a unit (ns, us, ms, s; a bare number is taken in
+ * @default_unit_ns nanoseconds), in [min_ns, max_ns]. Exits 2 otherwise.
+ */
+double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
+			   double default_unit_ns, double min_ns,
+			   double max_ns);
+
+/*
+ * Install SIGINT/SIGTERM handlers that set the flag returned by
+ * lat_cli_stop_signal(): 0 while running, else the signal number. Exit
+ * with 128 + signal after printing partial results.
+ */
+void lat_cli_catch_stop_signals(void);
+int lat_cli_stop_signal(void);
+
+#endif

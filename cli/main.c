@@ -1,0 +1,79 @@
+/*
+ * latlab: one binary, a table of subcommands (generated at build time from
+ * the cli/cmd_*.c files, so adding a command touches no shared file).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_table.h"
+#include "latlab/common.h"
+
+static const struct lat_cmd *find_cmd(const char *name)
+{
+	for (const struct lat_cmd *const *c = lat_cmd_table; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
+	return NULL;
+}
+
+static void print_main_help(void)
+{
+	printf("latlab %s: measure latency honestly, from nanoseconds to "
+	       "saturation\n\n", LATLAB_VERSION);
+	printf("usage: latlab <command> [<options>]\n"
+	       "       latlab help <command>\n"
+	       "       latlab --version\n\n"
+	       "commands:\n");
+	for (const struct lat_cmd *const *c = lat_cmd_table; *c; c++)
+		printf("  %-10s %s\n", (*c)->name, (*c)->summary);
+	printf("\nEach command takes --help; most take --json for scripts.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct lat_cmd *cmd;
+
+	if (argc < 2) {
+		print_main_help();
+		return LAT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_main_help();
+		return LAT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("latlab %s\n", LATLAB_VERSION);
+		return LAT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_main_help();
+			return LAT_EXIT_OK;
+		}
+		cmd = find_cmd(argv[2]);
+		if (!cmd)
+			lat_cli_usage_error("help", "no command '%s' "
+					    "(see 'latlab --help')", argv[2]);
+		lat_cli_print_help(cmd);
+		return LAT_EXIT_OK;
+	}
+	cmd = find_cmd(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "latlab: '%s' is not a latlab command "
+			"(see 'latlab --help')\n", argv[1]);
+		return LAT_EXIT_USAGE;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			lat_cli_print_help(cmd);
+			return LAT_EXIT_OK;
+		}
+	}
+	optind = 1;
+	opterr = 0;
+	return cmd->run(argc - 1, argv + 1);
+}

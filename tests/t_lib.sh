@@ -1,0 +1,52 @@
+# Shell test helpers, sourced by tests/*.sh. LATLAB is the binary under
+# test (set by CTest). A failed check prints what and where and fails the
+# test at the end; skip() exits 77 with a visible reason.
+: "${LATLAB:?LATLAB must point to the latlab binary}"
+t_failures=0
+T_TMP=$(mktemp -d)
+trap 'rm -rf "$T_TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; t_failures=$((t_failures + 1)); }
+skip() { echo "SKIP: $*"; exit 77; }
+done_() { [ "$t_failures" -eq 0 ] || { echo "$t_failures check(s) failed" >&2; exit 1; }; exit 0; }
+
+# expect_exit CODE CMD...: run CMD, check its exit code; stderr kept in
+# $T_TMP/err, stdout in $T_TMP/out.
+expect_exit() {
+	local want=$1; shift
+	"$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	local got=$?
+	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want: $(head -c 300 "$T_TMP/err")"
+}
+
+# expect_one_line_error: the last command's stderr is exactly one line.
+expect_one_line_error() {
+	local n
+	n=$(wc -l <"$T_TMP/err")
+	[ "$n" -eq 1 ] || fail "expected one line on stderr, got $n: $(head -c 300 "$T_TMP/err")"
+}
+
+# json_has FILE KEY...: FILE parses as JSON and has every dotted KEY.
+json_has() {
+	local file=$1; shift
+	python3 - "$file" "$@" <<'PY' || fail "json check on $file: $*"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+missing = []
+for key in sys.argv[2:]:
+    cur = doc
+    for part in key.split('.'):
+        if isinstance(cur, list):
+            cur = cur[int(part)] if part.isdigit() and int(part) < len(cur) else None
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            cur = None
+        if cur is None:
+            missing.append(key)
+            break
+if missing:
+    print("missing keys: " + ", ".join(missing), file=sys.stderr)
+    sys.exit(1)
+PY
+}

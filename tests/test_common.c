@@ -1,0 +1,65 @@
+/* Description: error codes to text, duration formatting, JSON nesting. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "latlab/clock.h"
+#include "latlab/common.h"
+#include "latlab/hist.h"
+#include "latlab/fmt.h"
+#include "latlab/json.h"
+#include "t_test.h"
+
+static void test_strerror(void)
+{
+	T_CHECK(!strcmp(lat_strerror(0), "success"));
+	T_CHECK(!strcmp(lat_strerror(-EINVAL), strerror(EINVAL)));
+	T_CHECK(!strcmp(lat_strerror(-LAT_ETRUNC), "truncated input"));
+	T_CHECK(!strcmp(lat_strerror(12345678), "unknown error"));
+}
+
+static void test_fmt(void)
+{
+	char b[LAT_FMT_LEN];
+
+	T_CHECK(!strcmp(lat_fmt_ns(b, sizeof(b), 812), "812 ns"));
+	T_CHECK(!strcmp(lat_fmt_ns(b, sizeof(b), 12400), "12.4 µs"));
+	T_CHECK(!strcmp(lat_fmt_ns(b, sizeof(b), 3070000), "3.07 ms"));
+	T_CHECK(!strcmp(lat_fmt_ns(b, sizeof(b), 1.5e9), "1.50 s"));
+	T_CHECK(!strcmp(lat_fmt_ns(b, sizeof(b), 2.5), "2.50 ns"));
+	T_CHECK(!strcmp(lat_fmt_rate(b, sizeof(b), 200000), "200.0 k/s"));
+}
+
+static void test_json(void)
+{
+	char buf[512] = { 0 };
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	struct lat_json j;
+
+	lat_json_init(&j, f);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "s", "a\"b\n");
+	lat_json_arr_begin(&j, "a");
+	lat_json_int(&j, NULL, -3);
+	lat_json_double(&j, NULL, 0.0 / 0.0);
+	lat_json_arr_end(&j);
+	lat_json_bool(&j, "t", true);
+	lat_json_obj_end(&j);
+	T_EQ_I64(lat_json_finish(&j), 0);
+	fclose(f);
+	T_CHECK(!strcmp(buf, "{\"s\":\"a\\\"b\\n\",\"a\":[-3,null],\"t\":true}\n"));
+
+	f = fmemopen(buf, sizeof(buf) - 1, "w");
+	lat_json_init(&j, f);
+	lat_json_obj_begin(&j, NULL);
+	T_EQ_I64(lat_json_finish(&j), -EINVAL); /* unclosed object */
+	fclose(f);
+}
+
+int main(void)
+{
+	test_strerror();
+	test_fmt();
+	test_json();
+	T_DONE();
+}
