@@ -61,11 +61,15 @@ static int parse_cpu(const char **s, long *out)
 	return *out >= LAT_TOPO_MAX_CPUS ? -ERANGE : 0;
 }
 
-int lat_topo_list_parse(const char *s, bool *set)
+/*
+ * Walk a CPU list, calling @add for every CPU in order. Returns 0 or the
+ * first error (syntax, range, or what @add returned).
+ */
+static int list_walk(const char *s, int (*add)(void *ctx, int cpu),
+		     void *ctx)
 {
-	int count = 0, rc;
+	int rc;
 
-	memset(set, 0, LAT_TOPO_MAX_CPUS * sizeof(*set));
 	s = skip_space(s);
 	while (*s) {
 		long lo, hi;
@@ -81,17 +85,64 @@ int lat_topo_list_parse(const char *s, bool *set)
 				return -LAT_EFORMAT;
 		}
 		for (long c = lo; c <= hi; c++)
-			if (!set[c]) {
-				set[c] = true;
-				count++;
-			}
+			if ((rc = add(ctx, (int)c)))
+				return rc;
 		s = skip_space(s);
 		if (*s == ',')
 			s = skip_space(s + 1);
 		else if (*s)
 			return -LAT_EFORMAT;
 	}
-	return count;
+	return 0;
+}
+
+struct set_ctx {
+	bool *set;
+	int count;
+};
+
+static int add_to_set(void *ctx, int cpu)
+{
+	struct set_ctx *c = ctx;
+
+	if (!c->set[cpu]) {
+		c->set[cpu] = true;
+		c->count++;
+	}
+	return 0;
+}
+
+int lat_topo_list_parse(const char *s, bool *set)
+{
+	struct set_ctx c = { set, 0 };
+	int rc;
+
+	memset(set, 0, LAT_TOPO_MAX_CPUS * sizeof(*set));
+	rc = list_walk(s, add_to_set, &c);
+	return rc ? rc : c.count;
+}
+
+struct seq_ctx {
+	int *out;
+	int max, count;
+};
+
+static int add_to_seq(void *ctx, int cpu)
+{
+	struct seq_ctx *c = ctx;
+
+	if (c->count == c->max)
+		return -E2BIG;
+	c->out[c->count++] = cpu;
+	return 0;
+}
+
+int lat_topo_list_parse_seq(const char *s, int *out, int max)
+{
+	struct seq_ctx c = { out, max, 0 };
+	int rc = list_walk(s, add_to_seq, &c);
+
+	return rc ? rc : c.count;
 }
 
 char *lat_topo_list_format(const bool *set, char *buf, size_t len)

@@ -142,6 +142,16 @@ static void test_list(void)
 	T_EQ_I64(lat_topo_list_parse("1,,", set), -LAT_EFORMAT);
 	T_EQ_I64(lat_topo_list_parse("5000", set), -ERANGE);
 	T_EQ_I64(lat_topo_list_parse("1,1,1-2", set), 2);
+	{
+		int seq[4];
+
+		T_EQ_I64(lat_topo_list_parse_seq("3,1,2-3", seq, 4), 4);
+		T_CHECK(seq[0] == 3 && seq[1] == 1 && seq[2] == 2 &&
+			seq[3] == 3);
+		T_EQ_I64(lat_topo_list_parse_seq("0-4", seq, 4), -E2BIG);
+		T_EQ_I64(lat_topo_list_parse_seq("1,x", seq, 4),
+			 -LAT_EFORMAT);
+	}
 }
 
 /* 8 cores, SMT 2 (CPUs c and c+8), one L3, nothing isolated. */

@@ -73,6 +73,13 @@ int lat_topo_load(struct lat_topo *t, const char *sysfs_root,
 int lat_topo_list_parse(const char *s, bool *set);
 
 /*
+ * Parse a CPU list keeping the user's order and repeats ("3,1,2-4" gives
+ * 3 1 2 3 4) into @out (@max entries). Returns the count, the errors of
+ * lat_topo_list_parse, or -E2BIG when more than @max CPUs are listed.
+ */
+int lat_topo_list_parse_seq(const char *s, int *out, int max);
+
+/*
  * Write @set as a compact CPU list ("0-3,8") into @buf (always
  * NUL-terminated; "-" for an empty set). Returns @buf.
  */
