@@ -161,6 +161,7 @@ void clock_cost_measure(enum clock_cost_kind kind, bool rdtscp_works,
 		return;
 	}
 	qsort(scratch, kept, sizeof(*scratch), cmp_i64);
-	out->p50_ns = (double)rank(scratch, kept, 50) * scale;
+	out->p50_raw = rank(scratch, kept, 50);
+	out->p50_ns = (double)out->p50_raw * scale;
 	out->p99_ns = (double)rank(scratch, kept, 99) * scale;
 }

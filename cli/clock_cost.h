@@ -30,6 +30,7 @@ struct clock_cost {
 	uint64_t pairs;       /* pairs measured (0 when unavailable) */
 	uint64_t backwards;   /* pairs whose second read was earlier */
 	double p50_ns, p99_ns;
+	int64_t p50_raw;      /* p50 in the read's own unit (cycles or ns) */
 };
 
 /*

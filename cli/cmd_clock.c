@@ -222,6 +222,7 @@ static void print_text(const struct clock_opts *o,
 {
 	char p50[LAT_FMT_LEN], p99[LAT_FMT_LEN], note[96];
 	const struct lat_clock_info *in = &r->info;
+	const struct clock_cost *raw;
 
 	printf("latlab clock: %s counter on %s, %ld CPUs\n\n", in->source,
 	       ARCH, r->cpus);
@@ -238,9 +239,15 @@ static void print_text(const struct clock_opts *o,
 		printf("  hardware says %.4f cycles/ns (cntfrq_el0): fit is "
 		       "off by %+.2f ppm\n", in->hw_hz / 1e9,
 		       (r->cal_median / (in->hw_hz / 1e9) - 1) * 1e6);
+	/* fabs(x) < 5e-4 would print as "-0.000". */
 	printf("\ndrift vs CLOCK_MONOTONIC_RAW over %.2f s: %+.3f ppm "
-	       "(endpoints known to +-%.3f ppm)\n", r->drift_s, r->drift_ppm,
+	       "(endpoints known to +-%.3f ppm)\n", r->drift_s,
+	       fabs(r->drift_ppm) < 5e-4 ? 0.0 : r->drift_ppm,
 	       r->drift_uncert_ppm);
+	if (in->kernel_uses_counter)
+		printf("  the kernel derives MONOTONIC_RAW from the %s here, "
+		       "so this checks the\n  calibration, not the "
+		       "oscillator\n", in->source);
 
 	printf("\ncost of one read, from %llu back-to-back pairs:\n",
 	       (unsigned long long)o->pairs);
@@ -265,6 +272,15 @@ static void print_text(const struct clock_opts *o,
 		if (k == CLOCK_COST_RDTSCP)
 			printf("    (%s)\n", note);
 	}
+	raw = &r->costs[CLOCK_COST_RAW];
+	/* The finest interval a stamp resolves: the counter's step or the
+	 * read's own cost, whichever is larger; every figure above comes
+	 * in multiples of it. */
+	if (raw->pairs > raw->backwards)
+		printf("  back-to-back %s advances by %lld cycles (p50): no "
+		       "stamp here resolves\n  less than %s\n", raw->how,
+		       (long long)raw->p50_raw,
+		       lat_fmt_ns(p50, sizeof(p50), raw->p50_ns));
 	printf("  the hot path stamps with %s (start) and %s (end)\n",
 	       r->costs[CLOCK_COST_START].how, r->costs[CLOCK_COST_END].how);
 
@@ -309,6 +325,9 @@ static void json_costs(struct lat_json *j, const struct clock_report *r)
 		/* Not run: NaN, which the writer turns into null. */
 		lat_json_double(j, "p50_ns", c->available ? c->p50_ns : NAN);
 		lat_json_double(j, "p99_ns", c->available ? c->p99_ns : NAN);
+		if (c->available)
+			lat_json_int(j, k <= CLOCK_COST_RDTSCP ? "p50_cycles" :
+				     "p50_raw_ns", c->p50_raw);
 		if (k == CLOCK_COST_RDTSCP) {
 			print_rdtscp_note(r, note, sizeof(note));
 			lat_json_bool(j, "cpuid_claims", r->info.rdtscp_cpuid);
