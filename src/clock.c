@@ -66,7 +66,7 @@ void lat_clock_pair_read(struct lat_clock_pair *p, unsigned tries)
 		int64_t ns = raw_ns_now();
 		lat_cycles_t c1 = lat_clock_end();
 
-		/* A backwards pair (migration between unsynced CPUs) is junk. */
+		/* Backwards (migrated between unsynced CPUs): junk. */
 		if (c1 < c0 || c1 - c0 >= p->width)
 			continue;
 		p->width = c1 - c0;
@@ -128,7 +128,7 @@ static void reject_outliers(const double *x, const double *y, int n,
 	for (int i = 0; i < n; i++) {
 		double floor_cycles = 4 * width[i] + 64;
 
-		keep[i] = dev[i] <= (limit > floor_cycles ? limit : floor_cycles);
+		keep[i] = dev[i] <= fmax(limit, floor_cycles);
 	}
 }
 

@@ -18,6 +18,7 @@ static const double ratios[] = { 1.0, 2.096, 3.0, 0.024, 0.0625, 2.5,
 				 1.8999999, 4.2 };
 #define N_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
 #define HOUR_NS 3600e9
+#define HOUR_NS_INT 3600000000000ull
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -73,19 +74,20 @@ static void test_any_ratio(void)
 			uint64_t c = rng_next() % (hour_cycles * 4);
 			uint64_t ns = rng_next() % (uint64_t)(HOUR_NS * 4);
 
-			exact = (long double)c / ratio;
+			exact = floorl((long double)c / ratio);
 			got = lat_clock_to_ns(&cal, c);
-			T_CHECK(got >= floorl(exact) && got <= floorl(exact) + 1);
-			exact = (long double)ns * ratio;
+			T_CHECK(got >= exact && got <= exact + 1);
+			exact = floorl((long double)ns * ratio);
 			got = lat_clock_from_ns(&cal, ns);
-			T_CHECK(got >= floorl(exact) - 1 && got <= floorl(exact));
+			T_CHECK(got >= exact - 1 && got <= exact);
 		}
 		exact = (long double)hour_cycles / ratio;
 		got = lat_clock_to_ns(&cal, hour_cycles);
 		err_ppm = fabsl(got - exact) / exact * 1e6L;
 		T_CHECK(err_ppm < 1.0L);
-		/* Round trip ns -> cycles -> ns loses at most a cycle's worth. */
-		got = lat_clock_to_ns(&cal, lat_clock_from_ns(&cal, 3600000000000ull));
+		/* Round trip ns -> cycles -> ns loses at most one cycle. */
+		got = lat_clock_to_ns(&cal,
+				      lat_clock_from_ns(&cal, HOUR_NS_INT));
 		T_NEAR(got, 3600000000000.0, 1.0 / ratios[r] + 1);
 	}
 }
@@ -144,7 +146,7 @@ static void test_calibration_plausible(void)
 
 	lat_clock_info(&info);
 	if (!info.invariant)
-		T_SKIP("counter not invariant here; calibration not meaningful");
+		T_SKIP("counter not invariant: calibration not meaningful");
 	T_EQ_I64(lat_clock_calibrate_fit(&cal, 100), 0);
 	T_CHECK(cal.cycles_per_ns > 1e-3 && cal.cycles_per_ns < 100);
 	T_CHECK(cal.windows >= 2);

@@ -33,7 +33,8 @@ static void test_init_errors(void)
 	before = p;
 	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, 0, 1, &cal, 0, 1), -EINVAL);
 	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, -5, 1, &cal, 0, 1), -EINVAL);
-	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, NAN, 1, &cal, 0, 1), -EINVAL);
+	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, NAN, 1, &cal, 0, 1),
+		 -EINVAL);
 	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, INFINITY, 1, &cal, 0, 1),
 		 -EINVAL);
 	T_EQ_I64(lat_pace_init(&p, LAT_PACE_FIXED, 1e-9, 1, &cal, 0, 1),

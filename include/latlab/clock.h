@@ -202,7 +202,7 @@ struct lat_clock_info {
 	bool rdtscp_cpuinfo;       /* 'rdtscp' in /proc/cpuinfo flags */
 	bool invariant;            /* the verdict */
 	bool kernel_uses_counter;  /* clocksource is tsc / arch_sys_counter */
-	char clocksource[32];      /* current kernel clocksource, or "unknown" */
+	char clocksource[32];      /* kernel clocksource, or "unknown" */
 	char source[32];           /* "tsc", "cntvct_el0" */
 	double hw_hz;              /* known frequency (cntfrq_el0), 0 if none */
 };
