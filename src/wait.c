@@ -5,17 +5,25 @@
  * condition C (e.g. "tail != head"); notifier N makes C true by a release
  * store (the ring's index) and then calls lat_wait_notify.
  *
- *   W: sleepers += 1; FENCE; key = seq; if C: leave; futex_wait(seq, key)
- *   N: publish C;     FENCE; if sleepers: seq += 1; futex_wake(seq)
+ *   W: sleepers += 1 (acquire RMW); key = seq; if C: leave;
+ *      futex_wait(seq, key)
+ *   N: publish C; n = (sleepers += 0) (release RMW); if n: seq += 1 (release);
+ *      futex_wake(seq)
  *
- * The two seq_cst fences order each side's store before its following
- * load (the store-buffer pattern), so at least one of them sees the
- * other: either W's check of C sees N's publication (W does not sleep) or
- * N sees sleepers != 0 (N wakes). If N's seq += 1 lands between W reading
- * key and W entering futex_wait, the kernel finds seq != key and returns
- * at once, so a wake that races with falling asleep is not lost either.
- * W re-checks C after every return (wakes may be spurious or meant for
- * an earlier condition).
+ * Both sides read-modify-write the one word @sleepers, so their two RMWs
+ * are totally ordered in its modification order:
+ *  - N's RMW first: W's RMW reads N's value (N's release sequence), so W
+ *    synchronizes with N and its check of C sees the publication: W does
+ *    not sleep.
+ *  - W's RMW first: N reads n >= 1 and wakes. If N's seq += 1 lands before
+ *    W reads key, W's acquire load of seq synchronizes with it and W sees
+ *    C; if after, futex_wait finds seq != key and returns at once, or W is
+ *    already asleep and the wake reaches it.
+ * This is the store-buffer (Dekker) pattern done with RMWs on one word
+ * instead of two seq_cst fences: same cost on x86 (a locked instruction
+ * either way), and ThreadSanitizer, which does not model fences, sees the
+ * happens-before edges. W re-checks C after every return (wakes may be
+ * spurious or meant for an earlier condition).
  */
 #include <errno.h>
 #include <limits.h>
@@ -98,17 +106,16 @@ static void sleep_until(struct lat_wait *w, lat_wait_ready_fn ready,
 	for (;;) {
 		uint32_t key;
 
-		/* announce: pairs with the notifier's load of sleepers */
+		/* announce; acquire pairs with the notifier's release RMW
+		 * of sleepers in lat_wait_notify_slow (see the top) */
 		atomic_fetch_add_explicit(&w->sleepers, 1,
-					  memory_order_seq_cst);
-		/* pairs with the fence in lat_wait_notify_slow: our
-		 * sleepers store is ordered before the check of C below */
-		atomic_thread_fence(memory_order_seq_cst);
+					  memory_order_acquire);
 		/* acquire pairs with the notifier's seq increment: what it
 		 * published before is visible to the check of C */
 		key = atomic_load_explicit(&w->seq, memory_order_acquire);
 		if (ready(ctx)) {
-			/* relaxed: only a count; leaving needs no order */
+			/* relaxed: leaving needs no order (an RMW, so it stays in
+		 * the notifier's release sequence) */
 			atomic_fetch_sub_explicit(&w->sleepers, 1,
 						  memory_order_relaxed);
 			return;
@@ -140,12 +147,11 @@ void lat_wait_slow(struct lat_wait *w, lat_wait_ready_fn ready, void *ctx,
 
 bool lat_wait_notify_slow(struct lat_wait *w, struct lat_wait_stats *st)
 {
-	/* pairs with the waiter's fence in sleep_until: the caller's
-	 * publication (ring index store) is ordered before the load of
-	 * sleepers below */
-	atomic_thread_fence(memory_order_seq_cst);
-	/* relaxed: the fence above provides the order */
-	if (atomic_load_explicit(&w->sleepers, memory_order_relaxed) == 0)
+	/* an RMW, not a load: release pairs with the waiter's acquire RMW
+	 * of sleepers in sleep_until, so whichever comes second in the
+	 * word's modification order sees the other (see the top) */
+	if (atomic_fetch_add_explicit(&w->sleepers, 0,
+				      memory_order_release) == 0)
 		return false;
 	/* release pairs with the waiter's acquire load of seq (key) */
 	atomic_fetch_add_explicit(&w->seq, 1, memory_order_release);

@@ -10,12 +10,13 @@
  *    thread that makes the condition true calls lat_wait_notify() after
  *    publishing (after the ring push or pop returned).
  *  - The wake is paid only when a waiter is actually asleep: notify is a
- *    no-op branch for spin and yield, and for block a full fence plus one
- *    load of the sleepers word, followed by FUTEX_WAKE only when that word
- *    is non-zero. No lost wake-ups: see the protocol in src/wait.c (the
- *    waiter announces itself, then re-checks the condition; the notifier
- *    publishes, then checks for an announced waiter; the two full fences
- *    make at least one of them see the other).
+ *    no-op branch for spin and yield, and for block one locked
+ *    read-modify-write of the sleepers word, followed by FUTEX_WAKE only
+ *    when that word is non-zero. No lost wake-ups: see the protocol in
+ *    src/wait.c (the waiter announces itself, then re-checks the
+ *    condition; the notifier publishes, then checks for an announced
+ *    waiter; both do it with an RMW on one word, so at least one of them
+ *    sees the other).
  *  - lat_wait_until never returns before ready() has returned true. To
  *    stop a waiter (shutdown), make its ready() return true (e.g. set a
  *    stop flag it reads, with a release store) and call
@@ -151,15 +152,15 @@ LAT_INLINE void lat_wait_until(struct lat_wait *w, lat_wait_ready_fn ready,
 	lat_wait_slow(w, ready, ctx, st);
 }
 
-/* Out-of-line part of lat_wait_notify: fence, check, maybe wake. */
+/* Out-of-line part of lat_wait_notify: check for sleepers, maybe wake. */
 bool lat_wait_notify_slow(struct lat_wait *w, struct lat_wait_stats *st);
 
 /*
  * Tell waiters on @w that the condition may have become true. Call after
  * publishing (the push or pop has returned). Returns true when a futex
  * wake was paid. Spin and yield: one predictable branch, nothing else.
- * Block: a full fence and one load, plus FUTEX_WAKE (a syscall) only when
- * a waiter has announced itself. Any thread; @st may be NULL.
+ * Block: one locked read-modify-write of the sleepers word, plus
+ * FUTEX_WAKE (a syscall) only when a waiter has announced itself. Any thread; @st may be NULL.
  */
 LAT_INLINE bool lat_wait_notify(struct lat_wait *w, struct lat_wait_stats *st)
 {
