@@ -17,7 +17,7 @@
 #include "t_test.h"
 
 #ifdef LATLAB_SANITIZED
-#define N_ELEMS 100000ull
+#define N_ELEMS 1000000ull
 #else
 #define N_ELEMS 10000000ull
 #endif
