@@ -106,7 +106,9 @@ struct lat_hgrm_info {
  * with a unit ratio keep only their printed decimals. Mean, stddev and max
  * from the footer are exact and are returned in @info.
  *
- * @scale: > 0 (1 keeps file units; 1e6 turns a file in ms back into ns).
+ * @scale: > 0 (1 keeps file units; 1e6 turns a file in ms back into ns),
+ * or 0 to use the file's '#[Value unit: N ns per value]' comment (written
+ * by 'latlab report --hgrm'), 1 when it has none.
  * Returns 0 and a new histogram in *out (free with lat_hist_free), or
  * -LAT_EFORMAT (not .hgrm text, counts not cumulative, footer total
  * disagreeing with the rows), -LAT_ETRUNC (no rows), -ERANGE (a value
