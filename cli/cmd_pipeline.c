@@ -107,7 +107,7 @@ static const struct option options[] = {
 
 struct args {
 	struct lat_pipe_config cfg;
-	bool events_set, wait_set, json;
+	bool events_set, wait_set, json, oversubscribed;
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir;
 	int cpu_list[LAT_TOPO_MAX_HOT];
@@ -308,16 +308,23 @@ static void place(struct args *a)
 	if (rc)
 		lat_cli_fail(CMD, "cannot place %d threads: %s", n,
 			     lat_strerror(rc));
-	if (lat_pipe_place(&a->cfg, &pl, a->wait_set))
-		fprintf(stderr, "latlab pipeline: warning: %d hot threads on "
-			"%d usable CPUs: numbers include scheduler effects; "
-			"wait '%s'%s\n", n, topo.n_usable,
-			lat_wait_kind_name(a->cfg.wait),
-			a->cfg.wait == LAT_WAIT_SPIN
-				? " will hand off once per scheduler tick"
-				: " (a spinning wait could hold the CPU its "
-				  "peer needs)");
+	a->oversubscribed = lat_pipe_place(&a->cfg, &pl, a->wait_set);
 	a->cfg.noise_cpu = a->cfg.noise ? free_cpu(&pl) : -1;
+}
+
+/* After every check that can refuse the run, so errors stay one line. */
+static void warn_oversubscribed(const struct args *a)
+{
+	if (!a->oversubscribed)
+		return;
+	fprintf(stderr, "latlab pipeline: warning: %d hot threads on %d "
+		"usable CPUs: numbers include scheduler effects; wait '%s'%s\n",
+		lat_pipe_n_hot(a->cfg.stages), topo.n_usable,
+		lat_wait_kind_name(a->cfg.wait),
+		a->cfg.wait == LAT_WAIT_SPIN
+			? " will hand off once per scheduler tick"
+			: " (a spinning wait could hold the CPU its peer "
+			  "needs)");
 }
 
 static FILE *open_out(const char *path)
@@ -421,6 +428,7 @@ static int cmd_pipeline(int argc, char **argv)
 	if (a.hgrm_dir && mkdir(a.hgrm_dir, 0777) && errno != EEXIST)
 		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
 				    a.hgrm_dir, strerror(errno));
+	warn_oversubscribed(&a);
 	lat_cli_catch_stop_signals();
 	rc = lat_pipe_start(&a.cfg, &p);
 	if (rc)
