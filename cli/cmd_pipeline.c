@@ -47,6 +47,8 @@ static const char usage[] =
 "  --capacity <n>       slots per ring, a power of two (default 4096)\n"
 "  --wait <kind>        empty/full ring: spin, yield or block (default spin\n"
 "                       with a core per hot thread, else yield)\n"
+"  --spins <n>          pauses before a yield or sleep (default 256, or 16\n"
+"                       when hot threads share a CPU)\n"
 "  --cpus <list>        CPUs for producer, stages, consumer in order\n"
 "                       (default: one physical core each, isolated first)\n"
 "  --no-pin             let the scheduler place the threads\n"
@@ -78,7 +80,7 @@ enum {
 	OPT_EVENTS = 256, OPT_DURATION, OPT_RATE, OPT_ARRIVALS, OPT_SEED,
 	OPT_STAGES, OPT_WORK, OPT_CAPACITY, OPT_WAIT, OPT_CPUS, OPT_NO_PIN,
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
-	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT,
+	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
 };
 
 static const struct option options[] = {
@@ -91,6 +93,7 @@ static const struct option options[] = {
 	{ "work-ns", required_argument, NULL, OPT_WORK },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
 	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "spins", required_argument, NULL, OPT_SPINS },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -182,6 +185,10 @@ static void parse_one(struct args *a, int c, char **argv)
 			lat_cli_usage_error(CMD, "--wait must be spin, yield or "
 					    "block, not '%s'", optarg);
 		a->wait_set = true;
+		break;
+	case OPT_SPINS:
+		cfg->wait_spins = (uint32_t)lat_cli_u64(CMD, "--spins", optarg,
+							1, 1u << 30);
 		break;
 	case OPT_CPUS:
 		a->cpus = optarg;

@@ -86,6 +86,10 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 			c->pace_yield = true;
 	if (!wait_chosen)
 		c->wait = shared ? LAT_WAIT_YIELD : LAT_WAIT_SPIN;
+	/* a thread waiting for the thread that shares its CPU cannot be
+	 * helped by spinning: give the CPU up after a short spin */
+	if (shared && !c->wait_spins)
+		c->wait_spins = LAT_PIPE_SHARED_SPINS;
 	return shared;
 }
 

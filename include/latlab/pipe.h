@@ -63,6 +63,8 @@
 #define LAT_PIPE_MAX_DELTAS (2 * LAT_PIPE_MAX_STAGES + 3)
 /* Slots of the consumer -> aggregator sample ring (power of two). */
 #define LAT_PIPE_SAMPLE_RING (1u << 16)
+/* Pauses before yielding when hot threads share a CPU (lat_pipe_place). */
+#define LAT_PIPE_SHARED_SPINS 16
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
 #define LAT_PIPE_HIST_MAX_NS 3600000000000LL
 #define LAT_PIPE_HIST_SIG_FIGS 3
@@ -210,8 +212,9 @@ static inline int lat_pipe_n_hot(int stages)
  * needs: when two hot threads share a CPU, @c->pace_yield is set, and
  * when @wait_chosen is false the wait strategy becomes LAT_WAIT_YIELD
  * (spinners sharing a CPU hand off once per scheduler tick; yielding
- * cannot livelock), else LAT_WAIT_SPIN. Returns true when the placement
- * is oversubscribed.
+ * cannot livelock), else LAT_WAIT_SPIN, and an unset @c->wait_spins
+ * becomes LAT_PIPE_SHARED_SPINS. Returns true when the placement is
+ * oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);
