@@ -369,11 +369,14 @@ static int run(struct lat_pipe *p, const struct lat_pipe_config *c)
 	bool shown = false;
 	int sig = 0;
 
-	while (!lat_pipe_progress(p, NULL, NULL)) {
+	/* poll every 50 ms so a stop is relayed at once; redraw every 250 */
+	for (unsigned n = 0; !lat_pipe_progress(p, NULL, NULL); n++) {
 		if (!sig && (sig = lat_cli_stop_signal()))
 			lat_pipe_stop(p);
-		progress(p, c, show);
-		shown |= show;
+		if (n % 5 == 4) {
+			progress(p, c, show);
+			shown |= show;
+		}
 		nanosleep(&tick, NULL);
 	}
 	if (shown)

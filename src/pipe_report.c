@@ -57,6 +57,9 @@ static void print_threads(FILE *out, const struct lat_pipe_result *r)
 		if ((r->config.place_flags & f) && f != LAT_TOPO_CHOSEN)
 			fprintf(out, "placement: %s\n", lat_topo_flag_text(f));
 	fprintf(out, "wait: %s", lat_wait_kind_name(r->config.wait));
+	if (r->config.wait != LAT_WAIT_SPIN)
+		fprintf(out, " after %u pauses", r->config.wait_spins
+			? r->config.wait_spins : LAT_WAIT_DEFAULT_SPINS);
 	for (int i = 0; i < r->n_hot; i++) {
 		const struct lat_wait_stats *w = &r->thread[i].wait;
 
@@ -167,6 +170,8 @@ static void json_config(struct lat_json *j, const struct lat_pipe_config *c)
 	lat_json_uint(j, "capacity", c->capacity);
 	lat_json_double(j, "work_ns", c->work_ns);
 	lat_json_str(j, "wait", lat_wait_kind_name(c->wait));
+	lat_json_uint(j, "wait_spins", c->wait_spins ? c->wait_spins
+						    : LAT_WAIT_DEFAULT_SPINS);
 	lat_json_bool(j, "pin", c->pin);
 	lat_json_bool(j, "stamps", c->stamps);
 	lat_json_uint(j, "alloc_bytes", c->alloc_bytes);

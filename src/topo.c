@@ -198,7 +198,7 @@ static void read_llc(const char *root, int cpu, int *llc, int *level)
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/level",
 			 root, cpu, i);
 		if (read_int(path, &lv))
-			continue; /* indexes need not be contiguous */
+			break; /* the kernel numbers them 0, 1, 2, ... */
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/type",
 			 root, cpu, i);
 		if (!read_file(path, type, sizeof(type)) &&
