@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -229,6 +230,13 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 	if (!rc)
 		rc = calibrate_work(p);
 	p->stall_cycles = lat_clock_from_ns(&p->cal, (lat_ns_t)c->stall_ns);
+#ifdef M_MMAP_THRESHOLD
+	/* glibc raises its mmap threshold after the first free of an
+	 * mmapped block, so --alloc=1M would fault only once; fixing it at
+	 * the default 128 KiB keeps every large block an mmap + munmap */
+	if (c->alloc_bytes)
+		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 	if (!rc)
 		rc = setup_rings(p);
 	if (!rc)

@@ -126,7 +126,11 @@ struct lat_pipe_config {
 				   * set by lat_pipe_place, for the report */
 	bool stamps;              /* intermediate stamps; false = only t0 and
 				   * t_final (the overhead benchmark) */
-	size_t alloc_bytes;       /* malloc+free per event in stage 1; 0 off */
+	size_t alloc_bytes;       /* malloc+free per event in stage 1, one
+				   * byte written per page; 0 off. When set,
+				   * lat_pipe_start fixes glibc's mmap
+				   * threshold at 128 KiB for the process so
+				   * larger blocks are mmapped every time */
 	bool share_line;          /* stage 1's and the consumer's counters on
 				   * one cache line (else 128 bytes apart) */
 	bool noise;               /* a memory-hammering thread beside them */
