@@ -117,6 +117,15 @@ static void mask(bool *allowed, const char *list)
 
 static struct lat_topo topo; /* 24 KiB: keep it off the stack */
 
+/* Load the fake machine under root with affinity mask @list. */
+static void load(const char *list)
+{
+	static bool allowed[LAT_TOPO_MAX_CPUS];
+
+	mask(allowed, list);
+	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+}
+
 static void expect_cpus(const struct lat_topo_place *p, const int *want,
 			int n)
 {
@@ -163,11 +172,9 @@ static void test_8core_smt(void)
 	static const int three[] = { 1, 2, 3 };
 	static const int nine[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 	struct lat_topo_place p;
-	static bool allowed[LAT_TOPO_MAX_CPUS];
 
 	machine(8, 2, 8, "\n");
-	mask(allowed, "0-15");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-15");
 	T_EQ_I64(topo.n_cpus, 16);
 	T_EQ_I64(topo.n_usable, 16);
 	T_EQ_I64(topo.n_usable_cores, 8);
@@ -207,11 +214,9 @@ static void test_isolated(void)
 	static const int three[] = { 4, 5, 6 };
 	static const int six[] = { 4, 5, 6, 7, 1, 2 };
 	struct lat_topo_place p;
-	static bool allowed[LAT_TOPO_MAX_CPUS];
 
 	machine(8, 2, 8, "4-7,12-15\n");
-	mask(allowed, "0-15");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-15");
 	T_EQ_I64(topo.n_isolated, 8);
 	T_EQ_I64(topo.n_isolated_usable, 8);
 	T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
@@ -222,8 +227,7 @@ static void test_isolated(void)
 	T_EQ_I64(p.flags, LAT_TOPO_NOT_ISOLATED);
 
 	/* isolcpus removes them from the default mask: say so */
-	mask(allowed, "0-3,8-11");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-3,8-11");
 	T_EQ_I64(topo.n_isolated_usable, 0);
 	T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
 	T_EQ_I64(p.cpu[0], 1);
@@ -238,12 +242,10 @@ static void test_restricted(void)
 	static const int mine[] = { 2, 3 };
 	static const int bad[] = { 2, 5 };
 	struct lat_topo_place p;
-	static bool allowed[LAT_TOPO_MAX_CPUS];
 	int bad_cpu = -1;
 
 	machine(8, 2, 8, "\n");
-	mask(allowed, "0,8");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0,8");
 	T_EQ_I64(topo.n_usable, 2);
 	T_EQ_I64(topo.n_usable_cores, 1);
 	T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
@@ -257,16 +259,14 @@ static void test_restricted(void)
 	T_CHECK(lat_topo_flag_text(0) == NULL);
 
 	/* --cpus: the user's CPUs must be usable; a short list is packed */
-	mask(allowed, "0-7");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-7");
 	T_EQ_I64(lat_topo_place_cpus(&topo, mine, 2, 3, &p, &bad_cpu), 0);
 	T_EQ_I64(p.cpu[0], 2);
 	T_EQ_I64(p.cpu[1], 3);
 	T_EQ_I64(p.cpu[2], 3);
 	T_EQ_I64(p.flags, LAT_TOPO_CHOSEN | LAT_TOPO_SHARED_CPU);
 	T_EQ_I64(lat_topo_place_cpus(&topo, bad, 2, 3, &p, &bad_cpu), 0);
-	mask(allowed, "0-4");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-4");
 	T_EQ_I64(lat_topo_place_cpus(&topo, bad, 2, 3, &p, &bad_cpu), -ESRCH);
 	T_EQ_I64(bad_cpu, 5);
 	cleanup();
@@ -276,11 +276,9 @@ static void test_restricted(void)
 static void test_64core(void)
 {
 	struct lat_topo_place p;
-	static bool allowed[LAT_TOPO_MAX_CPUS];
 
 	machine(64, 2, 8, "\n");
-	mask(allowed, "0-127");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-127");
 	T_EQ_I64(topo.n_usable, 128);
 	T_EQ_I64(topo.n_usable_cores, 64);
 	T_EQ_I64(topo.cpu[100].core, 36);
@@ -301,7 +299,7 @@ static void test_64core(void)
 
 	/* isolated cores in the fourth domain win */
 	put("isolated", "24-31,88-95\n");
-	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	load("0-127");
 	T_EQ_I64(lat_topo_place(&topo, 4, &p), 0);
 	T_EQ_I64(p.cpu[0], 24);
 	T_EQ_I64(p.cpu[3], 27);
