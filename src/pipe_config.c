@@ -84,6 +84,12 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 	for (int i = 1; i < p->n; i++)
 		if (p->cpu[i] == p->cpu[0])
 			c->pace_yield = true;
+	if (!c->pin) {
+		/* the scheduler places the threads: only "too few CPUs" is
+		 * a fact; the CPUs of this placement will not be used */
+		c->place_flags = p->flags & LAT_TOPO_SHARED_CPU;
+		c->pace_yield = shared;
+	}
 	if (!wait_chosen)
 		c->wait = shared ? LAT_WAIT_YIELD : LAT_WAIT_SPIN;
 	/* a thread waiting for the thread that shares its CPU cannot be

@@ -212,8 +212,9 @@ static inline int lat_pipe_n_hot(int stages)
 }
 
 /*
- * Copy placement @p into @c (cpu[], pin) and choose what oversubscription
- * needs: when two hot threads share a CPU, @c->pace_yield is set, and
+ * Copy placement @p into @c (cpu[], place_flags; set @c->pin first: an
+ * unpinned run keeps only the shared-CPU fact) and choose what
+ * oversubscription needs: when two hot threads share a CPU, @c->pace_yield is set, and
  * when @wait_chosen is false the wait strategy becomes LAT_WAIT_YIELD
  * (spinners sharing a CPU hand off once per scheduler tick; yielding
  * cannot livelock), else LAT_WAIT_SPIN, and an unset @c->wait_spins
