@@ -182,8 +182,8 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_WAIT:
 		if (lat_wait_kind_parse(optarg, &cfg->wait))
-			lat_cli_usage_error(CMD, "--wait must be spin, yield or "
-					    "block, not '%s'", optarg);
+			lat_cli_usage_error(CMD, "--wait must be spin, yield "
+					    "or block, not '%s'", optarg);
 		a->wait_set = true;
 		break;
 	case OPT_SPINS:
@@ -247,8 +247,9 @@ static void parse(struct args *a, int argc, char **argv)
 		double n = ceil(a->cfg.rate * a->duration_ns / 1e9);
 
 		if (n < 1 || n > 1e12)
-			lat_cli_usage_error(CMD, "--duration at --rate gives %.0f "
-					    "events, outside 1..10^12", n);
+			lat_cli_usage_error(CMD, "--duration at --rate gives "
+					    "%.0f events, outside 1..10^12",
+					    n);
 		a->cfg.events = (uint64_t)n;
 	}
 	if (a->cfg.stall_ns > 0 && a->cfg.stall_seq >= a->cfg.events)

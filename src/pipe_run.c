@@ -340,8 +340,8 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 	}
 	r->offered_rate = p->cfg.rate;
 	if (a->recorded && a->last_final > start)
-		r->wall_s = (double)lat_clock_to_ns(&p->cal,
-						    a->last_final - start) / 1e9;
+		r->wall_s = (double)lat_clock_to_ns(&p->cal, a->last_final -
+								start) / 1e9;
 	r->achieved_rate = r->wall_s > 0 ? (double)r->consumed / r->wall_s : 0;
 	r->interrupted = atomic_load_explicit(&p->stop, memory_order_relaxed) &&
 			 r->produced < p->cfg.events;

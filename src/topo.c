@@ -205,7 +205,8 @@ static void read_llc(const char *root, int cpu, int *llc, int *level)
 		    !strncmp(type, "Instruction", 11))
 			continue;
 		snprintf(path, sizeof(path),
-			 "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
+			 "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu,
+			 i);
 		if (read_file(path, list, sizeof(list)) ||
 		    lat_topo_list_parse(list, set) <= 0)
 			continue;

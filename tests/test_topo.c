@@ -61,8 +61,8 @@ static void machine(int cores, int smt, int per_llc, const char *isolated)
 	for (int c = 0; c < n; c++) {
 		int core = c % cores;
 
-		snprintf(rel, sizeof(rel), "cpu%d/topology/thread_siblings_list",
-			 c);
+		snprintf(rel, sizeof(rel),
+			 "cpu%d/topology/thread_siblings_list", c);
 		if (smt == 2)
 			snprintf(text, sizeof(text), "%d,%d\n", core,
 				 core + cores);

@@ -38,7 +38,8 @@ struct lat_topo_cpu {
 	bool isolated;  /* listed in <root>/isolated (isolcpus=) */
 	int core;       /* lowest CPU among its SMT siblings */
 	int package;    /* physical_package_id, 0 when unknown */
-	int llc;        /* lowest CPU sharing its last-level cache, -1 unknown */
+	int llc;        /* lowest CPU sharing its last-level cache, -1 if
+			 * unknown */
 };
 
 struct lat_topo {
