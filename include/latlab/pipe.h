@@ -214,12 +214,12 @@ static inline int lat_pipe_n_hot(int stages)
 /*
  * Copy placement @p into @c (cpu[], place_flags; set @c->pin first: an
  * unpinned run keeps only the shared-CPU fact) and choose what
- * oversubscription needs: when two hot threads share a CPU,
- * @c->pace_yield is set, and when @wait_chosen is false the wait strategy becomes LAT_WAIT_YIELD
- * (spinners sharing a CPU hand off once per scheduler tick; yielding
- * cannot livelock), else LAT_WAIT_SPIN, and an unset @c->wait_spins
- * becomes LAT_PIPE_SHARED_SPINS. Returns true when the placement is
- * oversubscribed.
+ * oversubscription needs. When two hot threads share a CPU: the producer
+ * paces with yields if its own CPU is shared (@c->pace_yield), an unset
+ * @c->wait_spins becomes LAT_PIPE_SHARED_SPINS, and unless @wait_chosen
+ * the wait strategy becomes LAT_WAIT_YIELD (spinners sharing a CPU hand
+ * off once per scheduler tick; yielding cannot livelock); otherwise it is
+ * LAT_WAIT_SPIN. Returns true when the placement is oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);
