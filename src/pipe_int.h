@@ -64,6 +64,7 @@ struct lat_pipe {
 	lat_cycles_t stall_cycles;
 	double start_wall_s;       /* CLOCK_REALTIME at event 0's due time */
 	uint64_t steal0, ticks0;   /* /proc/stat at the start line, 0 unknown */
+	double loadavg;            /* /proc/loadavg at the start line, or -1 */
 
 	struct lat_spsc *ring[LAT_PIPE_MAX_HOT - 1]; /* ring[i] feeds hot i+1 */
 	struct lat_wait_pair *wait;                   /* one per ring */

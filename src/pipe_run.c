@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pipe_int.h"
 
@@ -50,6 +51,19 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 		*total += v[i];
 	*steal = v[7];
 	return 0;
+}
+
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 /*
@@ -260,6 +274,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return rc;
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
+	p->loadavg = loadavg();
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
@@ -347,6 +362,8 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 			 r->produced < p->cfg.events;
 	r->cal = p->cal;
 	r->work = p->work;
+	r->loadavg = p->loadavg;
+	r->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->steal_pct = -1;
 	if (p->ticks0 && !cpu_ticks(&steal, &ticks) && ticks > p->ticks0)
 		r->steal_pct = 100.0 * (double)(steal - p->steal0) /

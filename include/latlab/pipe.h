@@ -182,6 +182,9 @@ struct lat_pipe_result {
 	double steal_pct;         /* CPU time the hypervisor stole during the
 				   * run, % of all CPUs' time (/proc/stat);
 				   * -1 when unknown */
+	double loadavg;           /* 1-minute load average when the run
+				   * started (/proc/loadavg); -1 unknown */
+	int online_cpus;          /* CPUs online when it started */
 
 	struct lat_clock_cal cal;
 	struct lat_work work;
