@@ -410,7 +410,7 @@ static void print(const struct args *a, const struct lat_pipe_result *r,
 
 static void warn_work(const struct lat_work *w)
 {
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
 
 	if (w->target_ns <= 0 || fabs(w->check_error) <= 0.2)
 		return;
