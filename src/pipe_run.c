@@ -234,9 +234,11 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 	*out = NULL;
 	if (lat_pipe_config_check(c, NULL))
 		return -EINVAL;
-	p = calloc(1, sizeof(*p));
+	/* aligned: the per-thread blocks inside must not share lines */
+	p = aligned_alloc(LAT_PAD_BYTES, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
 	p->cfg = *c;
 	p->n_hot = lat_pipe_n_hot(c->stages);
 	p->msg_size = LAT_PIPE_MSG_SIZE(c->stages);
