@@ -49,8 +49,9 @@ static const char usage[] =
 "                       with a core per hot thread, else yield)\n"
 "  --spins <n>          pauses before a yield or sleep (default 256, or 16\n"
 "                       when hot threads share a CPU)\n"
-"  --cpus <list>        CPUs for producer, stages, consumer in order\n"
-"                       (default: one physical core each, isolated first)\n"
+"  --cpus <list>        CPUs for producer, stages, consumer in order; a\n"
+"                       longer list is a pool to place within (default:\n"
+"                       one physical core each, isolated first)\n"
 "  --no-pin             let the scheduler place the threads\n"
 "  --json               print one JSON object instead of the table\n"
 "  --hlog <file>        interval histograms, one tag per delta (.hlog 1.3)\n"
@@ -304,6 +305,16 @@ static void place(struct args *a)
 					 &pl, &bad);
 	else
 		rc = lat_topo_place(&topo, n, &pl);
+	if (!rc && a->n_cpu_list > n) {
+		/* more CPUs than threads: a pool to place within */
+		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
+			all[c] = false;
+		for (int i = 0; i < a->n_cpu_list; i++)
+			all[a->cpu_list[i]] = true;
+		lat_topo_restrict(&topo, all);
+		rc = lat_topo_place(&topo, n, &pl);
+		pl.flags |= LAT_TOPO_CHOSEN;
+	}
 	if (rc == -ESRCH) {
 		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
 			all[c] = c < topo.n_cpus && topo.cpu[c].online &&

@@ -203,6 +203,18 @@ static void test_8core_smt(void)
 		T_CHECK(p.cpu[i] != p.cpu[0]);
 	T_EQ_I64(p.n_cpus_used, 16);
 
+	/* --cpus 4-7 with three threads: the policy, within those four */
+	{
+		static bool set[LAT_TOPO_MAX_CPUS];
+		static const int four_to_six[] = { 4, 5, 6 };
+
+		T_EQ_I64(lat_topo_list_parse("4-7", set), 4);
+		T_EQ_I64(lat_topo_restrict(&topo, set), 4);
+		T_EQ_I64(topo.n_usable_cores, 4);
+		T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
+		expect_cpus(&p, four_to_six, 3);
+		load("0-15");
+	}
 	T_EQ_I64(lat_topo_place(&topo, 0, &p), -EINVAL);
 	T_EQ_I64(lat_topo_place(&topo, LAT_TOPO_MAX_HOT + 1, &p), -EINVAL);
 	cleanup();

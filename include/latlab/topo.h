@@ -123,6 +123,13 @@ int lat_topo_place(const struct lat_topo *t, int n,
 		   struct lat_topo_place *p);
 
 /*
+ * Narrow @t's usable CPUs to those also in @set (LAT_TOPO_MAX_CPUS bools)
+ * and recount, so lat_topo_place chooses among them ("use CPUs 4-7").
+ * Returns the number of usable CPUs left.
+ */
+int lat_topo_restrict(struct lat_topo *t, const bool *set);
+
+/*
  * Place @n hot threads on the user's @cpus (@n_cpus entries, in order;
  * fewer than @n are packed as lat_topo_place does when short of CPUs).
  * Returns 0, -EINVAL for bad counts, or -ESRCH when a CPU is not usable:
