@@ -5,6 +5,9 @@
  * grows (a new, larger histogram, old counts added in) when an interval
  * holds values beyond its range, as Java's auto-resizing accumulator does,
  * so no count is dropped. Counts refused anyway are counted and shown.
+ * Intervals of different precision are merged as Java's add() does, at
+ * the precision of the first non-empty one (each slot of a newcomer is
+ * recorded at its lowest value); the report says when that happened.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,6 +48,13 @@ static int tag_add(struct report_tag *t, const struct lat_hist *src,
 
 	if (lat_hist_max(src) > need)
 		need = lat_hist_max(src);
+	/* an empty accumulator's layout means nothing: take the data's */
+	if (t->hist && !t->hist->total_count &&
+	    (t->hist->sig_figs != src->sig_figs ||
+	     t->hist->unit_magnitude != src->unit_magnitude)) {
+		lat_hist_free(t->hist);
+		t->hist = NULL;
+	}
 	if (!t->hist)
 		rc = new_hist_like(src, need, &t->hist);
 	else if (need > t->hist->highest_trackable) {
@@ -61,6 +71,10 @@ static int tag_add(struct report_tag *t, const struct lat_hist *src,
 	}
 	if (rc)
 		return rc;
+	if (src->total_count && (t->hist->sig_figs != src->sig_figs ||
+				 t->hist->unit_magnitude !=
+				 src->unit_magnitude))
+		t->mixed_precision = true;
 	*refused += lat_hist_add(t->hist, src);
 	return 0;
 }
