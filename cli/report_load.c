@@ -104,6 +104,41 @@ static struct report_tag *find_tag(struct report_data *d, const char *name)
 	return t;
 }
 
+/* Finer: more significant digits, then a smaller unit. */
+static bool finer(const struct lat_hist *a, const struct lat_hist *b)
+{
+	if (a->sig_figs != b->sig_figs)
+		return a->sig_figs > b->sig_figs;
+	return a->unit_magnitude < b->unit_magnitude;
+}
+
+/*
+ * The total, built from the tags at the finest precision among them, so
+ * a coarse tag cannot blur a fine one (Java has no cross-tag total).
+ */
+static int merge_total(struct report_data *d)
+{
+	const struct lat_hist *best = NULL;
+	int64_t highest = 0;
+	int rc;
+
+	for (int i = 0; i < d->ntags; i++) {
+		const struct lat_hist *h = d->tags[i].hist;
+
+		if (!best || (h->total_count && (!best->total_count ||
+						 finer(h, best))))
+			best = h;
+		if (h->highest_trackable > highest)
+			highest = h->highest_trackable;
+	}
+	if (!best)
+		return 0;
+	rc = new_hist_like(best, highest, &d->total.hist);
+	for (int i = 0; !rc && i < d->ntags; i++)
+		rc = tag_add(&d->total, d->tags[i].hist, &d->refused);
+	return rc;
+}
+
 static int load_hlog(const char *path, const char *tag, struct report_data *d,
 		     char *why, size_t why_len)
 {
@@ -136,8 +171,6 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 		tag_note_time(t, &iv);
 		tag_note_time(&d->total, &iv);
 		rc = tag_add(t, iv.hist, &d->refused);
-		if (!rc)
-			rc = tag_add(&d->total, iv.hist, &d->refused);
 		lat_hist_free(iv.hist);
 		if (rc) {
 			snprintf(why, why_len, "'%s' line %lld: %s", path,
@@ -150,6 +183,10 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 			 (long long)lat_hlog_reader_line(r), lat_strerror(rc));
 	d->start_time_s = lat_hlog_reader_start_time(r);
 	lat_hlog_reader_close(r);
+	if (!rc)
+		rc = merge_total(d);
+	if (rc < 0 && !*why)
+		snprintf(why, why_len, "'%s': %s", path, lat_strerror(rc));
 	if (!rc && !d->total.intervals) {
 		if (tag)
 			snprintf(why, why_len, "'%s': no interval with tag "
