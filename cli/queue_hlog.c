@@ -38,13 +38,20 @@ void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 {
 	char path[4096];
 	const char *tag;
+	FILE *f;
 
 	split_spec(spec, path, sizeof(path), &tag);
+	f = fopen(path, "r");
+	if (!f)
+		lat_cli_usage_error("queue", "--service-from: cannot read "
+				    "'%s': %s", path, strerror(errno));
+	fclose(f);
 #if HAVE_HLOG_READER
 #error "wire the hlog reader here"
 #else
 	(void)d;
 	(void)tau_ns;
+	(void)tag;
 	lat_cli_fail("queue", "--service-from '%s': this build has no .hlog "
 		     "reader yet (hist_io)", path);
 #endif

@@ -149,7 +149,7 @@ static void print_distribution(const struct queue_opts *o,
 static void print_accounting(const struct queue_opts *o,
 			     const struct lat_qsim_result *r)
 {
-	char a[LAT_FMT_LEN];
+	char a[LAT_FMT_LEN], rate[LAT_FMT_LEN];
 	int64_t over = r->sojourn_hist.overflow_count +
 		       r->wait_hist.overflow_count;
 
@@ -159,9 +159,14 @@ static void print_accounting(const struct queue_opts *o,
 	printf("  mean number in system L = %.4g, waiting L_q = %.4g "
 	       "(time averages of N(t))\n", r->mean_in_system,
 	       r->mean_in_queue);
-	printf("  Little's law: L = %.4g vs λW = %.4g (λ = %.4g per τ, W = "
-	       "%s): differ by %.2g%%\n", r->mean_in_system,
-	       r->arrival_rate * r->sojourn.mean, r->arrival_rate,
+	if (o->tau_ns > 0)
+		lat_fmt_rate(rate, sizeof(rate),
+			     r->arrival_rate / o->tau_ns * 1e9);
+	else
+		snprintf(rate, sizeof(rate), "%.4g per τ", r->arrival_rate);
+	printf("  Little's law: L = %.4g vs λW = %.4g (λ = %s, W = %s): "
+	       "differ by %.2g%%\n", r->mean_in_system,
+	       r->arrival_rate * r->sojourn.mean, rate,
 	       fmt_t(o, a, r->sojourn.mean), 100 * fabs(r->little_rel));
 	if (over)
 		printf("  %lld values beyond %g tau are not in the histograms "
