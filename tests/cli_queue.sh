@@ -104,4 +104,51 @@ done
 # --service-from: a missing file is bad input.
 expect_exit 2 $Q --service-from "$T_TMP/none.hlog" $N
 expect_one_line_error
+
+# --service-from with a real .hlog (V2, compressed, base64; written here so
+# the test depends on no other command): tag "work" holds service times
+# uniform on 1000..1999 ns (mean 1499.5 ns, cv 0.1925), tag "other" holds
+# 5000 ns. The work tag must give tau ~ 1.5 us and cv ~ 0.19.
+python3 - "$T_TMP/svc.hlog" <<'PY'
+import base64, struct, sys, zlib
+def leb(z):
+    out = bytearray()
+    while True:
+        b = z & 0x7f; z >>= 7
+        out.append(b | (0x80 if z else 0))
+        if not z: return bytes(out)
+def zz(n): return ((n << 1) ^ (n >> 63)) & (2**64 - 1)
+def hist(values):
+    # lowest 1, 3 digits: indexes below 2048 are the values themselves.
+    top = max(values); counts = [0] * (top + 1)
+    for v in values: counts[v] += 1
+    pay = bytearray(); i = 0
+    while i <= top:
+        if counts[i]: pay += leb(zz(counts[i])); i += 1; continue
+        j = i
+        while j <= top and not counts[j]: j += 1
+        pay += leb(zz(-(j - i))) if j - i > 1 else leb(0); i = j
+    raw = struct.pack(">iiiiqqd", 0x1c849313, len(pay), 0, 3, 1, 3600000000000, 1.0) + bytes(pay)
+    c = zlib.compress(raw)
+    return base64.b64encode(struct.pack(">ii", 0x1c849314, len(c)) + c).decode()
+with open(sys.argv[1], "w") as f:
+    f.write("#[Histogram log format version 1.3]\n#[StartTime: 1700000000.000 (seconds since epoch)]\n")
+    f.write('"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"\n')
+    f.write("Tag=work,0.000,1.000,0.002,%s\n" % hist(list(range(1000, 2000))))
+    f.write("Tag=other,0.000,1.000,0.005,%s\n" % hist([1900] * 10))
+PY
+expect_exit 0 $Q --service-from "$T_TMP/svc.hlog:work" --rho 0.5 $N --json
+python3 - "$T_TMP/out" <<'PY' || fail "--service-from: wrong tau or cv"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["config"]["tau_ns"] - 1500) < 5, d["config"]["tau_ns"]
+assert abs(d["config"]["service"]["cv"] - 0.1925) < 0.005, d["config"]["service"]
+assert d["config"]["service"]["dist"] == "empirical"
+PY
+expect_exit 0 $Q --service-from "$T_TMP/svc.hlog" --target-p99 5us $N
+grep -q 'highest utilization' "$T_TMP/out" || fail "--service-from with --target-p99 failed"
+expect_exit 2 $Q --service-from "$T_TMP/svc.hlog:nosuchtag" $N
+expect_one_line_error
+expect_exit 2 $Q --service-from "$T_TMP/svc.hlog:work" --service exp $N
+expect_one_line_error
 done_
