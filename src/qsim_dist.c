@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "latlab/qsim.h"
+#include "qsim_int.h"
 
 #define SQRT3 1.7320508075688772
 
@@ -26,6 +27,7 @@ static void set_exp(struct lat_qsim_dist *d)
 	d->kind = LAT_QSIM_EXP;
 	d->mean = 1;
 	d->cv = 1;
+	qsim_zig_init();
 	snprintf(d->name, sizeof(d->name), "exp");
 }
 
@@ -51,6 +53,7 @@ static void set_hyper(struct lat_qsim_dist *d, double cv)
 	d->kind = LAT_QSIM_HYPER;
 	d->mean = 1;
 	d->cv = cv;
+	qsim_zig_init();
 	d->p1 = 0.5 * (1 + sqrt((c2 - 1) / (c2 + 1)));
 	d->m1 = 1 / (2 * d->p1);
 	d->m2 = 1 / (2 * (1 - d->p1));
@@ -269,13 +272,13 @@ double lat_qsim_dist_sample(const struct lat_qsim_dist *d,
 	case LAT_QSIM_DET:
 		return d->mean;
 	case LAT_QSIM_EXP:
-		return -d->mean * log(lat_qsim_rng_unit(r));
+		return d->mean * qsim_exp_unit(r);
 	case LAT_QSIM_ERLANG:
 		x = erlang_unit(d, r);
 		break;
 	case LAT_QSIM_HYPER:
 		x = lat_qsim_rng_unit(r) <= d->p1 ? d->m1 : d->m2;
-		x *= -log(lat_qsim_rng_unit(r));
+		x *= qsim_exp_unit(r);
 		break;
 	case LAT_QSIM_LOGNORMAL:
 		x = exp(d->mu + d->sigma * normal(r));

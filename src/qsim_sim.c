@@ -77,8 +77,8 @@ static inline void record(struct sim *m, double w, double s)
 /* One customer, single server. */
 static inline void step1(struct sim *m, bool measure)
 {
-	double t = m->t + lat_qsim_dist_sample(&m->arr, &m->ra);
-	double s = lat_qsim_dist_sample(&m->svc, &m->rs);
+	double t = m->t + qsim_sample(&m->arr, &m->ra);
+	double s = qsim_sample(&m->svc, &m->rs);
 	struct qsim_fifo *q = &m->dep_fifo;
 	double start, w;
 
@@ -104,8 +104,8 @@ static inline void step1(struct sim *m, bool measure)
 /* One customer, c > 1 servers. */
 static inline void stepc(struct sim *m, bool measure)
 {
-	double t = m->t + lat_qsim_dist_sample(&m->arr, &m->ra);
-	double s = lat_qsim_dist_sample(&m->svc, &m->rs);
+	double t = m->t + qsim_sample(&m->arr, &m->ra);
+	double s = qsim_sample(&m->svc, &m->rs);
 	struct qsim_heap *dh = &m->dep_heap;
 	double free_at = m->servers.v[0], start, w;
 

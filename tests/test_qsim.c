@@ -107,6 +107,37 @@ static void test_samplers(void)
 	test_sampler("cv:0.7", 0.7, 0.01);
 }
 
+/*
+ * The exponential sampler (a ziggurat) has the right shape, not only the
+ * right moments: P(X > x) = e^-x at points inside the layers, in the
+ * wedges and beyond the tail start r = 7.697, within 5 standard errors.
+ */
+static void test_exp_shape(void)
+{
+	static const double at[] = { 0.01, 0.5, 1, 2, 3, 5, 7.697, 9 };
+	double above[8] = { 0 }, n = 1000000 / SCALE;
+	struct lat_qsim_dist d;
+	struct lat_qsim_rng r;
+
+	T_CHECK(lat_qsim_dist_parse(&d, "exp") == 0);
+	lat_qsim_rng_seed(&r, seed);
+	for (int i = 0; i < n; i++) {
+		double x = lat_qsim_dist_sample(&d, &r);
+
+		for (int k = 0; k < 8; k++)
+			above[k] += x > at[k];
+	}
+	for (int k = 0; k < 8; k++) {
+		double p = exp(-at[k]), se = sqrt(p * (1 - p) / n);
+
+		if (fabs(above[k] / n - p) > 5 * se + 1e-9) {
+			fprintf(stderr, "exp: P(X > %g) = %.6f, want %.6f\n",
+				at[k], above[k] / n, p);
+			t_failures++;
+		}
+	}
+}
+
 static void test_parse_errors(void)
 {
 	static const char *const bad[] = {
@@ -364,6 +395,7 @@ int main(void)
 	if (s)
 		seed = strtoull(s, NULL, 0);
 	test_samplers();
+	test_exp_shape();
 	test_parse_errors();
 	test_formulas();
 	test_invalid();
