@@ -13,31 +13,33 @@
 
 #define SQRT3 1.7320508075688772
 
-static void set_det(struct lat_qsim_dist *d)
+/* Every set_*() starts from a clean struct with mean 1 and its cv. */
+static void reset(struct lat_qsim_dist *d, enum lat_qsim_kind kind,
+		  double cv)
 {
 	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_DET;
+	d->kind = kind;
 	d->mean = 1;
+	d->cv = cv;
+}
+
+static void set_det(struct lat_qsim_dist *d)
+{
+	reset(d, LAT_QSIM_DET, 0);
 	snprintf(d->name, sizeof(d->name), "det");
 }
 
 static void set_exp(struct lat_qsim_dist *d)
 {
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_EXP;
-	d->mean = 1;
-	d->cv = 1;
+	reset(d, LAT_QSIM_EXP, 1);
 	qsim_zig_init();
 	snprintf(d->name, sizeof(d->name), "exp");
 }
 
 static void set_erlang(struct lat_qsim_dist *d, unsigned k)
 {
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_ERLANG;
-	d->mean = 1;
+	reset(d, LAT_QSIM_ERLANG, 1 / sqrt((double)k));
 	d->k = k;
-	d->cv = 1 / sqrt((double)k);
 	snprintf(d->name, sizeof(d->name), "erlang:%u", k);
 }
 
@@ -49,10 +51,7 @@ static void set_hyper(struct lat_qsim_dist *d, double cv)
 {
 	double c2 = cv * cv;
 
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_HYPER;
-	d->mean = 1;
-	d->cv = cv;
+	reset(d, LAT_QSIM_HYPER, cv);
 	qsim_zig_init();
 	d->p1 = 0.5 * (1 + sqrt((c2 - 1) / (c2 + 1)));
 	d->m1 = 1 / (2 * d->p1);
@@ -62,10 +61,7 @@ static void set_hyper(struct lat_qsim_dist *d, double cv)
 
 static void set_lognormal(struct lat_qsim_dist *d, double cv)
 {
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_LOGNORMAL;
-	d->mean = 1;
-	d->cv = cv;
+	reset(d, LAT_QSIM_LOGNORMAL, cv);
 	d->sigma = sqrt(log1p(cv * cv));
 	d->mu = -0.5 * d->sigma * d->sigma;
 	snprintf(d->name, sizeof(d->name), "lognormal:%g", cv);
@@ -75,10 +71,7 @@ static void set_gamma(struct lat_qsim_dist *d, double cv)
 {
 	double a = 1 / (cv * cv);
 
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_GAMMA;
-	d->mean = 1;
-	d->cv = cv;
+	reset(d, LAT_QSIM_GAMMA, cv);
 	d->shape = a;
 	/* Marsaglia-Tsang needs shape >= 1; below, boost by one and scale
 	 * by u^(1/a) when sampling. */
@@ -89,10 +82,7 @@ static void set_gamma(struct lat_qsim_dist *d, double cv)
 
 static void set_uniform(struct lat_qsim_dist *d, double cv)
 {
-	memset(d, 0, sizeof(*d));
-	d->kind = LAT_QSIM_UNIFORM;
-	d->mean = 1;
-	d->cv = cv;
+	reset(d, LAT_QSIM_UNIFORM, cv);
 	d->lo = 1 - SQRT3 * cv;
 	d->width = 2 * SQRT3 * cv;
 	snprintf(d->name, sizeof(d->name), "uniform:%.4g", cv);
