@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
@@ -62,21 +63,15 @@ STAMP_COST_FN(cost_start, lat_clock_start)
 STAMP_COST_FN(cost_end, lat_clock_end)
 STAMP_COST_FN(cost_now, lat_clock_now)
 
-static struct lat_topo topo;
-
 static void configure(struct lat_pipe_config *c, uint64_t events,
 		      double rate, bool stamps)
 {
-	struct lat_topo_place pl;
-
 	lat_pipe_config_init(c);
 	c->events = events;
 	c->rate = rate;
 	c->stamps = stamps;
 	c->calibrate_ms = 50;
-	if (lat_topo_place(&topo, lat_pipe_n_hot(c->stages), &pl) == 0)
-		lat_pipe_place(c, &pl, false);
-	else
+	if (lat_pipe_autoplace(c, false, NULL))
 		c->pin = false;
 }
 
@@ -175,10 +170,9 @@ int main(int argc, char **argv)
 			">= 1000]]\n");
 		return 2;
 	}
-	if (lat_topo_load(&topo, NULL, NULL))
-		return 1;
-	printf("bench_stamps: %u reps, %llu events per run, %d usable "
-	       "CPUs\n", reps, (unsigned long long)events, topo.n_usable);
+	printf("bench_stamps: %u reps, %llu events per run, %ld CPUs "
+	       "online\n", reps, (unsigned long long)events,
+	       sysconf(_SC_NPROCESSORS_ONLN));
 	if (lat_clock_calibrate(&cal, 100))
 		return 1;
 	c_start = cost_start(&cal);

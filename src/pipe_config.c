@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "latlab/pipe.h"
@@ -70,8 +71,22 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 	return msg ? -EINVAL : 0;
 }
 
-bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
-		    bool wait_chosen)
+/* A usable CPU of @t that no hot thread of @p uses; -1 if none. */
+static int free_cpu(const struct lat_topo *t, const struct lat_topo_place *p)
+{
+	for (int c = 0; c < t->n_cpus; c++) {
+		bool used = !t->cpu[c].online || !t->cpu[c].allowed;
+
+		for (int i = 0; i < p->n && !used; i++)
+			used = p->cpu[i] == c;
+		if (!used)
+			return c;
+	}
+	return -1;
+}
+
+bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo *t,
+		    const struct lat_topo_place *p, bool wait_chosen)
 {
 	bool shared = p->flags & LAT_TOPO_SHARED_CPU;
 
@@ -96,6 +111,7 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 	 * helped by spinning: give the CPU up after a short spin */
 	if (shared && !c->wait_spins)
 		c->wait_spins = LAT_PIPE_SHARED_SPINS;
+	c->noise_cpu = c->noise ? free_cpu(t, p) : -1;
 	return shared;
 }
 
@@ -110,4 +126,25 @@ const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len)
 	else
 		snprintf(buf, len, "work%d", i / 2);
 	return buf;
+}
+
+int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
+		       bool *oversubscribed)
+{
+	struct lat_topo *t = malloc(sizeof(*t));
+	struct lat_topo_place p;
+	bool shared = false;
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	rc = lat_topo_load(t, NULL, NULL);
+	if (!rc)
+		rc = lat_topo_place(t, lat_pipe_n_hot(c->stages), &p);
+	if (!rc)
+		shared = lat_pipe_place(c, t, &p, wait_chosen);
+	free(t);
+	if (oversubscribed)
+		*oversubscribed = shared;
+	return rc;
 }
