@@ -311,7 +311,8 @@ static void place(struct args *a)
 	if (rc)
 		lat_cli_fail(CMD, "cannot place %d threads: %s", n,
 			     lat_strerror(rc));
-	a->oversubscribed = lat_pipe_place(&a->cfg, &topo, &pl, a->wait_set);
+	a->oversubscribed = lat_pipe_place(&a->cfg, &pl, a->wait_set);
+	a->cfg.noise_cpu = a->cfg.noise ? lat_topo_free_cpu(&topo, &pl) : -1;
 }
 
 /* After every check that can refuse the run, so errors stay one line. */

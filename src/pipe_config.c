@@ -71,22 +71,8 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 	return msg ? -EINVAL : 0;
 }
 
-/* A usable CPU of @t that no hot thread of @p uses; -1 if none. */
-static int free_cpu(const struct lat_topo *t, const struct lat_topo_place *p)
-{
-	for (int c = 0; c < t->n_cpus; c++) {
-		bool used = !t->cpu[c].online || !t->cpu[c].allowed;
-
-		for (int i = 0; i < p->n && !used; i++)
-			used = p->cpu[i] == c;
-		if (!used)
-			return c;
-	}
-	return -1;
-}
-
-bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo *t,
-		    const struct lat_topo_place *p, bool wait_chosen)
+bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
+		    bool wait_chosen)
 {
 	bool shared = p->flags & LAT_TOPO_SHARED_CPU;
 
@@ -111,7 +97,6 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo *t,
 	 * helped by spinning: give the CPU up after a short spin */
 	if (shared && !c->wait_spins)
 		c->wait_spins = LAT_PIPE_SHARED_SPINS;
-	c->noise_cpu = c->noise ? free_cpu(t, p) : -1;
 	return shared;
 }
 
@@ -141,8 +126,10 @@ int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
 	rc = lat_topo_load(t, NULL, NULL);
 	if (!rc)
 		rc = lat_topo_place(t, lat_pipe_n_hot(c->stages), &p);
-	if (!rc)
-		shared = lat_pipe_place(c, t, &p, wait_chosen);
+	if (!rc) {
+		shared = lat_pipe_place(c, &p, wait_chosen);
+		c->noise_cpu = c->noise ? lat_topo_free_cpu(t, &p) : -1;
+	}
 	free(t);
 	if (oversubscribed)
 		*oversubscribed = shared;

@@ -188,6 +188,7 @@ static void test_8core_smt(void)
 	expect_cpus(&p, three, 3);
 	T_EQ_I64(p.flags, 0);
 	T_EQ_I64(p.n_cores_used, 3);
+	T_EQ_I64(lat_topo_free_cpu(&topo, &p), 0);
 
 	/* 9 threads on 8 cores: CPU 0's sibling (8) before CPU 0, then SMT */
 	T_EQ_I64(lat_topo_place(&topo, 9, &p), 0);
@@ -264,6 +265,7 @@ static void test_restricted(void)
 	expect_cpus(&p, want, 3);
 	T_EQ_I64(p.flags,
 		 LAT_TOPO_SHARED_CPU | LAT_TOPO_SMT | LAT_TOPO_CPU0);
+	T_EQ_I64(lat_topo_free_cpu(&topo, &p), -1);
 	T_EQ_I64(p.n_cpus_used, 2);
 	T_EQ_I64(p.n_cores_used, 1);
 	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)

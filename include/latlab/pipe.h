@@ -222,17 +222,16 @@ static inline int lat_pipe_n_hot(int stages)
  * @c->wait_spins becomes LAT_PIPE_SHARED_SPINS, and unless @wait_chosen
  * the wait strategy becomes LAT_WAIT_YIELD (spinners sharing a CPU hand
  * off once per scheduler tick; yielding cannot livelock); otherwise it is
- * LAT_WAIT_SPIN. With @c->noise, @c->noise_cpu becomes a usable CPU of
- * @t that no hot thread uses (-1, unpinned, if none). Returns true when
- * the placement is oversubscribed.
+ * LAT_WAIT_SPIN. Returns true when the placement is oversubscribed.
  */
-bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo *t,
-		    const struct lat_topo_place *p, bool wait_chosen);
+bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
+		    bool wait_chosen);
 
 /*
  * The default placement on this machine, as `latlab pipeline` does it:
  * load the topology, lat_topo_place() the hot threads for @c->stages,
- * then lat_pipe_place(). *@oversubscribed (may be NULL) says whether hot
+ * then lat_pipe_place(), and with @c->noise a lat_topo_free_cpu() for
+ * the noise thread. *@oversubscribed (may be NULL) says whether hot
  * threads share CPUs. Returns 0, -ENOMEM, or lat_topo_load/place errors.
  * Reads sysfs; allocates and frees the topology (~24 KiB).
  */
