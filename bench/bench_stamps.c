@@ -193,6 +193,12 @@ int main(int argc, char **argv)
 	printf("throughput, saturated  stamps on %s, off %s, on/off %.3f\n",
 	       lat_fmt_rate(a, sizeof(a), son.rate),
 	       lat_fmt_rate(b, sizeof(b), soff.rate), son.rate / soff.rate);
+	/* saturated, the rate is the bottleneck's time per event: the
+	 * difference is what stamping adds there, comparable to the stamp
+	 * costs above */
+	printf("saturated cost/event   stamps on %.1f ns, off %.1f ns, "
+	       "difference %.1f ns\n", 1e9 / son.rate, 1e9 / soff.rate,
+	       1e9 / son.rate - 1e9 / soff.rate);
 	/* K = 1: t_sent and work begin are start reads, work end an end read */
 	per_event = 2 * c_start + c_end;
 	printf("stamping per event     %.1f ns (2 start + 1 end) = %.3g%% of "
