@@ -158,11 +158,6 @@ static void print_why(FILE *out, const struct lat_pipe_result *r)
 		fprintf(out, "tail: the load average was %.1f on %d CPUs when "
 			"the run started: other processes took turns on the "
 			"pipeline's CPUs\n", r->loadavg, r->online_cpus);
-	if (r->config.wait == LAT_WAIT_YIELD && r->online_cpus > 0 &&
-	    r->loadavg >= r->online_cpus)
-		fprintf(out, "tail: with other work competing, try --wait "
-			"block: a woken sleeper preempts, a yielder waits "
-			"behind every runnable task\n");
 	if (r->steal_pct >= 0.5)
 		fprintf(out, "tail: the hypervisor stole %.1f%% of CPU time "
 			"during the run; each steal is a gap of tens of "
