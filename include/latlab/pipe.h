@@ -14,10 +14,12 @@
  *    under the --alloc experiment, which is the point of it).
  *  - Stamps, in order, for every event:
  *      t0      intended send time from the pacer (not the actual time);
- *      t_sent  taken at the moment the producer publishes into q1, after
- *              any wait for space: a stamp taken after the push returned
- *              could not travel in the message, and the stage may already
- *              have popped it by then;
+ *      t_sent  the producer's release from its pacing wait (the pacer's
+ *              last clock read, a few ns before the push), re-stamped
+ *              after any wait for space in q1, so it is the moment of
+ *              publication: a stamp taken after the push returned could
+ *              not travel in the message, and the stage may already have
+ *              popped it by then;
  *      work[k].begin / .end  around stage k's work;
  *      t_final the consumer's stamp after its pop.
  *    Deltas (in this order, named by lat_pipe_delta_name): pace = t_sent -
@@ -73,7 +75,7 @@
 struct lat_pipe_msg {
 	uint64_t seq;            /* 0.. events-1 */
 	lat_cycles_t t0;         /* intended send time */
-	lat_cycles_t t_sent;     /* producer's publication into q1 */
+	lat_cycles_t t_sent;     /* producer's release / publication, q1 */
 	lat_cycles_t t_final;    /* consumer, after its pop */
 	struct {
 		lat_cycles_t begin, end;
