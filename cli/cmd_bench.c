@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "wrap.h"
 #include "latlab/bench.h"
 #include "latlab/bench_ring.h"
 #include "latlab/fmt.h"
@@ -209,11 +210,11 @@ static void dce_verdict(char *buf, size_t len, const struct figure *dead,
 		snprintf(buf, len, "the compiler deleted the loop whose "
 			 "result is unused: %s/op times nothing at all; the "
 			 "barrier (an empty asm that claims to read the "
-			 "value) keeps the same work alive at %s/op", d, k);
+			 "value) keeps the same work alive at %s/op.", d, k);
 	else
 		snprintf(buf, len, "this build kept the unused loop (%s/op vs "
 			 "%s/op; unoptimized?): with -O2 it would time "
-			 "nothing", d, k);
+			 "nothing.", d, k);
 }
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -370,7 +371,9 @@ static int run(int argc, char **argv)
 		printf("dead-code trap (ns per iteration)\n");
 		print_figure(&dead);
 		print_figure(&kept);
-		printf("  -> %s.\n\n", verdict);
+		printf("  -> ");
+		lat_cli_print_wrapped(verdict, 5);
+		printf("\n");
 		printf("SPSC ring, same thread (ns per push+pop pair, hot in "
 		       "L1)\n");
 		print_figure(&s8);
@@ -381,12 +384,15 @@ static int run(int argc, char **argv)
 		print_figure(&ho);
 		print_figure(&tp);
 		print_figure(&tb);
-		if (c.place.pinned)
-			printf("  -> a handoff costs at least one cache-line "
-			       "transfer (the floor); throughput beats 1/latency "
-			       "because the producer runs ahead and cached "
-			       "indices let many messages share each transfer."
-			       "\n");
+		if (c.place.pinned) {
+			printf("  -> ");
+			lat_cli_print_wrapped(
+				"a handoff costs at least one cache-line "
+				"transfer (the floor); throughput beats "
+				"1/latency because the producer runs ahead "
+				"and cached indices let many messages share "
+				"each transfer.", 5);
+		}
 	}
 	lat_spsc_free(c.r8[0]);
 	lat_spsc_free(c.r8[1]);
