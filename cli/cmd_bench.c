@@ -284,6 +284,7 @@ static int run(int argc, char **argv)
 	struct figure tb = { .key = "throughput_batch", .rate = true,
 			     .label = "throughput, batches of 32" };
 	char verdict[320];
+	double load;
 	int rc;
 
 	parse(argc, argv, &o);
@@ -328,6 +329,7 @@ static int run(int argc, char **argv)
 	s8.plausible = s8.st.median >= 0.25;
 	s64.plausible = s64.st.median >= 0.25;
 	dce_verdict(verdict, sizeof(verdict), &dead, &kept);
+	load = lat_bench_loadavg();
 
 	if (o.json) {
 		struct lat_json j;
@@ -342,6 +344,7 @@ static int run(int argc, char **argv)
 		lat_json_bool(&j, "smt_siblings", c.place.siblings);
 		lat_json_str(&j, "desc", c.place.desc);
 		lat_json_obj_end(&j);
+		lat_json_double(&j, "loadavg", load);
 		lat_json_int(&j, "reps", o.reps);
 		lat_json_uint(&j, "messages_per_round", o.iters);
 		lat_json_obj_begin(&j, "dce");
@@ -367,7 +370,18 @@ static int run(int argc, char **argv)
 	} else {
 		printf("placement: %s\n", c.place.desc);
 		printf("each figure: median of %u rounds (min, max), warm-up "
-		       "round excluded\n\n", o.reps);
+		       "round excluded\n", o.reps);
+		if (load > c.place.usable) {
+			char warn[200];
+
+			snprintf(warn, sizeof(warn), "warning: load average "
+				 "%.1f on %d usable CPUs: other processes take "
+				 "turns on these cores and every figure below "
+				 "includes their time slices", load,
+				 c.place.usable);
+			lat_cli_print_wrapped(warn, 0);
+		}
+		printf("\n");
 		printf("dead-code trap (ns per iteration)\n");
 		print_figure(&dead);
 		print_figure(&kept);
