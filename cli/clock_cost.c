@@ -1,7 +1,7 @@
 /*
- * Read-cost measurement for `latlab clock`. Percentiles come from sorting
- * the preallocated delta array (nearest rank); the deltas are exact
- * integers, so nothing is lost to bucketing.
+ * Read-cost measurement for `latlab clock`. Deltas go into a latlab
+ * histogram with 3 significant digits: read costs are a few hundred
+ * cycles at most, where its buckets are exact, so nothing is lost.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "clock_cost.h"
+#include "latlab/hist.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define COST_X86 1
@@ -105,30 +106,12 @@ PAIR_LOOP(pairs_rdtscp, uint64_t, read_rdtscp())
 PAIR_LOOP(pairs_monotonic, int64_t, gettime_ns(CLOCK_MONOTONIC))
 PAIR_LOOP(pairs_monotonic_raw, int64_t, gettime_ns(CLOCK_MONOTONIC_RAW))
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest rank on a sorted array: the smallest value with >= p% below. */
-static int64_t rank(const int64_t *sorted, uint64_t n, double p)
-{
-	uint64_t k = (uint64_t)(p / 100.0 * (double)n + 0.999999999);
-
-	if (k < 1)
-		k = 1;
-	if (k > n)
-		k = n;
-	return sorted[k - 1];
-}
-
 void clock_cost_measure(enum clock_cost_kind kind, bool rdtscp_works,
 			const struct lat_clock_cal *cal, int64_t *scratch,
 			uint64_t pairs, struct clock_cost *out)
 {
 	uint64_t kept = 0;
+	struct lat_hist h;
 	bool in_cycles = kind <= CLOCK_COST_RDTSCP;
 	double scale = in_cycles ? 1.0 / cal->cycles_per_ns : 1.0;
 
@@ -160,8 +143,15 @@ void clock_cost_measure(enum clock_cost_kind kind, bool rdtscp_works,
 		out->p50_ns = out->p99_ns = NAN;
 		return;
 	}
-	qsort(scratch, kept, sizeof(*scratch), cmp_i64);
-	out->p50_raw = rank(scratch, kept, 50);
+	/* Up to 2^40 units covers any stall a pair can straddle. */
+	if (lat_hist_init(&h, 1, (int64_t)1 << 40, 3) != 0) {
+		out->p50_ns = out->p99_ns = NAN;
+		return;
+	}
+	for (uint64_t i = 0; i < kept; i++)
+		lat_hist_record(&h, scratch[i]);
+	out->p50_raw = lat_hist_value_at_percentile(&h, 50);
 	out->p50_ns = (double)out->p50_raw * scale;
-	out->p99_ns = (double)rank(scratch, kept, 99) * scale;
+	out->p99_ns = (double)lat_hist_value_at_percentile(&h, 99) * scale;
+	lat_hist_destroy(&h);
 }
