@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "wrap.h"
 #include "latlab/bench.h"
 #include "latlab/bench_ring.h"
 #include "latlab/fmt.h"
@@ -209,11 +210,11 @@ static void dce_verdict(char *buf, size_t len, const struct figure *dead,
 		snprintf(buf, len, "the compiler deleted the loop whose "
 			 "result is unused: %s/op times nothing at all; the "
 			 "barrier (an empty asm that claims to read the "
-			 "value) keeps the same work alive at %s/op", d, k);
+			 "value) keeps the same work alive at %s/op.", d, k);
 	else
 		snprintf(buf, len, "this build kept the unused loop (%s/op vs "
 			 "%s/op; unoptimized?): with -O2 it would time "
-			 "nothing", d, k);
+			 "nothing.", d, k);
 }
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -283,6 +284,7 @@ static int run(int argc, char **argv)
 	struct figure tb = { .key = "throughput_batch", .rate = true,
 			     .label = "throughput, batches of 32" };
 	char verdict[320];
+	double load;
 	int rc;
 
 	parse(argc, argv, &o);
@@ -327,6 +329,7 @@ static int run(int argc, char **argv)
 	s8.plausible = s8.st.median >= 0.25;
 	s64.plausible = s64.st.median >= 0.25;
 	dce_verdict(verdict, sizeof(verdict), &dead, &kept);
+	load = lat_bench_loadavg();
 
 	if (o.json) {
 		struct lat_json j;
@@ -341,6 +344,7 @@ static int run(int argc, char **argv)
 		lat_json_bool(&j, "smt_siblings", c.place.siblings);
 		lat_json_str(&j, "desc", c.place.desc);
 		lat_json_obj_end(&j);
+		lat_json_double(&j, "loadavg", load);
 		lat_json_int(&j, "reps", o.reps);
 		lat_json_uint(&j, "messages_per_round", o.iters);
 		lat_json_obj_begin(&j, "dce");
@@ -366,11 +370,24 @@ static int run(int argc, char **argv)
 	} else {
 		printf("placement: %s\n", c.place.desc);
 		printf("each figure: median of %u rounds (min, max), warm-up "
-		       "round excluded\n\n", o.reps);
+		       "round excluded\n", o.reps);
+		if (load > c.place.usable) {
+			char warn[200];
+
+			snprintf(warn, sizeof(warn), "warning: load average "
+				 "%.1f on %d usable CPUs: other processes take "
+				 "turns on these cores and every figure below "
+				 "includes their time slices", load,
+				 c.place.usable);
+			lat_cli_print_wrapped(warn, 0);
+		}
+		printf("\n");
 		printf("dead-code trap (ns per iteration)\n");
 		print_figure(&dead);
 		print_figure(&kept);
-		printf("  -> %s.\n\n", verdict);
+		printf("  -> ");
+		lat_cli_print_wrapped(verdict, 5);
+		printf("\n");
 		printf("SPSC ring, same thread (ns per push+pop pair, hot in "
 		       "L1)\n");
 		print_figure(&s8);
@@ -381,12 +398,15 @@ static int run(int argc, char **argv)
 		print_figure(&ho);
 		print_figure(&tp);
 		print_figure(&tb);
-		if (c.place.pinned)
-			printf("  -> a handoff costs at least one cache-line "
-			       "transfer (the floor); throughput beats 1/latency "
-			       "because the producer runs ahead and cached "
-			       "indices let many messages share each transfer."
-			       "\n");
+		if (c.place.pinned) {
+			printf("  -> ");
+			lat_cli_print_wrapped(
+				"a handoff costs at least one cache-line "
+				"transfer (the floor); throughput beats "
+				"1/latency because the producer runs ahead "
+				"and cached indices let many messages share "
+				"each transfer.", 5);
+		}
 	}
 	lat_spsc_free(c.r8[0]);
 	lat_spsc_free(c.r8[1]);

@@ -23,6 +23,19 @@ double lat_bench_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+double lat_bench_loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double load = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lf", &load) != 1)
+		load = -1;
+	fclose(f);
+	return load;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

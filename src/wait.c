@@ -3,27 +3,34 @@
  *
  * The block protocol, and why no wake-up is lost. Waiter W wants
  * condition C (e.g. "tail != head"); notifier N makes C true by a release
- * store (the ring's index) and then calls lat_wait_notify.
+ * store (the ring's index) and then calls lat_wait_notify. @sleepers is a
+ * flag: 1 while W has announced itself and no notifier has taken the
+ * announcement yet.
  *
- *   W: sleepers += 1 (acquire RMW); key = seq; if C: leave;
- *      futex_wait(seq, key)
- *   N: publish C; n = (sleepers += 0) (release RMW); if n: seq += 1 (release);
- *      futex_wake(seq)
+ *   W: swap(sleepers, 1) (acquire); key = seq; if C: sleepers = 0, leave;
+ *      futex_wait(seq, key); repeat
+ *   N: publish C; if swap(sleepers, 0) (release) == 1:
+ *      seq += 1 (release); futex_wake(seq)
  *
  * Both sides read-modify-write the one word @sleepers, so their two RMWs
  * are totally ordered in its modification order:
- *  - N's RMW first: W's RMW reads N's value (N's release sequence), so W
- *    synchronizes with N and its check of C sees the publication: W does
- *    not sleep.
- *  - W's RMW first: N reads n >= 1 and wakes. If N's seq += 1 lands before
- *    W reads key, W's acquire load of seq synchronizes with it and W sees
+ *  - N's swap first: W's swap reads N's value (N's release sequence), so
+ *    W synchronizes with N and its check of C sees the publication: W
+ *    does not sleep.
+ *  - W's swap first: N reads 1 and wakes. If N's seq += 1 lands before W
+ *    reads key, W's acquire load of seq synchronizes with it and W sees
  *    C; if after, futex_wait finds seq != key and returns at once, or W is
  *    already asleep and the wake reaches it.
  * This is the store-buffer (Dekker) pattern done with RMWs on one word
  * instead of two seq_cst fences: same cost on x86 (a locked instruction
  * either way), and ThreadSanitizer, which does not model fences, sees the
- * happens-before edges. W re-checks C after every return (wakes may be
- * spurious or meant for an earlier condition).
+ * happens-before edges. N's swap also clears the flag, so while W is
+ * still waking up the next notifies see 0 and pay no second FUTEX_WAKE
+ * (a counter here cost ~5 wakes per sleep on an 8-slot ring). The price:
+ * one waiter per struct lat_wait, since W clears the flag when it leaves
+ * and would clear another waiter's announcement. Every write of the word
+ * is an RMW, so the modification-order argument above holds across
+ * episodes. W re-checks C after every return (wakes may be spurious).
  */
 #include <errno.h>
 #include <limits.h>
@@ -106,28 +113,31 @@ static void sleep_until(struct lat_wait *w, lat_wait_ready_fn ready,
 	for (;;) {
 		uint32_t key;
 
-		/* announce; acquire pairs with the notifier's release RMW
+		/* announce; acquire pairs with the notifier's release swap
 		 * of sleepers in lat_wait_notify_slow (see the top) */
-		atomic_fetch_add_explicit(&w->sleepers, 1,
-					  memory_order_acquire);
+		atomic_exchange_explicit(&w->sleepers, 1, memory_order_acquire);
 		/* acquire pairs with the notifier's seq increment: what it
 		 * published before is visible to the check of C */
 		key = atomic_load_explicit(&w->seq, memory_order_acquire);
 		if (ready(ctx)) {
-			/* relaxed: leaving needs no order (an RMW, so it stays in
-		 * the notifier's release sequence) */
-			atomic_fetch_sub_explicit(&w->sleepers, 1,
-						  memory_order_relaxed);
+			/* withdraw; relaxed, but an RMW so that every
+			 * write of the word is one and release sequences
+			 * stay unbroken (see the top); a notifier that took
+			 * the flag first pays one idle wake */
+			atomic_exchange_explicit(&w->sleepers, 0,
+						 memory_order_relaxed);
 			return;
 		}
 		if (st)
 			st->sleeps++;
 		futex_wait(&w->seq, key);
-		/* relaxed: as above */
-		atomic_fetch_sub_explicit(&w->sleepers, 1,
-					  memory_order_relaxed);
-		if (ready(ctx))
+		if (ready(ctx)) {
+			/* withdraw, as above (the wake may have been
+			 * spurious and the flag still set) */
+			atomic_exchange_explicit(&w->sleepers, 0,
+						 memory_order_relaxed);
 			return;
+		}
 	}
 }
 
@@ -147,11 +157,11 @@ void lat_wait_slow(struct lat_wait *w, lat_wait_ready_fn ready, void *ctx,
 
 bool lat_wait_notify_slow(struct lat_wait *w, struct lat_wait_stats *st)
 {
-	/* an RMW, not a load: release pairs with the waiter's acquire RMW
+	/* an RMW, not a load: release pairs with the waiter's acquire swap
 	 * of sleepers in sleep_until, so whichever comes second in the
 	 * word's modification order sees the other (see the top) */
-	if (atomic_fetch_add_explicit(&w->sleepers, 0,
-				      memory_order_release) == 0)
+	if (atomic_exchange_explicit(&w->sleepers, 0,
+				     memory_order_release) == 0)
 		return false;
 	/* release pairs with the waiter's acquire load of seq (key) */
 	atomic_fetch_add_explicit(&w->seq, 1, memory_order_release);

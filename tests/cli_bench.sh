@@ -6,7 +6,7 @@
 
 expect_exit 0 "$LATLAB" bench --quick --json
 cp "$T_TMP/out" "$T_TMP/bench.json"
-json_has "$T_TMP/bench.json" placement.pinned placement.desc reps \
+json_has "$T_TMP/bench.json" placement.pinned placement.desc reps loadavg \
 	dce.dce_unused_ns.median dce.dce_kept_ns.median dce.verdict \
 	dce.loop_deleted same_thread.same_thread_8B_ns.median \
 	same_thread.same_thread_64B_ns.min same_thread.same_thread_64B_ns.max \

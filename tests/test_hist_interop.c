@@ -173,6 +173,28 @@ static void compare_text(const char *what, const char *want, const char *got)
 	}
 }
 
+/* Java's summary text @want describes @h too. */
+static void expect_summary(const char *what, const char *want,
+			   const struct lat_hist *h)
+{
+	char *got = summary_text(h);
+
+	compare_summaries(what, want, got);
+	free(got);
+}
+
+/* The .hgrm text Java wrote to @file is latlab's for @h at @ratio. */
+static void expect_hgrm(const char *file, const struct lat_hist *h,
+			double ratio)
+{
+	char *want = slurp(file, NULL), *got = hgrm_text(h, ratio);
+
+	if (want)
+		compare_text(file, want, got);
+	free(got);
+	free(want);
+}
+
 static struct lat_hist *decode_file(const char *name)
 {
 	char *text = slurp(name, NULL);
@@ -244,7 +266,7 @@ static void write_b64(const char *name, const struct lat_hist *h,
 /* One case: Java -> latlab, and latlab's files for the Java check. */
 static void check_case(const char *name, struct lat_hlog_writer *w, int i)
 {
-	char fname[128], *want, *got, *plain_want, *plain_got;
+	char fname[128], *want, *plain_want, *plain_got;
 	struct lat_hist *dec, *dec_plain, *mine;
 
 	snprintf(fname, sizeof(fname), "%s.b64", name);
@@ -252,19 +274,17 @@ static void check_case(const char *name, struct lat_hlog_writer *w, int i)
 	snprintf(fname, sizeof(fname), "%s.plain.b64", name);
 	dec_plain = decode_file(fname);
 	mine = replay(name);
-	if (!dec || !dec_plain)
+	if (!dec || !dec_plain) {
+		lat_hist_free(dec);
+		lat_hist_free(dec_plain);
+		lat_hist_free(mine);
 		return;
+	}
 	snprintf(fname, sizeof(fname), "%s.sum", name);
 	want = slurp(fname, NULL);
-	got = summary_text(dec);
-	compare_summaries(fname, want, got);
-	free(got);
-	got = summary_text(dec_plain);
-	compare_summaries("plain", want, got);
-	free(got);
-	got = summary_text(mine);
-	compare_summaries("recorded by latlab", want, got);
-	free(got);
+	expect_summary(fname, want, dec);
+	expect_summary("plain", want, dec_plain);
+	expect_summary("recorded by latlab", want, mine);
 	free(want);
 
 	/* same values: same uncompressed bytes as Java */
@@ -278,20 +298,10 @@ static void check_case(const char *name, struct lat_hlog_writer *w, int i)
 
 	/* .hgrm text, ratio 1 and 1e6, for decoded and recorded data */
 	snprintf(fname, sizeof(fname), "%s.hgrm", name);
-	want = slurp(fname, NULL);
-	got = hgrm_text(dec, 1.0);
-	compare_text(fname, want, got);
-	free(got);
-	got = hgrm_text(mine, 1.0);
-	compare_text(fname, want, got);
-	free(got);
-	free(want);
+	expect_hgrm(fname, dec, 1.0);
+	expect_hgrm(fname, mine, 1.0);
 	snprintf(fname, sizeof(fname), "%s.ms.hgrm", name);
-	want = slurp(fname, NULL);
-	got = hgrm_text(mine, 1e6);
-	compare_text(fname, want, got);
-	free(got);
-	free(want);
+	expect_hgrm(fname, mine, 1e6);
 
 	snprintf(fname, sizeof(fname), "%s.lat.b64", name);
 	write_b64(fname, mine, true);

@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/bench.h"
 #include "latlab/spsc.h"
 #include "latlab/wait.h"
 #include "t_test.h"
 
 #ifdef LATLAB_SANITIZED
-#define N_ELEMS 1000000ull
+#define N_ELEMS 100000ull
 #else
 #define N_ELEMS 10000000ull
 #endif
@@ -188,6 +189,7 @@ static void test_transfer(size_t capacity, size_t size,
 {
 	struct run ru;
 	pthread_t pt, ct;
+	double t0, secs;
 
 	memset(&ru, 0, sizeof(ru));
 	ru.size = size;
@@ -196,21 +198,23 @@ static void test_transfer(size_t capacity, size_t size,
 	T_EQ_I64(lat_wait_pair_init(&ru.w, kind, 0), 0);
 	if (!ru.r)
 		return;
+	t0 = lat_bench_now_ns();
 	T_EQ_I64(pthread_create(&ct, NULL, consumer, &ru), 0);
 	T_EQ_I64(pthread_create(&pt, NULL, producer, &ru), 0);
 	pthread_join(pt, NULL);
 	pthread_join(ct, NULL);
+	secs = (lat_bench_now_ns() - t0) / 1e9;
 
 	T_EQ_I64(ru.received, ru.n);
 	T_EQ_I64(ru.bad_seq, 0);
 	T_EQ_I64(ru.bad_payload, 0);
 	T_EQ_I64(ru.recv_sum, ru.sent_sum);
 	T_EQ_I64(lat_spsc_count(ru.r), 0);
-	printf("%-5s cap %4zu x %2zu B: %llu moved; producer waited %llu "
+	printf("%-5s cap %4zu x %2zu B: %llu moved in %.2f s; producer waited %llu "
 	       "(yields %llu, sleeps %llu), consumer waited %llu (yields "
 	       "%llu, sleeps %llu), wakes paid %llu\n",
 	       lat_wait_kind_name(kind), capacity, size,
-	       (unsigned long long)ru.received,
+	       (unsigned long long)ru.received, secs,
 	       (unsigned long long)ru.prod_st.waits,
 	       (unsigned long long)ru.prod_st.yields,
 	       (unsigned long long)ru.prod_st.sleeps,

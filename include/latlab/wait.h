@@ -23,8 +23,10 @@
  *    lat_wait_notify().
  *  - Spinning and notifying never allocate and make no syscall; yield and
  *    block make syscalls by design, only once the spin budget is spent.
- *  - Any number of waiters and notifiers may share one struct lat_wait
- *    (the futex wakes all), though an SPSC ring has one of each.
+ *  - One waiter per struct lat_wait at a time (an SPSC ring has one per
+ *    channel); any number of notifiers. The waiter's announcement is a
+ *    flag the paying notifier takes, so a sleeping waiter costs one
+ *    FUTEX_WAKE however many notifies arrive while it wakes up.
  *
  * Using it on a ring: one struct lat_wait_pair per ring: the consumer
  * waits on .data and the producer notifies it after each push; the
@@ -66,7 +68,8 @@ LAT_INLINE void lat_wait_pause(void)
 
 /*
  * One wake-up channel. @seq is the futex word (bumped by every paid wake),
- * @sleepers counts waiters between announcing themselves and leaving.
+ * @sleepers is 1 while the waiter has announced itself and no notifier
+ * has taken the announcement (a flag; the name is kept for callers).
  * Both sides touch this region only on the slow path (block mode), so it
  * sits on its own lines, away from the ring's indices.
  */

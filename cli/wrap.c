@@ -1,0 +1,69 @@
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wrap.h"
+
+/* Display columns of @n bytes of UTF-8 (continuation bytes take none). */
+static int columns(const char *s, int n)
+{
+	int cols = 0;
+
+	for (int i = 0; i < n; i++)
+		cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return cols;
+}
+
+/* Is the word at @s (up to a space or the end) a unit like "ms" or "µs,"? */
+static bool is_unit(const char *s)
+{
+	static const char *const units[] = { "ns", "µs", "ms", "s", "k/s",
+					     "M/s" };
+	size_t n = strcspn(s, " ");
+
+	while (n && strchr("),.:;", s[n - 1]))
+		n--;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i]) == n && !strncmp(s, units[i], n))
+			return true;
+	return false;
+}
+
+/* Length of the next word, a number and its unit counted as one. */
+static int word_len(const char *s)
+{
+	int n = (int)strcspn(s, " ");
+
+	if (s[n] == ' ' && is_unit(s + n + 1))
+		n += 1 + (int)strcspn(s + n + 1, " ");
+	return n;
+}
+
+void lat_cli_print_wrapped(const char *text, int indent)
+{
+	int col;
+
+	if (indent < 0 || indent > 20)
+		indent = 0;
+	col = indent;
+	while (*text == ' ')
+		text++;
+	while (*text) {
+		int n = word_len(text);
+		int w = columns(text, n);
+
+		if (col > indent && col + 1 + w > 78) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			printf(" ");
+			col++;
+		}
+		printf("%.*s", n, text);
+		col += w;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	printf("\n");
+}
