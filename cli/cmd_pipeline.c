@@ -49,8 +49,9 @@ static const char usage[] =
 "                       with a core per hot thread, else yield)\n"
 "  --spins <n>          pauses before a yield or sleep (default 256, or 16\n"
 "                       when hot threads share a CPU)\n"
-"  --cpus <list>        CPUs for producer, stages, consumer in order\n"
-"                       (default: one physical core each, isolated first)\n"
+"  --cpus <list>        CPUs for producer, stages, consumer in order; a\n"
+"                       longer list is a pool to place within (default:\n"
+"                       one physical core each, isolated first)\n"
 "  --no-pin             let the scheduler place the threads\n"
 "  --json               print one JSON object instead of the table\n"
 "  --hlog <file>        interval histograms, one tag per delta (.hlog 1.3)\n"
@@ -182,8 +183,8 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_WAIT:
 		if (lat_wait_kind_parse(optarg, &cfg->wait))
-			lat_cli_usage_error(CMD, "--wait must be spin, yield or "
-					    "block, not '%s'", optarg);
+			lat_cli_usage_error(CMD, "--wait must be spin, yield "
+					    "or block, not '%s'", optarg);
 		a->wait_set = true;
 		break;
 	case OPT_SPINS:
@@ -247,8 +248,9 @@ static void parse(struct args *a, int argc, char **argv)
 		double n = ceil(a->cfg.rate * a->duration_ns / 1e9);
 
 		if (n < 1 || n > 1e12)
-			lat_cli_usage_error(CMD, "--duration at --rate gives %.0f "
-					    "events, outside 1..10^12", n);
+			lat_cli_usage_error(CMD, "--duration at --rate gives "
+					    "%.0f events, outside 1..10^12",
+					    n);
 		a->cfg.events = (uint64_t)n;
 	}
 	if (a->cfg.stall_ns > 0 && a->cfg.stall_seq >= a->cfg.events)
@@ -271,22 +273,6 @@ static void parse(struct args *a, int argc, char **argv)
 
 static struct lat_topo topo; /* 24 KiB: not on the stack */
 
-/* A usable CPU no hot thread uses, for --noise; -1 if none. */
-static int free_cpu(const struct lat_topo_place *pl)
-{
-	for (int c = 0; c < topo.n_cpus; c++) {
-		bool used = false;
-
-		if (!topo.cpu[c].online || !topo.cpu[c].allowed)
-			continue;
-		for (int i = 0; i < pl->n; i++)
-			used |= pl->cpu[i] == c;
-		if (!used)
-			return c;
-	}
-	return -1;
-}
-
 static void place(struct args *a)
 {
 	struct lat_topo_place pl;
@@ -303,6 +289,16 @@ static void place(struct args *a)
 					 &pl, &bad);
 	else
 		rc = lat_topo_place(&topo, n, &pl);
+	if (!rc && a->n_cpu_list > n) {
+		/* more CPUs than threads: a pool to place within */
+		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
+			all[c] = false;
+		for (int i = 0; i < a->n_cpu_list; i++)
+			all[a->cpu_list[i]] = true;
+		lat_topo_restrict(&topo, all);
+		rc = lat_topo_place(&topo, n, &pl);
+		pl.flags |= LAT_TOPO_CHOSEN;
+	}
 	if (rc == -ESRCH) {
 		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
 			all[c] = c < topo.n_cpus && topo.cpu[c].online &&
@@ -316,7 +312,7 @@ static void place(struct args *a)
 		lat_cli_fail(CMD, "cannot place %d threads: %s", n,
 			     lat_strerror(rc));
 	a->oversubscribed = lat_pipe_place(&a->cfg, &pl, a->wait_set);
-	a->cfg.noise_cpu = a->cfg.noise ? free_cpu(&pl) : -1;
+	a->cfg.noise_cpu = a->cfg.noise ? lat_topo_free_cpu(&topo, &pl) : -1;
 }
 
 /* After every check that can refuse the run, so errors stay one line. */
@@ -409,7 +405,7 @@ static void print(const struct args *a, const struct lat_pipe_result *r,
 
 static void warn_work(const struct lat_work *w)
 {
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
 
 	if (w->target_ns <= 0 || fabs(w->check_error) <= 0.2)
 		return;

@@ -206,8 +206,8 @@ void *pipe_agg_main(void *arg)
 	if (a->hlog && a->recorded) {
 		lat_cycles_t start = atomic_load_explicit(&p->start,
 							  memory_order_relaxed);
-		double end_s = (double)lat_clock_to_ns(&p->cal,
-						       a->last_t0 - start) / 1e9;
+		lat_cycles_t span = a->last_t0 - start;
+		double end_s = (double)lat_clock_to_ns(&p->cal, span) / 1e9;
 		double len = end_s - (double)a->interval_index *
 				     p->cfg.interval_s;
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "latlab/pipe.h"
@@ -110,4 +111,27 @@ const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len)
 	else
 		snprintf(buf, len, "work%d", i / 2);
 	return buf;
+}
+
+int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
+		       bool *oversubscribed)
+{
+	struct lat_topo *t = malloc(sizeof(*t));
+	struct lat_topo_place p;
+	bool shared = false;
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	rc = lat_topo_load(t, NULL, NULL);
+	if (!rc)
+		rc = lat_topo_place(t, lat_pipe_n_hot(c->stages), &p);
+	if (!rc) {
+		shared = lat_pipe_place(c, &p, wait_chosen);
+		c->noise_cpu = c->noise ? lat_topo_free_cpu(t, &p) : -1;
+	}
+	free(t);
+	if (oversubscribed)
+		*oversubscribed = shared;
+	return rc;
 }

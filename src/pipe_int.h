@@ -17,8 +17,12 @@
 /* start-line states (struct lat_pipe.go) */
 enum { PIPE_WAIT = 0, PIPE_GO = 1, PIPE_ABORT = -1 };
 
+/*
+ * One per hot thread, each on its own lines: the thread bumps its counts
+ * and wait statistics every event, and neighbours must not share them.
+ */
 struct pipe_hot {
-	struct lat_pipe *p;
+	_Alignas(LAT_PAD_BYTES) struct lat_pipe *p;
 	int index;               /* 0 producer, 1..K stages, K+1 consumer */
 	enum lat_pipe_role role;
 	pthread_t tid;
@@ -64,6 +68,7 @@ struct lat_pipe {
 	lat_cycles_t stall_cycles;
 	double start_wall_s;       /* CLOCK_REALTIME at event 0's due time */
 	uint64_t steal0, ticks0;   /* /proc/stat at the start line, 0 unknown */
+	double loadavg;            /* /proc/loadavg at the start line, or -1 */
 
 	struct lat_spsc *ring[LAT_PIPE_MAX_HOT - 1]; /* ring[i] feeds hot i+1 */
 	struct lat_wait_pair *wait;                   /* one per ring */
@@ -74,7 +79,7 @@ struct lat_pipe {
 	struct pipe_hot hot[LAT_PIPE_MAX_HOT];
 	pthread_t agg_tid, noise_tid;
 	bool agg_created, noise_created;
-	struct pipe_agg agg;
+	_Alignas(LAT_PAD_BYTES) struct pipe_agg agg;
 	unsigned char *noise_buf;
 	size_t noise_len;
 

@@ -124,6 +124,18 @@ static int worst_part(const struct lat_pipe_result *r, double level)
 	return worst;
 }
 
+/* What a large delta of each kind means. */
+static const char *meaning(const char *name)
+{
+	if (!strcmp(name, "pace"))
+		return "the producer sent late: it was off its CPU, or q1 "
+		       "was full";
+	if (name[0] == 'q')
+		return "events waited in a ring: the thread after it was not "
+		       "running";
+	return "the work itself was interrupted (preemption, faults)";
+}
+
 /* Why the tail is what it is: facts from this run, not canned text. */
 static void print_why(FILE *out, const struct lat_pipe_result *r)
 {
@@ -135,13 +147,17 @@ static void print_why(FILE *out, const struct lat_pipe_result *r)
 		sleeps += r->thread[i].wait.sleeps;
 	}
 	if (w >= 0)
-		fprintf(out, "tail: the largest p99.9 part is %s\n",
-			r->delta[w].name);
+		fprintf(out, "tail: the largest p99.9 part is %s: %s\n",
+			r->delta[w].name, meaning(r->delta[w].name));
 	if (r->config.place_flags & LAT_TOPO_SHARED_CPU)
 		fprintf(out, "tail: hot threads share CPUs, so a hand-off "
 			"waits for the other thread on that CPU to give it "
 			"up (%" PRIu64 " yields, %" PRIu64 " sleeps)\n",
 			yields, sleeps);
+	if (r->loadavg >= 1)
+		fprintf(out, "tail: the load average was %.1f on %d CPUs when "
+			"the run started: other processes took turns on the "
+			"pipeline's CPUs\n", r->loadavg, r->online_cpus);
 	if (r->steal_pct >= 0.5)
 		fprintf(out, "tail: the hypervisor stole %.1f%% of CPU time "
 			"during the run; each steal is a gap of tens of "
@@ -260,6 +276,11 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 		lat_json_double(j, "steal_pct", r->steal_pct);
 	else
 		lat_json_null(j, "steal_pct");
+	if (r->loadavg >= 0)
+		lat_json_double(j, "loadavg", r->loadavg);
+	else
+		lat_json_null(j, "loadavg");
+	lat_json_int(j, "online_cpus", r->online_cpus);
 	lat_json_double(j, "cycles_per_ns", r->cal.cycles_per_ns);
 	lat_json_obj_begin(j, "work");
 	lat_json_double(j, "target_ns", r->work.target_ns);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pipe_int.h"
 
@@ -50,6 +51,19 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 		*total += v[i];
 	*steal = v[7];
 	return 0;
+}
+
+static double loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 /*
@@ -220,9 +234,11 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 	*out = NULL;
 	if (lat_pipe_config_check(c, NULL))
 		return -EINVAL;
-	p = calloc(1, sizeof(*p));
+	/* aligned: the per-thread blocks inside must not share lines */
+	p = aligned_alloc(LAT_PAD_BYTES, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
 	p->cfg = *c;
 	p->n_hot = lat_pipe_n_hot(c->stages);
 	p->msg_size = LAT_PIPE_MSG_SIZE(c->stages);
@@ -260,6 +276,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return rc;
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
+	p->loadavg = loadavg();
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
@@ -340,13 +357,15 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 	}
 	r->offered_rate = p->cfg.rate;
 	if (a->recorded && a->last_final > start)
-		r->wall_s = (double)lat_clock_to_ns(&p->cal,
-						    a->last_final - start) / 1e9;
+		r->wall_s = (double)lat_clock_to_ns(&p->cal, a->last_final -
+								start) / 1e9;
 	r->achieved_rate = r->wall_s > 0 ? (double)r->consumed / r->wall_s : 0;
 	r->interrupted = atomic_load_explicit(&p->stop, memory_order_relaxed) &&
 			 r->produced < p->cfg.events;
 	r->cal = p->cal;
 	r->work = p->work;
+	r->loadavg = p->loadavg;
+	r->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->steal_pct = -1;
 	if (p->ticks0 && !cpu_ticks(&steal, &ticks) && ticks > p->ticks0)
 		r->steal_pct = 100.0 * (double)(steal - p->steal0) /

@@ -59,29 +59,37 @@ static bool ring_has_space(void *ctx)
 }
 
 /*
- * Publish @m into q1. t_sent is stamped just before each attempt, so the
- * successful attempt carries the time of publication, after any wait for
+ * Publish @m into q1. t_sent is the pacer's release time (its last clock
+ * read, a few ns before the push: no extra stamp on the common path);
+ * when q1 is full it is re-stamped before every further attempt, so the
+ * successful one carries the time of publication after the wait for
  * space: pace = t_sent - t0 includes back-pressure from a full q1.
  */
 static inline void publish(struct lat_spsc *q, struct lat_wait_pair *w,
 			   struct lat_pipe_msg *m, size_t size, bool stamps,
-			   struct lat_wait_stats *st)
+			   lat_cycles_t released, struct lat_wait_stats *st)
 {
-	for (;;) {
+	if (stamps)
+		m->t_sent = released;
+	while (!lat_spsc_try_push_raw(q, m, size)) {
+		lat_wait_until(&w->space, ring_has_space, q, st);
 		if (stamps)
 			m->t_sent = lat_clock_start();
-		if (lat_spsc_try_push_raw(q, m, size))
-			break;
-		lat_wait_until(&w->space, ring_has_space, q, st);
 	}
 	lat_wait_notify(&w->data, st);
 }
 
-/* Wait for @due without holding the CPU (it is shared with the pipeline). */
-static inline void pace_wait_yielding(lat_cycles_t due)
+/*
+ * Wait for @due without holding the CPU (it is shared with the pipeline);
+ * the clock at release, as lat_pace_wait returns it.
+ */
+static inline lat_cycles_t pace_wait_yielding(lat_cycles_t due)
 {
-	while ((int64_t)(lat_clock_now() - due) < 0)
+	lat_cycles_t now;
+
+	while ((int64_t)((now = lat_clock_now()) - due) < 0)
 		sched_yield();
+	return now;
 }
 
 static void push_end(struct lat_spsc *q, struct lat_wait_pair *w, size_t size,
@@ -105,6 +113,7 @@ void *pipe_producer_main(void *arg)
 	const bool stamps = c->stamps, yielding = c->pace_yield;
 	struct lat_pipe_msg m;
 	struct lat_pace pace;
+	lat_cycles_t released;
 	uint64_t seq;
 
 	memset(&m, 0, sizeof(m));
@@ -121,12 +130,10 @@ void *pipe_producer_main(void *arg)
 			break;
 		m.seq = seq;
 		m.t0 = lat_pace_due(&pace);
-		if (yielding)
-			pace_wait_yielding(m.t0);
-		else
-			lat_pace_wait(&pace);
+		released = yielding ? pace_wait_yielding(m.t0)
+				    : lat_pace_wait(&pace);
 		lat_pace_advance(&pace);
-		publish(q, w, &m, size, stamps, &h->wait);
+		publish(q, w, &m, size, stamps, released, &h->wait);
 		if ((seq & 1023) == 1023)
 			atomic_store_explicit(&p->produced_pub, seq + 1,
 					      memory_order_relaxed);

@@ -205,7 +205,8 @@ static void read_llc(const char *root, int cpu, int *llc, int *level)
 		    !strncmp(type, "Instruction", 11))
 			continue;
 		snprintf(path, sizeof(path),
-			 "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
+			 "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu,
+			 i);
 		if (read_file(path, list, sizeof(list)) ||
 		    lat_topo_list_parse(list, set) <= 0)
 			continue;
@@ -254,6 +255,8 @@ static void count(struct lat_topo *t)
 {
 	int on_core[LAT_TOPO_MAX_CPUS] = { 0 }; /* usable CPUs per core */
 
+	t->n_online = t->n_usable = t->n_usable_cores = 0;
+	t->n_isolated = t->n_isolated_usable = t->max_smt = 0;
 	for (int c = 0; c < t->n_cpus; c++) {
 		const struct lat_topo_cpu *cpu = &t->cpu[c];
 
@@ -268,6 +271,14 @@ static void count(struct lat_topo *t)
 		if (on_core[cpu->core] > t->max_smt)
 			t->max_smt = on_core[cpu->core];
 	}
+}
+
+int lat_topo_restrict(struct lat_topo *t, const bool *set)
+{
+	for (int c = 0; c < t->n_cpus; c++)
+		t->cpu[c].allowed &= set[c];
+	count(t);
+	return t->n_usable;
 }
 
 int lat_topo_load(struct lat_topo *t, const char *root, const bool *allowed)

@@ -61,8 +61,8 @@ static void machine(int cores, int smt, int per_llc, const char *isolated)
 	for (int c = 0; c < n; c++) {
 		int core = c % cores;
 
-		snprintf(rel, sizeof(rel), "cpu%d/topology/thread_siblings_list",
-			 c);
+		snprintf(rel, sizeof(rel),
+			 "cpu%d/topology/thread_siblings_list", c);
 		if (smt == 2)
 			snprintf(text, sizeof(text), "%d,%d\n", core,
 				 core + cores);
@@ -188,6 +188,7 @@ static void test_8core_smt(void)
 	expect_cpus(&p, three, 3);
 	T_EQ_I64(p.flags, 0);
 	T_EQ_I64(p.n_cores_used, 3);
+	T_EQ_I64(lat_topo_free_cpu(&topo, &p), 0);
 
 	/* 9 threads on 8 cores: CPU 0's sibling (8) before CPU 0, then SMT */
 	T_EQ_I64(lat_topo_place(&topo, 9, &p), 0);
@@ -203,6 +204,18 @@ static void test_8core_smt(void)
 		T_CHECK(p.cpu[i] != p.cpu[0]);
 	T_EQ_I64(p.n_cpus_used, 16);
 
+	/* --cpus 4-7 with three threads: the policy, within those four */
+	{
+		static bool set[LAT_TOPO_MAX_CPUS];
+		static const int four_to_six[] = { 4, 5, 6 };
+
+		T_EQ_I64(lat_topo_list_parse("4-7", set), 4);
+		T_EQ_I64(lat_topo_restrict(&topo, set), 4);
+		T_EQ_I64(topo.n_usable_cores, 4);
+		T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
+		expect_cpus(&p, four_to_six, 3);
+		load("0-15");
+	}
 	T_EQ_I64(lat_topo_place(&topo, 0, &p), -EINVAL);
 	T_EQ_I64(lat_topo_place(&topo, LAT_TOPO_MAX_HOT + 1, &p), -EINVAL);
 	cleanup();
@@ -252,6 +265,7 @@ static void test_restricted(void)
 	expect_cpus(&p, want, 3);
 	T_EQ_I64(p.flags,
 		 LAT_TOPO_SHARED_CPU | LAT_TOPO_SMT | LAT_TOPO_CPU0);
+	T_EQ_I64(lat_topo_free_cpu(&topo, &p), -1);
 	T_EQ_I64(p.n_cpus_used, 2);
 	T_EQ_I64(p.n_cores_used, 1);
 	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)

@@ -14,10 +14,12 @@
  *    under the --alloc experiment, which is the point of it).
  *  - Stamps, in order, for every event:
  *      t0      intended send time from the pacer (not the actual time);
- *      t_sent  taken at the moment the producer publishes into q1, after
- *              any wait for space: a stamp taken after the push returned
- *              could not travel in the message, and the stage may already
- *              have popped it by then;
+ *      t_sent  the producer's release from its pacing wait (the pacer's
+ *              last clock read, a few ns before the push), re-stamped
+ *              after any wait for space in q1, so it is the moment of
+ *              publication: a stamp taken after the push returned could
+ *              not travel in the message, and the stage may already have
+ *              popped it by then;
  *      work[k].begin / .end  around stage k's work;
  *      t_final the consumer's stamp after its pop.
  *    Deltas (in this order, named by lat_pipe_delta_name): pace = t_sent -
@@ -73,7 +75,7 @@
 struct lat_pipe_msg {
 	uint64_t seq;            /* 0.. events-1 */
 	lat_cycles_t t0;         /* intended send time */
-	lat_cycles_t t_sent;     /* producer's publication into q1 */
+	lat_cycles_t t_sent;     /* producer's release / publication, q1 */
 	lat_cycles_t t_final;    /* consumer, after its pop */
 	struct {
 		lat_cycles_t begin, end;
@@ -182,6 +184,9 @@ struct lat_pipe_result {
 	double steal_pct;         /* CPU time the hypervisor stole during the
 				   * run, % of all CPUs' time (/proc/stat);
 				   * -1 when unknown */
+	double loadavg;           /* 1-minute load average when the run
+				   * started (/proc/loadavg); -1 unknown */
+	int online_cpus;          /* CPUs online when it started */
 
 	struct lat_clock_cal cal;
 	struct lat_work work;
@@ -214,15 +219,26 @@ static inline int lat_pipe_n_hot(int stages)
 /*
  * Copy placement @p into @c (cpu[], place_flags; set @c->pin first: an
  * unpinned run keeps only the shared-CPU fact) and choose what
- * oversubscription needs: when two hot threads share a CPU, @c->pace_yield is set, and
- * when @wait_chosen is false the wait strategy becomes LAT_WAIT_YIELD
- * (spinners sharing a CPU hand off once per scheduler tick; yielding
- * cannot livelock), else LAT_WAIT_SPIN, and an unset @c->wait_spins
- * becomes LAT_PIPE_SHARED_SPINS. Returns true when the placement is
- * oversubscribed.
+ * oversubscription needs. When two hot threads share a CPU: the producer
+ * paces with yields if its own CPU is shared (@c->pace_yield), an unset
+ * @c->wait_spins becomes LAT_PIPE_SHARED_SPINS, and unless @wait_chosen
+ * the wait strategy becomes LAT_WAIT_YIELD (spinners sharing a CPU hand
+ * off once per scheduler tick; yielding cannot livelock); otherwise it is
+ * LAT_WAIT_SPIN. Returns true when the placement is oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);
+
+/*
+ * The default placement on this machine, as `latlab pipeline` does it:
+ * load the topology, lat_topo_place() the hot threads for @c->stages,
+ * then lat_pipe_place(), and with @c->noise a lat_topo_free_cpu() for
+ * the noise thread. *@oversubscribed (may be NULL) says whether hot
+ * threads share CPUs. Returns 0, -ENOMEM, or lat_topo_load/place errors.
+ * Reads sysfs; allocates and frees the topology (~24 KiB).
+ */
+int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
+		       bool *oversubscribed);
 
 /* Name of delta @i for @stages stages ("pace", "q1+wake", ...). */
 const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len);

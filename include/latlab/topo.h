@@ -38,7 +38,8 @@ struct lat_topo_cpu {
 	bool isolated;  /* listed in <root>/isolated (isolcpus=) */
 	int core;       /* lowest CPU among its SMT siblings */
 	int package;    /* physical_package_id, 0 when unknown */
-	int llc;        /* lowest CPU sharing its last-level cache, -1 unknown */
+	int llc;        /* lowest CPU sharing its last-level cache, -1 if
+			 * unknown */
 };
 
 struct lat_topo {
@@ -122,6 +123,13 @@ int lat_topo_place(const struct lat_topo *t, int n,
 		   struct lat_topo_place *p);
 
 /*
+ * Narrow @t's usable CPUs to those also in @set (LAT_TOPO_MAX_CPUS bools)
+ * and recount, so lat_topo_place chooses among them ("use CPUs 4-7").
+ * Returns the number of usable CPUs left.
+ */
+int lat_topo_restrict(struct lat_topo *t, const bool *set);
+
+/*
  * Place @n hot threads on the user's @cpus (@n_cpus entries, in order;
  * fewer than @n are packed as lat_topo_place does when short of CPUs).
  * Returns 0, -EINVAL for bad counts, or -ESRCH when a CPU is not usable:
@@ -130,6 +138,14 @@ int lat_topo_place(const struct lat_topo *t, int n,
 int lat_topo_place_cpus(const struct lat_topo *t, const int *cpus,
 			int n_cpus, int n, struct lat_topo_place *p,
 			int *bad_cpu);
+
+/*
+ * A usable CPU (online, in the affinity mask) that placement @p does not
+ * use, for a helper thread that must not disturb the hot ones (lowest
+ * number first); -1 when every usable CPU holds a hot thread.
+ */
+int lat_topo_free_cpu(const struct lat_topo *t,
+		      const struct lat_topo_place *p);
 
 /*
  * One lowercase sentence (no final period) for a single flag of enum
