@@ -1,6 +1,8 @@
 # The two commands (see README): 'make run' and 'make test'.
 # Everything else here is a step they use.
 
+MAKEFLAGS += --no-print-directory
+
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE ?= cmake
 CTEST ?= ctest
