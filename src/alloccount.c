@@ -192,10 +192,9 @@ bool lat_alloc_available(const char **reason)
 
 int lat_alloc_snapshot(struct lat_alloc_counts *out)
 {
-	if (!lat_alloc_available(NULL)) {
-		memset(out, 0, sizeof(*out));
+	memset(out, 0, sizeof(*out));
+	if (!lat_alloc_available(NULL))
 		return -LAT_EUNSUPP;
-	}
 #if LAT_ALLOC_WRAP
 	*out = tls_counts;
 #endif
