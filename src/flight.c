@@ -194,23 +194,6 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 	return ncols;
 }
 
-/* Display width of a UTF-8 string (µ is two bytes, one column). */
-static int text_width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void put_cell(FILE *out, const char *text, int width)
-{
-	for (int pad = width - text_width(text); pad > 0; pad--)
-		fputc(' ', out);
-	fputs(text, out);
-}
-
 static void fmt_signed_ns(char *buf, size_t len, lat_ns_t t, lat_ns_t origin)
 {
 	char mag[LAT_FMT_LEN];
@@ -228,7 +211,7 @@ enum { COL_WIDTH = 10 };
 
 static int col_width(const char *name)
 {
-	int w = text_width(name);
+	int w = lat_fmt_width(name);
 
 	return (w > COL_WIDTH ? w : COL_WIDTH) + 1; /* +1 for the star */
 }
@@ -239,7 +222,7 @@ static void print_header_row(const struct lat_flight *f, FILE *out,
 	fprintf(out, "%12s %11s", "seq", "t-trigger");
 	for (size_t c = 0; c <= f->ndeltas; c++) {
 		fputc(' ', out);
-		put_cell(out, cols[c].name, col_width(cols[c].name));
+		lat_fmt_pad(out, cols[c].name, col_width(cols[c].name));
 	}
 	fputc('\n', out);
 }
@@ -252,7 +235,7 @@ static void print_row(const struct lat_flight *f, FILE *out,
 
 	fprintf(out, "%12llu ", (unsigned long long)s[W_SEQ]);
 	fmt_signed_ns(buf, sizeof(buf), s[W_T0], origin);
-	put_cell(out, buf, 11);
+	lat_fmt_pad(out, buf, 11);
 	for (size_t c = 0; c <= f->ndeltas; c++) {
 		uint64_t v = cell(f, s, c);
 
@@ -262,7 +245,7 @@ static void print_row(const struct lat_flight *f, FILE *out,
 		else
 			strcat(buf, " ");
 		fputc(' ', out);
-		put_cell(out, buf, col_width(cols[c].name) + 1);
+		lat_fmt_pad(out, buf, col_width(cols[c].name) + 1);
 	}
 	fputs(trigger ? "  <- trigger\n" : "\n", out);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "latlab/flight.h"
+#include "latlab/fmt.h"
 #include "t_test.h"
 
 static const char *const names[] = { "pace", "q1+wake", "work1",
@@ -245,6 +246,7 @@ static void test_json(void)
 
 int main(void)
 {
+	T_EQ_I64(lat_fmt_width("12.4 µs"), 7); /* the table's alignment */
 	test_bad_init();
 	test_spike();
 	test_arm_and_short_window();
