@@ -62,12 +62,23 @@ LAT_INLINE lat_cycles_t lat_clock_start(void)
 }
 
 /*
- * End-of-region read: the read waits for the region's instructions to
- * complete (leading lfence / isb), and the trailing fence keeps later
- * instructions from starting before the read. lfence;rdtsc;lfence is used
- * rather than rdtscp because rdtscp is not reliably advertised (CPUID on
- * some hypervisors hides it while it still executes) and its ordering is
- * the same: it only waits for earlier instructions, which lfence does too.
+ * End-of-region read: lfence;rdtsc;lfence (isb;mrs;isb on aarch64).
+ *
+ * Why this and not rdtscp: the ordering is the same. rdtscp waits for
+ * earlier instructions to finish, exactly like the leading lfence, and like
+ * rdtsc it does NOT stop later instructions from starting before it reads,
+ * so Intel's own recipe is "rdtscp; lfence" anyway. What rdtscp adds is
+ * TSC_AUX in ecx (the CPU number), which in a VM is the host's CPU, not
+ * ours, and a CPUID dependency: some hypervisors hide rdtscp in CPUID while
+ * the instruction still executes, so code that uses it either trusts an
+ * unadvertised instruction or needs a fallback path. lfence exists on every
+ * x86_64 (SSE2) and is dispatch-serializing on Intel and on AMD under
+ * Linux (the kernel sets the MSR bit; Zen 2 and later always are), so
+ * lfence;rdtsc;lfence is correct everywhere with one code path. The
+ * leading fence keeps the region's instructions out of the stamp's past;
+ * the trailing fence keeps later instructions (e.g. the store of the stamp
+ * and the next region) from starting before the read. `latlab clock`
+ * measures both costs side by side.
  */
 LAT_INLINE lat_cycles_t lat_clock_end(void)
 {
@@ -84,20 +95,29 @@ LAT_INLINE lat_cycles_t lat_clock_end(void)
 #endif
 }
 
-/* Calibration result: everything needed to turn cycles into ns. */
+/*
+ * Calibration result: everything needed to turn cycles into ns and back.
+ * Filled by lat_clock_cal_from_ratio() or lat_clock_calibrate(); plain
+ * data, copy it freely and share it read-only between threads.
+ */
 struct lat_clock_cal {
-	double cycles_per_ns;  /* fitted slope, for display and reports */
+	double cycles_per_ns;  /* the ratio, for display and reports */
 	uint64_t mult;         /* ns = (cycles * mult) >> shift */
 	unsigned shift;
-	double spread_ppm;     /* spread of the windows that made the fit */
-	int windows;           /* windows used */
+	uint64_t to_cycles_mult;  /* cycles = (ns * to_cycles_mult) >> */
+	unsigned to_cycles_shift; /*          to_cycles_shift          */
+	double spread_ppm;     /* max - min of the window slopes, in ppm */
+	int windows;           /* windows that made the fit (0: not fitted) */
 	bool from_hardware;    /* frequency read from hardware, not fitted */
 };
 
 /*
- * Cycles to nanoseconds with the calibration in @cal. Inline, no division.
- * Exact to within rounding of mult/shift; valid for any 64-bit count
- * whose product fits in 128 bits (always).
+ * Cycles to nanoseconds with the calibration in @cal. Inline, no division,
+ * no allocation. Truncates: for ratios exactly representable as a double
+ * (1.0, 2.0, 3.0, ...) a cycle count whose true value is a whole number
+ * of ns converts exactly; otherwise the result is floor or ceil of
+ * cycles / cycles_per_ns (error < 1 ns) for any interval shorter than
+ * 2^62 ns (146 years). Returns 0 for a zeroed @cal.
  */
 LAT_INLINE lat_ns_t lat_clock_to_ns(const struct lat_clock_cal *cal,
 				    lat_cycles_t cycles)
@@ -106,34 +126,93 @@ LAT_INLINE lat_ns_t lat_clock_to_ns(const struct lat_clock_cal *cal,
 }
 
 /*
- * Fill @cal->mult and @cal->shift from @cycles_per_ns (> 0). Returns 0 or
- * -EINVAL for a ratio that is not finite and positive.
+ * Nanoseconds to cycles: floor(ns * cycles_per_ns), exact to within one
+ * cycle (the multiplier is the ratio's full 53-bit mantissa). Inline, no
+ * division; for pacers and deadlines. Results beyond 2^64 wrap, which no
+ * interval below 190 years reaches at <= 3 GHz.
+ */
+LAT_INLINE lat_cycles_t lat_clock_from_ns(const struct lat_clock_cal *cal,
+					  lat_ns_t ns)
+{
+	return (lat_cycles_t)(((lat_u128)ns * cal->to_cycles_mult) >>
+			      cal->to_cycles_shift);
+}
+
+/* Accepted ratios: 1 kHz to 1 THz counters. */
+#define LAT_CLOCK_MIN_CYCLES_PER_NS 1e-6
+#define LAT_CLOCK_MAX_CYCLES_PER_NS 1e3
+
+/*
+ * Fill @cal's multipliers from @cycles_per_ns in
+ * [LAT_CLOCK_MIN_CYCLES_PER_NS, LAT_CLOCK_MAX_CYCLES_PER_NS], keeping 62 to
+ * 63 significant bits so the conversion error is ~1e-18 relative (far
+ * below the 1 ppm the design asks for) plus the final truncation.
+ * Sets cycles_per_ns; leaves spread_ppm, windows and from_hardware alone.
+ * Returns 0, or -EINVAL for a ratio out of range or not finite (then @cal
+ * is unchanged). Uses one 128-bit division; not for hot paths.
  */
 int lat_clock_cal_from_ratio(struct lat_clock_cal *cal, double cycles_per_ns);
 
 /*
- * Calibrate against CLOCK_MONOTONIC_RAW over about @window_ms milliseconds
- * in total, split into several short windows so that a preemption spoils
- * one window, not the result. Returns 0, or -EINVAL for window_ms == 0.
- * Blocks for the window; not for hot paths. Thread-safe.
+ * The calibration to use on this machine: on aarch64 the counter frequency
+ * from cntfrq_el0 (from_hardware = true, returns at once); elsewhere
+ * lat_clock_calibrate_fit(). Returns 0, -EINVAL for window_ms == 0 or
+ * > 60000, or -LAT_EUNSUPP if no usable ratio was measured. Blocks for
+ * about @window_ms; not for hot paths. Thread-safe, no allocation.
  */
 int lat_clock_calibrate(struct lat_clock_cal *cal, unsigned window_ms);
+
+/*
+ * Measure the ratio against CLOCK_MONOTONIC_RAW over about @window_ms in
+ * total, on any architecture (sleeping, not spinning, between points).
+ *
+ * Robust to preemption: the window is cut into several short windows;
+ * each boundary is the tightest of several (cycle read, clock_gettime,
+ * cycle read) brackets, so a preemption inside one bracket is discarded,
+ * and one during the sleep costs nothing (both clocks keep running).
+ * Points far off the median-slope line are dropped; the ratio is the
+ * least-squares fit of the rest. spread_ppm is max - min of the kept
+ * windows' slopes relative to the fit: bracket noise (~tens of ns) over a
+ * short window, so expect a few ppm for 20 ms windows; a large spread
+ * means the counter is not steady. Same returns as lat_clock_calibrate().
+ */
+int lat_clock_calibrate_fit(struct lat_clock_cal *cal, unsigned window_ms);
+
+/*
+ * One bracketed reading of both clocks: the tightest of @tries
+ * (fenced read, clock_gettime(CLOCK_MONOTONIC_RAW), fenced read).
+ * @cycles is the bracket's midpoint, @width its length in cycles.
+ * Used by calibration and by drift measurements. tries >= 1.
+ */
+struct lat_clock_pair {
+	lat_cycles_t cycles;
+	int64_t raw_ns;
+	lat_cycles_t width;
+};
+void lat_clock_pair_read(struct lat_clock_pair *p, unsigned tries);
 
 /* What the machine says about the cycle counter. */
 struct lat_clock_info {
 	bool invariant_cpuid;      /* CPUID 0x80000007 EDX[8] (x86 only) */
 	bool constant_tsc;         /* /proc/cpuinfo flag */
 	bool nonstop_tsc;          /* /proc/cpuinfo flag */
-	bool rdtscp_cpuid;         /* advertised by CPUID */
+	bool tsc_reliable;         /* /proc/cpuinfo flag (hypervisor's word) */
+	bool tsc_known_freq;       /* /proc/cpuinfo flag */
+	bool rdtscp_cpuid;         /* advertised by CPUID 0x80000001 EDX[27] */
+	bool rdtscp_cpuinfo;       /* 'rdtscp' in /proc/cpuinfo flags */
 	bool invariant;            /* the verdict */
-	char clocksource[32];      /* current kernel clocksource, or "unknown" */
+	bool kernel_uses_counter;  /* clocksource is tsc / arch_sys_counter */
+	char clocksource[32];      /* kernel clocksource, or "unknown" */
 	char source[32];           /* "tsc", "cntvct_el0" */
 	double hw_hz;              /* known frequency (cntfrq_el0), 0 if none */
 };
 
 /*
- * Fill @info from CPUID, /proc/cpuinfo and sysfs. Returns 0; missing files
- * leave fields false/"unknown" rather than failing.
+ * Fill @info from CPUID (x86), system registers (aarch64), /proc/cpuinfo
+ * and sysfs. The verdict: x86 is invariant when CPUID says so or the
+ * kernel reports both constant_tsc and nonstop_tsc; the aarch64 generic
+ * timer is invariant by architecture. Returns 0; missing files leave
+ * fields false/"unknown" rather than failing. Not for hot paths.
  */
 int lat_clock_info(struct lat_clock_info *info);
 

@@ -1,0 +1,341 @@
+/*
+ * latlab report: percentiles of an .hlog interval log (per tag and in
+ * total) or of an .hgrm percentile file, optionally re-written as .hgrm.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "latlab/fmt.h"
+#include "latlab/json.h"
+#include "report.h"
+
+static const char report_usage[] =
+"latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
+"\n"
+"usage: latlab report [<options>] <file.hlog | file.hgrm>\n"
+"\n"
+"Prints, per tag and in total, count, min, p50, p90, p99, p99.9, p99.99,\n"
+"max and mean. Reads .hlog files written by latlab, jHiccup or any\n"
+"HdrHistogram HistogramLogWriter (format 1.x, V2 encoding), and .hgrm\n"
+"percentile distributions (rebuilt from their rows: counts between two\n"
+"printed percentiles are placed at the upper one).\n"
+"\n"
+"options:\n"
+"  --tag <t>            only intervals tagged <t> ('' = untagged lines)\n"
+"                       (default: every tag)\n"
+"  --json               one JSON document on stdout\n"
+"  --hgrm <out>         write the merged distribution (the selected tag,\n"
+"                       else every interval) as .hgrm text to <out>\n"
+"  --hgrm-ratio <r>     divide values in --hgrm output by <r>\n"
+"                       (default 1: the file's unit; 1e6 turns ns into ms)\n"
+"  --ticks <n>          percentile ticks per half distance in --hgrm\n"
+"                       output, 1..1000 (default 5, as HdrHistogram)\n"
+"  --unit-ns-per-value <x>\n"
+"                       nanoseconds per value in the file (default 1, or\n"
+"                       what a latlab .hgrm file says; jHiccup logs are\n"
+"                       in ns; a .hgrm in ms needs 1e6)\n"
+"\n"
+"Exit: 0 ok, 1 output could not be written, 2 bad usage or unreadable\n"
+"file.\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab report run.hlog                   # per-tag and total percentiles\n"
+"  latlab report --tag e2e --json run.hlog  # one tag, for scripts\n"
+"  latlab report run.hlog --hgrm run.hgrm --hgrm-ratio 1e6\n"
+"                                           # merged, in ms, for the plotter\n"
+"  latlab report --unit-ns-per-value 1e6 old.hgrm\n"
+"                                           # .hgrm written in milliseconds\n";
+
+enum {
+	OPT_TAG = 1000,
+	OPT_JSON,
+	OPT_HGRM,
+	OPT_HGRM_RATIO,
+	OPT_TICKS,
+	OPT_UNIT,
+};
+
+struct report_opts {
+	const char *path;
+	const char *tag;          /* NULL = all */
+	bool json;
+	const char *hgrm_out;
+	double hgrm_ratio;
+	int32_t ticks;
+	double ns_per_value;      /* 0 = default / what the file says */
+};
+
+static const double report_pcts[] = { 50, 90, 99, 99.9, 99.99 };
+static const char *const report_pct_names[] = { "p50", "p90", "p99",
+						"p99.9", "p99.99" };
+#define REPORT_NPCTS (sizeof(report_pcts) / sizeof(report_pcts[0]))
+
+/* The numbers one row shows, in ns. */
+struct row_stats {
+	int64_t count;
+	double min, max, mean, stddev;
+	double pct[REPORT_NPCTS];
+};
+
+static void stats_of(const struct report_data *d, const struct lat_hist *h,
+		     double ns, struct row_stats *s)
+{
+	s->count = h->total_count;
+	s->min = (double)lat_hist_min(h) * ns;
+	s->max = (double)lat_hist_max(h) * ns;
+	s->mean = lat_hist_mean(h) * ns;
+	s->stddev = lat_hist_stddev(h) * ns;
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		s->pct[i] = (double)lat_hist_value_at_percentile(h,
+				report_pcts[i]) * ns;
+	if (d->is_hgrm && d->hgrm.has_footer) {
+		/* the footer is exact where the rebuilt histogram is not;
+		 * it is in file units, the rebuilt histogram in ns */
+		s->mean = d->hgrm.mean * d->hgrm_scale;
+		s->stddev = d->hgrm.stddev * d->hgrm_scale;
+		s->max = d->hgrm.max * d->hgrm_scale;
+	}
+}
+
+static const char *tag_label(const char *name)
+{
+	return *name ? name : "(untagged)";
+}
+
+static void print_text_row(const char *label, const struct row_stats *s)
+{
+	char b[LAT_FMT_LEN];
+
+	printf("%-12s %10lld", label, (long long)s->count);
+	if (!s->count) {
+		printf("  (no values)\n");
+		return;
+	}
+	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->min));
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		printf(" %9s", lat_fmt_ns(b, sizeof(b), s->pct[i]));
+	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->max));
+	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
+}
+
+static void print_text(const struct report_opts *o,
+		       const struct report_data *d, double ns)
+{
+	struct row_stats s;
+
+	if (d->is_hgrm)
+		printf("%s: .hgrm, %d rows, %d significant digits\n", o->path,
+		       d->hgrm.rows, d->hgrm.sig_figs);
+	else
+		printf("%s: %lld intervals, %d tag%s, %.3f s\n", o->path,
+		       (long long)d->total.intervals, d->ntags,
+		       d->ntags == 1 ? "" : "s",
+		       d->total.last_end_s - d->total.first_start_s);
+	printf("%-12s %10s %9s", "tag", "count", "min");
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		printf(" %9s", report_pct_names[i]);
+	printf(" %9s %9s\n", "max", "mean");
+	for (int i = 0; i < d->ntags; i++) {
+		stats_of(d, d->tags[i].hist, ns, &s);
+		print_text_row(tag_label(d->tags[i].name), &s);
+	}
+	stats_of(d, d->total.hist, ns, &s);
+	print_text_row("(all)", &s);
+}
+
+static void json_stats(struct lat_json *j, const struct row_stats *s)
+{
+	lat_json_int(j, "count", s->count);
+	if (!s->count) {
+		lat_json_null(j, "min_ns");
+		for (size_t i = 0; i < REPORT_NPCTS; i++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_ns",
+				 report_pct_names[i]);
+			lat_json_null(j, key);
+		}
+		lat_json_null(j, "max_ns");
+		lat_json_null(j, "mean_ns");
+		lat_json_null(j, "stddev_ns");
+		return;
+	}
+	lat_json_double(j, "min_ns", s->min);
+	for (size_t i = 0; i < REPORT_NPCTS; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_ns", report_pct_names[i]);
+		lat_json_double(j, key, s->pct[i]);
+	}
+	lat_json_double(j, "max_ns", s->max);
+	lat_json_double(j, "mean_ns", s->mean);
+	lat_json_double(j, "stddev_ns", s->stddev);
+}
+
+static void print_json(const struct report_opts *o,
+		       const struct report_data *d, double ns)
+{
+	struct lat_json j;
+	struct row_stats s;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "file", o->path);
+	lat_json_str(&j, "format", d->is_hgrm ? "hgrm" : "hlog");
+	lat_json_double(&j, "ns_per_value", ns);
+	lat_json_int(&j, "refused_counts", d->refused);
+	if (d->is_hgrm) {
+		lat_json_int(&j, "rows", d->hgrm.rows);
+		lat_json_int(&j, "sig_figs", d->hgrm.sig_figs);
+	} else {
+		lat_json_int(&j, "intervals", d->total.intervals);
+		if (isfinite(d->start_time_s))
+			lat_json_double(&j, "start_time_s", d->start_time_s);
+	}
+	lat_json_arr_begin(&j, "tags");
+	for (int i = 0; i < d->ntags; i++) {
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "tag", d->tags[i].name);
+		lat_json_int(&j, "intervals", d->tags[i].intervals);
+		stats_of(d, d->tags[i].hist, ns, &s);
+		json_stats(&j, &s);
+		lat_json_obj_end(&j);
+	}
+	lat_json_arr_end(&j);
+	lat_json_obj_begin(&j, "total");
+	stats_of(d, d->total.hist, ns, &s);
+	json_stats(&j, &s);
+	lat_json_obj_end(&j);
+	lat_json_obj_end(&j);
+	if (lat_json_finish(&j))
+		lat_cli_fail("report", "internal error: bad JSON nesting");
+}
+
+static void write_hgrm(const struct report_opts *o,
+		       const struct report_data *d, double ns)
+{
+	FILE *f = fopen(o->hgrm_out, "w");
+	int rc;
+
+	if (!f)
+		lat_cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
+			     strerror(errno));
+	/* a comment the plotter ignores and our reader uses for the unit */
+	fprintf(f, "#[Value unit: %.17g ns per value]\n", ns * o->hgrm_ratio);
+	rc = lat_hgrm_write(f, d->total.hist, o->ticks, o->hgrm_ratio, false);
+	if (fclose(f) && !rc)
+		rc = -1;
+	if (rc)
+		lat_cli_fail("report", "cannot write '%s'", o->hgrm_out);
+}
+
+static void parse_args(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "tag", required_argument, NULL, OPT_TAG },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "hgrm", required_argument, NULL, OPT_HGRM },
+		{ "hgrm-ratio", required_argument, NULL, OPT_HGRM_RATIO },
+		{ "ticks", required_argument, NULL, OPT_TICKS },
+		{ "unit-ns-per-value", required_argument, NULL, OPT_UNIT },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TAG:
+			o->tag = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_HGRM:
+			o->hgrm_out = optarg;
+			break;
+		case OPT_HGRM_RATIO:
+			o->hgrm_ratio = lat_cli_double("report", "--hgrm-ratio",
+						       optarg, 1e-9, 1e15);
+			break;
+		case OPT_TICKS:
+			o->ticks = (int32_t)lat_cli_u64("report", "--ticks",
+							optarg, 1, 1000);
+			break;
+		case OPT_UNIT:
+			o->ns_per_value = lat_cli_double("report",
+				"--unit-ns-per-value", optarg, 1e-9, 1e15);
+			break;
+		default:
+			lat_cli_bad_option("report", argv);
+		}
+	}
+	if (optind >= argc)
+		lat_cli_usage_error("report", "no file given (see 'latlab "
+				    "report --help')");
+	if (optind + 1 < argc)
+		lat_cli_usage_error("report", "one file at a time, got '%s' "
+				    "and '%s'", argv[optind], argv[optind + 1]);
+	o->path = argv[optind];
+}
+
+/* Tell the reader, on stderr, what an .hgrm file could not keep. */
+static void hgrm_notes(const struct report_opts *o,
+		       const struct report_data *d)
+{
+	fprintf(stderr, "latlab report: note: .hgrm keeps one value per "
+		"percentile tick; counts between ticks are placed at the "
+		"upper tick%s\n", d->hgrm.has_footer ?
+		" (mean, stddev and max are the footer's, exact)" : "");
+	if (d->hgrm.fractional_values && !o->ns_per_value &&
+	    !(d->hgrm.ns_per_value > 0))
+		fprintf(stderr, "latlab report: note: values have decimals "
+			"(written with a unit ratio); taking 1 value = 1 ns, "
+			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
+}
+
+static int report_run(int argc, char **argv)
+{
+	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
+	struct report_data d;
+	char why[512];
+	double ns;
+	int rc;
+
+	parse_args(argc, argv, &o);
+	rc = report_load(o.path, o.tag, o.ns_per_value, &d, why, sizeof(why));
+	if (rc)
+		lat_cli_usage_error("report", "%s", why);
+	if (d.is_hgrm && o.tag) {
+		report_data_free(&d);
+		lat_cli_usage_error("report", "--tag applies to .hlog files; "
+				    "'%s' is .hgrm", o.path);
+	}
+	/* .hgrm values were scaled to ns while reading; hlog values not */
+	ns = d.is_hgrm ? 1 : (o.ns_per_value > 0 ? o.ns_per_value : 1);
+	if (d.is_hgrm)
+		hgrm_notes(&o, &d);
+	if (d.refused)
+		fprintf(stderr, "latlab report: warning: %lld counts could "
+			"not be merged (outside every accumulator's range)\n",
+			(long long)d.refused);
+	if (o.json)
+		print_json(&o, &d, ns);
+	else
+		print_text(&o, &d, ns);
+	if (o.hgrm_out)
+		write_hgrm(&o, &d, ns);
+	report_data_free(&d);
+	return fflush(stdout) ? LAT_EXIT_FAIL : LAT_EXIT_OK;
+}
+
+const struct lat_cmd lat_cmd_report = {
+	.name = "report",
+	.summary = "percentiles of an .hlog interval log or .hgrm file",
+	.usage = report_usage,
+	.run = report_run,
+};

@@ -1,0 +1,270 @@
+/*
+ * Reading and merging for 'latlab report'. An .hgrm file is recognised by
+ * its "Value" header line, anything else is read as an .hlog. Intervals
+ * are merged into one histogram per tag and one in total; an accumulator
+ * grows (a new, larger histogram, old counts added in) when an interval
+ * holds values beyond its range, as Java's auto-resizing accumulator does,
+ * so no count is dropped. Counts refused anyway are counted and shown.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Largest .hgrm file read into memory. */
+#define REPORT_MAX_HGRM (256u << 20)
+
+static int new_hist_like(const struct lat_hist *like, int64_t highest,
+			 struct lat_hist **out)
+{
+	struct lat_hist *h = calloc(1, sizeof(*h));
+	int rc;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	rc = lat_hist_init_any(h, like->lowest_discernible, highest,
+			       like->sig_figs);
+	if (rc) {
+		free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+/* Merge @src into @t, growing the accumulator first when needed. */
+static int tag_add(struct report_tag *t, const struct lat_hist *src,
+		   int64_t *refused)
+{
+	int64_t need = src->highest_trackable;
+	int rc;
+
+	if (lat_hist_max(src) > need)
+		need = lat_hist_max(src);
+	if (!t->hist)
+		rc = new_hist_like(src, need, &t->hist);
+	else if (need > t->hist->highest_trackable) {
+		struct lat_hist *grown;
+
+		rc = new_hist_like(t->hist, need, &grown);
+		if (!rc) {
+			*refused += lat_hist_add(grown, t->hist);
+			lat_hist_free(t->hist);
+			t->hist = grown;
+		}
+	} else {
+		rc = 0;
+	}
+	if (rc)
+		return rc;
+	*refused += lat_hist_add(t->hist, src);
+	return 0;
+}
+
+static void tag_note_time(struct report_tag *t,
+			  const struct lat_hlog_interval *iv)
+{
+	double end = iv->start_s + iv->length_s;
+
+	if (!t->intervals || iv->start_s < t->first_start_s)
+		t->first_start_s = iv->start_s;
+	if (!t->intervals || end > t->last_end_s)
+		t->last_end_s = end;
+	t->intervals++;
+}
+
+static struct report_tag *find_tag(struct report_data *d, const char *name)
+{
+	for (int i = 0; i < d->ntags; i++)
+		if (!strcmp(d->tags[i].name, name))
+			return &d->tags[i];
+	if (d->ntags == REPORT_MAX_TAGS)
+		return NULL;
+	struct report_tag *t = &d->tags[d->ntags++];
+
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return t;
+}
+
+static int load_hlog(const char *path, const char *tag, struct report_data *d,
+		     char *why, size_t why_len)
+{
+	struct lat_hlog_reader *r;
+	struct lat_hlog_interval iv;
+	int rc;
+
+	rc = lat_hlog_reader_open(path, &r);
+	if (rc) {
+		snprintf(why, why_len, "cannot open '%s': %s", path,
+			 lat_strerror(rc));
+		return rc;
+	}
+	while ((rc = lat_hlog_reader_next(r, &iv)) == 1) {
+		struct report_tag *t;
+
+		if (tag && strcmp(tag, iv.tag)) {
+			lat_hist_free(iv.hist);
+			continue;
+		}
+		t = find_tag(d, iv.tag);
+		if (!t) {
+			lat_hist_free(iv.hist);
+			snprintf(why, why_len, "'%s' line %lld: more than %d "
+				 "tags", path, (long long)iv.line,
+				 REPORT_MAX_TAGS);
+			rc = -LAT_EFORMAT;
+			break;
+		}
+		tag_note_time(t, &iv);
+		tag_note_time(&d->total, &iv);
+		rc = tag_add(t, iv.hist, &d->refused);
+		if (!rc)
+			rc = tag_add(&d->total, iv.hist, &d->refused);
+		lat_hist_free(iv.hist);
+		if (rc) {
+			snprintf(why, why_len, "'%s' line %lld: %s", path,
+				 (long long)iv.line, lat_strerror(rc));
+			break;
+		}
+	}
+	if (rc < 0 && !*why)
+		snprintf(why, why_len, "'%s' line %lld: %s", path,
+			 (long long)lat_hlog_reader_line(r), lat_strerror(rc));
+	d->start_time_s = lat_hlog_reader_start_time(r);
+	lat_hlog_reader_close(r);
+	if (!rc && !d->total.intervals) {
+		if (tag)
+			snprintf(why, why_len, "'%s': no interval with tag "
+				 "'%s'", path, tag);
+		else
+			snprintf(why, why_len, "'%s': no intervals (not an "
+				 ".hlog or .hgrm file?)", path);
+		rc = -LAT_ETRUNC;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Whole file into memory (bounded), NUL terminated. */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	char *buf;
+
+	*text = NULL;
+	if (!f)
+		return -errno;
+	buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		if (cap >= REPORT_MAX_HGRM) {
+			free(buf);
+			fclose(f);
+			return -EFBIG;
+		}
+		char *grown = realloc(buf, cap * 2);
+
+		if (!grown)
+			free(buf);
+		buf = grown;
+		cap *= 2;
+	}
+	if (!buf || ferror(f)) {
+		free(buf);
+		fclose(f);
+		return buf ? -EIO : -ENOMEM;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* First line that is not blank or a comment starts with a Value header. */
+static bool looks_like_hgrm(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				   *p == '\n'))
+			p++;
+		if (p < end && *p == '#') {
+			p = memchr(p, '\n', (size_t)(end - p));
+			if (!p)
+				return false;
+			continue;
+		}
+		return (size_t)(end - p) >= 5 &&
+		       (!strncmp(p, "Value", 5) || !strncmp(p, "\"Value\"", 7));
+	}
+	return false;
+}
+
+static int load_hgrm(const char *path, const char *text, size_t len,
+		     double scale, struct report_data *d, char *why,
+		     size_t why_len)
+{
+	int rc = lat_hgrm_read(text, len, scale, &d->hgrm, &d->total.hist);
+
+	if (rc) {
+		snprintf(why, why_len, "'%s': not a readable .hgrm file: %s",
+			 path, lat_strerror(rc));
+		return rc;
+	}
+	d->is_hgrm = true;
+	d->total.intervals = 1;
+	d->hgrm_scale = scale > 0 ? scale :
+		d->hgrm.ns_per_value > 0 ? d->hgrm.ns_per_value : 1;
+	return 0;
+}
+
+int report_load(const char *path, const char *tag, double scale,
+		struct report_data *d, char *why, size_t why_len)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	char head[4096];
+	size_t n;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->start_time_s = NAN;
+	why[0] = '\0';
+	f = fopen(path, "rb");
+	if (!f) {
+		rc = -errno;
+		snprintf(why, why_len, "cannot open '%s': %s", path,
+			 lat_strerror(rc));
+		return rc;
+	}
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (!looks_like_hgrm(head, n))
+		return load_hlog(path, tag, d, why, why_len);
+	rc = slurp(path, &text, &len);
+	if (rc) {
+		snprintf(why, why_len, "cannot read '%s': %s", path,
+			 lat_strerror(rc));
+		return rc;
+	}
+	rc = load_hgrm(path, text, len, scale, d, why, why_len);
+	free(text);
+	return rc;
+}
+
+void report_data_free(struct report_data *d)
+{
+	for (int i = 0; i < d->ntags; i++)
+		lat_hist_free(d->tags[i].hist);
+	lat_hist_free(d->total.hist);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,105 @@
+/*
+ * lat_bench: a small harness for microbenchmarks that should not lie:
+ * optimization barriers, repetition statistics (median with min and max,
+ * warm-up excluded by the caller), two pinned threads started together,
+ * and the physical floor a cross-core figure is checked against (a
+ * measured cache-line ping-pong on the same two CPUs).
+ *
+ * Invariants:
+ *  - Times are wall-clock ns from CLOCK_MONOTONIC over whole loops (many
+ *    operations per reading), so the clock's own cost and resolution
+ *    vanish in the division; per-operation cycle stamps are lat_clock's
+ *    job, not this one's.
+ *  - Nothing here prints; callers decide what a figure below its floor
+ *    means (it means the harness is broken, not that the code is fast).
+ *  - Thread functions run pinned when lat_bench_place_pair found two
+ *    distinct CPUs, unpinned otherwise; the placement says which.
+ */
+#ifndef LATLAB_BENCH_H
+#define LATLAB_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latlab/common.h"
+
+/*
+ * Optimization barriers. lat_bench_keep(x) makes the compiler believe @x
+ * is read here (so the computation of x cannot be deleted or hoisted past
+ * this point) without emitting any instruction. lat_bench_clobber() makes
+ * it believe all memory may be read and written here.
+ */
+#define lat_bench_keep(x) __asm__ __volatile__("" : "+r"(x) : : "memory")
+#define lat_bench_clobber() __asm__ __volatile__("" : : : "memory")
+
+/* CLOCK_MONOTONIC in ns. A syscall-free vDSO read, ~30 ns here. */
+double lat_bench_now_ns(void);
+
+/* Median, min and max of repetitions. */
+struct lat_bench_stat {
+	double median;
+	double min;
+	double max;
+	unsigned reps;
+};
+
+/*
+ * Summarize @n (>= 1) samples in @v (sorted in place). The median of an
+ * even count is the mean of the middle two. Returns 0 or -EINVAL.
+ */
+int lat_bench_stat_of(double *v, unsigned n, struct lat_bench_stat *out);
+
+/* One measurement: fills *@value, returns 0 or a negative code. */
+typedef int (*lat_bench_measure_fn)(void *ctx, double *value);
+
+/*
+ * Measure @k (1..8) figures side by side: @warmup rounds whose values are
+ * thrown away, then @reps (1..64) rounds; each round runs fn[0], fn[1],
+ * ... in turn, so slow drift (frequency, host placement) hits every
+ * figure alike rather than the one measured last. stats[i] summarizes
+ * fn[i]. Returns 0, -EINVAL, or the first failing measurement's code.
+ */
+int lat_bench_repeat(const lat_bench_measure_fn *fn, void *const *ctx,
+		     unsigned k, unsigned warmup, unsigned reps,
+		     struct lat_bench_stat *stats);
+
+/* Where the two threads of a cross-thread figure run. */
+struct lat_bench_place {
+	int cpu[2];      /* CPU numbers, -1 when unpinned */
+	bool pinned;     /* two distinct CPUs, both threads pinned */
+	bool siblings;   /* the two CPUs are SMT siblings of one core */
+	int usable;      /* CPUs in this process's affinity mask */
+	char desc[96];   /* for people: "cpu 0 and cpu 1 (2 usable, ...)" */
+};
+
+/*
+ * Choose two CPUs from the affinity mask: distinct physical cores when
+ * possible (SMT siblings share L1 and would flatter every figure), CPU 0
+ * avoided when there are other choices (interrupts land there). With one
+ * usable CPU, pinned is false. Returns 0 or -errno from
+ * sched_getaffinity. Reads sysfs; not for hot paths.
+ */
+int lat_bench_place_pair(struct lat_bench_place *p);
+
+typedef void (*lat_bench_fn)(void *arg);
+
+/*
+ * Run @a and @b at the same time on two new threads placed by @p (a on
+ * cpu[0], b on cpu[1]); both are released together after both threads
+ * are up, so thread creation is not timed. *@elapsed_ns (may be NULL) is
+ * from the release to the later of the two returns. Returns 0 or -errno
+ * (thread creation). Blocks until both return.
+ */
+int lat_bench_pair(const struct lat_bench_place *p, lat_bench_fn a,
+		   lat_bench_fn b, void *arg, double *elapsed_ns);
+
+/*
+ * The floor: one cache line bounced between the two CPUs of @p @iters
+ * times each way (each thread waits for the other's write, then writes).
+ * *@one_way_ns is half the round trip: the least a message from one core
+ * to the other can cost. Returns 0, -EINVAL without two CPUs, or -errno.
+ */
+int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
+			    double *one_way_ns);
+
+#endif

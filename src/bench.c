@@ -1,0 +1,262 @@
+/*
+ * lat_bench: statistics, placement, the paired-thread runner and the
+ * cache-line ping-pong floor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "latlab/bench.h"
+#include "latlab/wait.h"
+
+double lat_bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int lat_bench_stat_of(double *v, unsigned n, struct lat_bench_stat *out)
+{
+	if (!v || !out || n == 0)
+		return -EINVAL;
+	qsort(v, n, sizeof(*v), cmp_double);
+	out->min = v[0];
+	out->max = v[n - 1];
+	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out->reps = n;
+	return 0;
+}
+
+int lat_bench_repeat(const lat_bench_measure_fn *fn, void *const *ctx,
+		     unsigned k, unsigned warmup, unsigned reps,
+		     struct lat_bench_stat *stats)
+{
+	double v[8][64], dummy;
+	int rc;
+
+	if (!fn || !stats || k < 1 || k > 8 || reps < 1 || reps > 64)
+		return -EINVAL;
+	for (unsigned round = 0; round < warmup + reps; round++) {
+		for (unsigned i = 0; i < k; i++) {
+			double *slot = round < warmup ? &dummy
+						      : &v[i][round - warmup];
+
+			rc = fn[i](ctx ? ctx[i] : NULL, slot);
+			if (rc)
+				return rc;
+		}
+	}
+	for (unsigned i = 0; i < k; i++)
+		lat_bench_stat_of(v[i], reps, &stats[i]);
+	return 0;
+}
+
+/* First CPU listed in @cpu's thread_siblings_list, or @cpu. */
+static int core_leader(int cpu)
+{
+	char path[96];
+	FILE *f;
+	int first = cpu;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return cpu;
+	if (fscanf(f, "%d", &first) != 1)
+		first = cpu;
+	fclose(f);
+	return first;
+}
+
+int lat_bench_place_pair(struct lat_bench_place *p)
+{
+	cpu_set_t set;
+	int cpus[CPU_SETSIZE], n = 0, a = -1, b = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->cpu[0] = p->cpu[1] = -1;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	p->usable = n;
+	if (n < 2) {
+		snprintf(p->desc, sizeof(p->desc),
+			 "unpinned: %d usable CPU, both threads share it", n);
+		return 0;
+	}
+	/* skip CPU 0 when at least two others exist */
+	for (int i = n > 2 && cpus[0] == 0 ? 1 : 0; i < n && b < 0; i++) {
+		if (a < 0)
+			a = cpus[i];
+		else if (core_leader(cpus[i]) != core_leader(a))
+			b = cpus[i];
+	}
+	if (b < 0) { /* only siblings of one core: take them, and say so */
+		a = cpus[0];
+		b = cpus[1];
+		p->siblings = true;
+	}
+	p->cpu[0] = a;
+	p->cpu[1] = b;
+	p->pinned = true;
+	snprintf(p->desc, sizeof(p->desc), "cpu %d and cpu %d (%d usable, %s)",
+		 a, b, n, p->siblings ? "SMT siblings: shared L1, flattering"
+				      : "different cores");
+	return 0;
+}
+
+struct pair_arg {
+	lat_bench_fn fn;
+	void *arg;
+	int cpu;
+	_Atomic int *ready;
+	_Atomic int *go;
+	double start_ns;
+	double end_ns;
+};
+
+static void *pair_thread(void *p)
+{
+	struct pair_arg *pa = p;
+	int go;
+
+	if (pa->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(pa->cpu, &set);
+		/* best effort: a failed pin shows up as a slower figure, and
+		 * the placement was checked against the affinity mask */
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	/* release pairs with the acquire load below in the other thread and
+	 * in lat_bench_pair: this thread is up and pinned */
+	atomic_fetch_add_explicit(pa->ready, 1, memory_order_release);
+	/* acquire pairs with the release store of go in lat_bench_pair */
+	while ((go = atomic_load_explicit(pa->go, memory_order_acquire)) == 0)
+		lat_wait_pause();
+	if (go != 1)
+		return NULL; /* the peer thread could not be created */
+	pa->start_ns = lat_bench_now_ns();
+	pa->fn(pa->arg);
+	pa->end_ns = lat_bench_now_ns();
+	return NULL;
+}
+
+int lat_bench_pair(const struct lat_bench_place *p, lat_bench_fn a,
+		   lat_bench_fn b, void *arg, double *elapsed_ns)
+{
+	_Atomic int ready = 0, go = 0;
+	struct pair_arg pa[2];
+	pthread_t t[2];
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		pa[i] = (struct pair_arg){ i ? b : a, arg, p->cpu[i], &ready,
+					   &go, 0, 0 };
+		rc = pthread_create(&t[i], NULL, pair_thread, &pa[i]);
+		if (rc) {
+			if (i == 1) {
+				/* release: pairs with the acquire load of
+				 * go; 2 tells the first thread to leave
+				 * without running its function */
+				atomic_store_explicit(&go, 2,
+						      memory_order_release);
+				pthread_join(t[0], NULL);
+			}
+			return -rc;
+		}
+	}
+	/* acquire pairs with each thread's release increment of ready */
+	while (atomic_load_explicit(&ready, memory_order_acquire) < 2)
+		sched_yield();
+	/* release pairs with the threads' acquire loads of go */
+	atomic_store_explicit(&go, 1, memory_order_release);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	if (elapsed_ns) {
+		double s = pa[0].start_ns < pa[1].start_ns ? pa[0].start_ns
+							   : pa[1].start_ns;
+		double e = pa[0].end_ns > pa[1].end_ns ? pa[0].end_ns
+						       : pa[1].end_ns;
+		*elapsed_ns = e - s;
+	}
+	return 0;
+}
+
+struct line_pp {
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
+	uint64_t iters;
+};
+
+/* a: waits for even values, writes odd; b: the reverse. */
+static void line_pp_a(void *arg)
+{
+	struct line_pp *pp = arg;
+
+	for (uint64_t i = 0; i < pp->iters; i++) {
+		/* acquire/release: the counter is the message itself; the
+		 * pair keeps the two threads strictly alternating */
+		while (atomic_load_explicit(&pp->line, memory_order_acquire) !=
+		       2 * i)
+			lat_wait_pause();
+		atomic_store_explicit(&pp->line, 2 * i + 1,
+				      memory_order_release);
+	}
+}
+
+static void line_pp_b(void *arg)
+{
+	struct line_pp *pp = arg;
+
+	for (uint64_t i = 0; i < pp->iters; i++) {
+		/* pairs with the release store in line_pp_a */
+		while (atomic_load_explicit(&pp->line, memory_order_acquire) !=
+		       2 * i + 1)
+			lat_wait_pause();
+		/* pairs with the acquire load in line_pp_a */
+		atomic_store_explicit(&pp->line, 2 * i + 2,
+				      memory_order_release);
+	}
+}
+
+int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
+			    double *one_way_ns)
+{
+	struct line_pp *pp;
+	double ns;
+	int rc;
+
+	if (!p->pinned || iters == 0)
+		return -EINVAL;
+	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	atomic_init(&pp->line, 0);
+	pp->iters = iters;
+	rc = lat_bench_pair(p, line_pp_a, line_pp_b, pp, &ns);
+	if (!rc)
+		*one_way_ns = ns / (2.0 * (double)iters);
+	free(pp);
+	return rc;
+}

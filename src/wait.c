@@ -1,0 +1,162 @@
+/*
+ * lat_wait: the slow paths (yield, futex sleep and wake) and parsing.
+ *
+ * The block protocol, and why no wake-up is lost. Waiter W wants
+ * condition C (e.g. "tail != head"); notifier N makes C true by a release
+ * store (the ring's index) and then calls lat_wait_notify.
+ *
+ *   W: sleepers += 1 (acquire RMW); key = seq; if C: leave;
+ *      futex_wait(seq, key)
+ *   N: publish C; n = (sleepers += 0) (release RMW); if n: seq += 1 (release);
+ *      futex_wake(seq)
+ *
+ * Both sides read-modify-write the one word @sleepers, so their two RMWs
+ * are totally ordered in its modification order:
+ *  - N's RMW first: W's RMW reads N's value (N's release sequence), so W
+ *    synchronizes with N and its check of C sees the publication: W does
+ *    not sleep.
+ *  - W's RMW first: N reads n >= 1 and wakes. If N's seq += 1 lands before
+ *    W reads key, W's acquire load of seq synchronizes with it and W sees
+ *    C; if after, futex_wait finds seq != key and returns at once, or W is
+ *    already asleep and the wake reaches it.
+ * This is the store-buffer (Dekker) pattern done with RMWs on one word
+ * instead of two seq_cst fences: same cost on x86 (a locked instruction
+ * either way), and ThreadSanitizer, which does not model fences, sees the
+ * happens-before edges. W re-checks C after every return (wakes may be
+ * spurious or meant for an earlier condition).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "latlab/wait.h"
+
+static const char *const kind_names[] = {
+	[LAT_WAIT_SPIN] = "spin",
+	[LAT_WAIT_YIELD] = "yield",
+	[LAT_WAIT_BLOCK] = "block",
+};
+
+int lat_wait_kind_parse(const char *s, enum lat_wait_kind *out)
+{
+	if (!s || !out)
+		return -EINVAL;
+	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]);
+	     k++) {
+		if (!strcmp(s, kind_names[k])) {
+			*out = (enum lat_wait_kind)k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *lat_wait_kind_name(enum lat_wait_kind kind)
+{
+	if ((unsigned)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "unknown";
+	return kind_names[kind];
+}
+
+int lat_wait_init(struct lat_wait *w, enum lat_wait_kind kind,
+		  uint32_t spins)
+{
+	if (!w || (unsigned)kind > LAT_WAIT_BLOCK)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	atomic_init(&w->seq, 0);
+	atomic_init(&w->sleepers, 0);
+	w->kind = kind;
+	w->spins = spins ? spins : LAT_WAIT_DEFAULT_SPINS;
+	return 0;
+}
+
+int lat_wait_pair_init(struct lat_wait_pair *p, enum lat_wait_kind kind,
+		       uint32_t spins)
+{
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	rc = lat_wait_init(&p->data, kind, spins);
+	return rc ? rc : lat_wait_init(&p->space, kind, spins);
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t key)
+{
+	/* EAGAIN (word != key), EINTR and spurious returns all mean "look
+	 * again", which the caller's loop does */
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, key, NULL,
+		NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX,
+		NULL, NULL, 0);
+}
+
+static void sleep_until(struct lat_wait *w, lat_wait_ready_fn ready,
+			void *ctx, struct lat_wait_stats *st)
+{
+	for (;;) {
+		uint32_t key;
+
+		/* announce; acquire pairs with the notifier's release RMW
+		 * of sleepers in lat_wait_notify_slow (see the top) */
+		atomic_fetch_add_explicit(&w->sleepers, 1,
+					  memory_order_acquire);
+		/* acquire pairs with the notifier's seq increment: what it
+		 * published before is visible to the check of C */
+		key = atomic_load_explicit(&w->seq, memory_order_acquire);
+		if (ready(ctx)) {
+			/* relaxed: leaving needs no order (an RMW, so it stays in
+		 * the notifier's release sequence) */
+			atomic_fetch_sub_explicit(&w->sleepers, 1,
+						  memory_order_relaxed);
+			return;
+		}
+		if (st)
+			st->sleeps++;
+		futex_wait(&w->seq, key);
+		/* relaxed: as above */
+		atomic_fetch_sub_explicit(&w->sleepers, 1,
+					  memory_order_relaxed);
+		if (ready(ctx))
+			return;
+	}
+}
+
+void lat_wait_slow(struct lat_wait *w, lat_wait_ready_fn ready, void *ctx,
+		   struct lat_wait_stats *st)
+{
+	if (w->kind == LAT_WAIT_BLOCK) {
+		sleep_until(w, ready, ctx, st);
+		return;
+	}
+	while (!ready(ctx)) {
+		if (st)
+			st->yields++;
+		sched_yield();
+	}
+}
+
+bool lat_wait_notify_slow(struct lat_wait *w, struct lat_wait_stats *st)
+{
+	/* an RMW, not a load: release pairs with the waiter's acquire RMW
+	 * of sleepers in sleep_until, so whichever comes second in the
+	 * word's modification order sees the other (see the top) */
+	if (atomic_fetch_add_explicit(&w->sleepers, 0,
+				      memory_order_release) == 0)
+		return false;
+	/* release pairs with the waiter's acquire load of seq (key) */
+	atomic_fetch_add_explicit(&w->seq, 1, memory_order_release);
+	futex_wake_all(&w->seq);
+	if (st)
+		st->wakes++;
+	return true;
+}
