@@ -55,6 +55,7 @@ struct lat_lab_base {
 	int runs;
 	double p50, p99, p999, max, e2e_mean; /* medians over the runs */
 	double spread_p50, spread_p99, spread_p999, spread_max; /* max/min */
+	double achieved_lo;                   /* slowest run's events/s */
 	int n_parts;
 	double part_mean[LAT_LAB_MAX_PARTS];  /* medians */
 	uint64_t metric_lo[LAT_LAB_NMETRICS], metric_hi[LAT_LAB_NMETRICS];
