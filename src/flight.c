@@ -175,8 +175,15 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 			f->scratch[i] = cell(f, slot_of(f, i), c);
 		qsort(f->scratch, n, sizeof(uint64_t), cmp_u64);
 		col->median_ns = f->scratch[n / 2];
-		if (trig >= 0)
+		if (trig >= 0) {
 			col->at_trigger_ns = cell(f, slot_of(f, (size_t)trig), c);
+			col->slow_at_trigger = is_slow(col->at_trigger_ns,
+						       col->median_ns);
+			for (size_t i = (size_t)trig + 1; i < n &&
+			     is_slow(cell(f, slot_of(f, i), c), col->median_ns);
+			     i++)
+				col->after_trigger++;
+		}
 		for (size_t i = 0; i < n; i++) {
 			const uint64_t *s = slot_of(f, i);
 
@@ -254,14 +261,16 @@ static void print_row(const struct lat_flight *f, FILE *out,
 static void print_findings(const struct lat_flight *f, FILE *out,
 			   const struct lat_flight_col *cols)
 {
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+	long trig = lat_flight_trigger_index(f);
+	size_t after = trig >= 0 ? lat_flight_count(f) - 1 - (size_t)trig : 0;
+	char a[LAT_FMT_LEN];
 	uint64_t excess_total = 0;
 
 	for (size_t c = 0; c < f->ndeltas; c++)
 		if (cols[c].at_trigger_ns > cols[c].median_ns)
 			excess_total += cols[c].at_trigger_ns -
 					cols[c].median_ns;
-	if (lat_flight_trigger_index(f) >= 0 && excess_total > 0) {
+	if (trig >= 0 && excess_total > 0) {
 		fprintf(out, "# trigger's excess over each stage's median:");
 		for (size_t c = 0; c < f->ndeltas; c++) {
 			uint64_t ex;
@@ -278,20 +287,24 @@ static void print_findings(const struct lat_flight *f, FILE *out,
 		fputc('\n', out);
 	}
 	for (size_t c = 0; c < f->ndeltas; c++) {
-		if (!cols[c].slow)
+		const struct lat_flight_col *k = &cols[c];
+
+		if (!k->slow)
 			continue;
-		lat_fmt_ns(a, sizeof(a), (double)cols[c].median_ns);
-		lat_fmt_ns(b, sizeof(b), (double)LAT_FLIGHT_SLOW_MIN_NS);
-		fprintf(out, "# %s: %zu slow sample%s (>= %dx median %s and "
-			"+%s); ", cols[c].name, cols[c].slow,
-			cols[c].slow == 1 ? "" : "s", LAT_FLIGHT_SLOW_FACTOR,
-			a, b);
-		if (cols[c].longest_run == 1)
-			fprintf(out, "isolated: no backlog\n");
-		else
-			fprintf(out, "longest run %zu consecutive from seq "
-				"%llu: a backlog\n", cols[c].longest_run,
-				(unsigned long long)cols[c].run_first_seq);
+		lat_fmt_ns(a, sizeof(a), (double)k->median_ns);
+		fprintf(out, "# %s: ", k->name);
+		if (k->after_trigger)
+			fprintf(out, "slow in the %zu samples right after the "
+				"trigger%s: events queued behind it; ",
+				k->after_trigger,
+				k->after_trigger == after ? " (all kept)" : "");
+		else if (k->slow_at_trigger)
+			fprintf(out, "slow at the trigger only: one slow "
+				"event, no backlog; ");
+		fprintf(out, "%zu slow in the window (>= %dx median %s), "
+			"longest run %zu from seq %llu\n", k->slow,
+			LAT_FLIGHT_SLOW_FACTOR, a, k->longest_run,
+			(unsigned long long)k->run_first_seq);
 	}
 }
 

@@ -20,6 +20,7 @@ static const char *const names[] = { "pace", "q1+wake", "work1",
 #define POST 5
 #define SPIKE 500      /* work1 is slow on this one event only */
 #define BACKLOG 502    /* q1+wake slow on 3 consecutive events from here */
+static uint64_t backlog = BACKLOG; /* where deltas_of puts it */
 #define LATE 700       /* a spike after the freeze: must not appear */
 
 /* The deltas of event @seq: a pure function, so the dump can be checked. */
@@ -31,8 +32,8 @@ static void deltas_of(uint64_t seq, uint64_t *d)
 	d[3] = 400 + seq % 5;
 	if (seq == SPIKE || seq == LATE)
 		d[2] = 50000;
-	if (seq >= BACKLOG && seq < BACKLOG + 3)
-		d[1] = 20000 - 4000 * (seq - BACKLOG); /* draining */
+	if (seq >= backlog && seq < backlog + 3)
+		d[1] = 20000 - 4000 * (seq - backlog); /* draining */
 }
 
 static uint64_t e2e_of(const uint64_t *d)
@@ -142,6 +143,9 @@ static void test_spike(void)
 	T_EQ_I64(cols[2].slow, 1);
 	T_EQ_I64(cols[2].longest_run, 1);
 	T_EQ_I64(cols[2].at_trigger_ns, 50000);
+	T_CHECK(cols[2].slow_at_trigger);
+	T_EQ_I64(cols[2].after_trigger, 0);
+	T_EQ_I64(cols[1].after_trigger, 0); /* 501 is not slow */
 	T_CHECK(cols[2].median_ns >= 100 && cols[2].median_ns <= 102);
 	T_EQ_I64(cols[1].slow, 3);
 	T_EQ_I64(cols[1].longest_run, 3);
@@ -178,10 +182,10 @@ static void test_spike(void)
 	fputs(table, stdout);
 	T_CHECK(strstr(table, "<- trigger") != NULL);
 	T_CHECK(strstr(table, "frozen on seq 500") != NULL);
-	T_CHECK(strstr(table, "work1: 1 slow sample") != NULL);
-	T_CHECK(strstr(table, "isolated") != NULL);
-	T_CHECK(strstr(table, "longest run 3 consecutive from seq 502")
-		!= NULL);
+	T_CHECK(strstr(table, "work1: slow at the trigger only: one slow "
+			   "event, no backlog; 1 slow in the window") != NULL);
+	T_CHECK(strstr(table, "q1+wake: 3 slow in the window (>= 4x median "
+			   "505 ns), longest run 3 from seq 502") != NULL);
 	T_CHECK(strstr(table, "work1 +49.9 µs (100%)") != NULL);
 	T_CHECK(strstr(table, "\n         497 ") != NULL);
 	T_CHECK(strstr(table, "\n         496 ") == NULL);
@@ -222,6 +226,32 @@ static void test_arm_and_short_window(void)
 	lat_flight_destroy(&f);
 }
 
+/* The stall's lesson: a backlog right behind the slow event. */
+static void test_backlog_after_trigger(void)
+{
+	struct lat_flight f;
+	struct lat_flight_col cols[ND + 1];
+	uint64_t seq;
+	char *table;
+
+	backlog = SPIKE + 1;
+	T_EQ_I64(lat_flight_init(&f, CAP, ND, names, 3, 10000), 0);
+	for (seq = 0; !push_seq(&f, seq); seq++)
+		;
+	T_EQ_I64(seq, SPIKE + 3);
+	lat_flight_analyze(&f, cols);
+	T_EQ_I64(cols[1].after_trigger, 3);
+	T_CHECK(!cols[1].slow_at_trigger);
+	T_EQ_I64(cols[2].after_trigger, 0);
+	table = dump(&f, false, 0);
+	T_CHECK(strstr(table, "q1+wake: slow in the 3 samples right after "
+			   "the trigger (all kept): events queued behind it")
+		!= NULL);
+	free(table);
+	lat_flight_destroy(&f);
+	backlog = BACKLOG;
+}
+
 static void test_json(void)
 {
 	struct lat_flight f;
@@ -250,6 +280,7 @@ int main(void)
 	test_bad_init();
 	test_spike();
 	test_arm_and_short_window();
+	test_backlog_after_trigger();
 	test_json();
 	T_DONE();
 }

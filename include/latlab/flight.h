@@ -89,6 +89,8 @@ struct lat_flight_col {
 	size_t slow;            /* slow cells in the window */
 	size_t longest_run;     /* most consecutive slow cells */
 	uint64_t run_first_seq; /* seq where that run starts */
+	bool slow_at_trigger;   /* the trigger sample's cell is slow */
+	size_t after_trigger;   /* consecutive slow cells right after it */
 };
 
 /*
