@@ -319,6 +319,16 @@ static int report_run(int argc, char **argv)
 	ns = d.is_hgrm ? 1 : (o.ns_per_value > 0 ? o.ns_per_value : 1);
 	if (d.is_hgrm)
 		hgrm_notes(&o, &d);
+	for (int i = -1; i < d.ntags; i++) {
+		const struct report_tag *t = i < 0 ? &d.total : &d.tags[i];
+
+		if (t->mixed_precision)
+			fprintf(stderr, "latlab report: note: %s mixes "
+				"intervals of different precision; merged at "
+				"%d significant digits as HdrHistogram's add() "
+				"does\n", i < 0 ? "the total" :
+				tag_label(t->name), t->hist->sig_figs);
+	}
 	if (d.refused)
 		fprintf(stderr, "latlab report: warning: %lld counts could "
 			"not be merged (outside every accumulator's range)\n",

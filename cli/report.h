@@ -20,6 +20,7 @@ struct report_tag {
 	int64_t intervals;
 	double first_start_s;     /* absolute seconds since the epoch */
 	double last_end_s;
+	bool mixed_precision;     /* intervals of another layout were merged */
 };
 
 struct report_data {

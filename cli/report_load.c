@@ -5,6 +5,9 @@
  * grows (a new, larger histogram, old counts added in) when an interval
  * holds values beyond its range, as Java's auto-resizing accumulator does,
  * so no count is dropped. Counts refused anyway are counted and shown.
+ * Intervals of different precision are merged as Java's add() does, at
+ * the precision of the first non-empty one (each slot of a newcomer is
+ * recorded at its lowest value); the report says when that happened.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,6 +48,13 @@ static int tag_add(struct report_tag *t, const struct lat_hist *src,
 
 	if (lat_hist_max(src) > need)
 		need = lat_hist_max(src);
+	/* an empty accumulator's layout means nothing: take the data's */
+	if (t->hist && !t->hist->total_count &&
+	    (t->hist->sig_figs != src->sig_figs ||
+	     t->hist->unit_magnitude != src->unit_magnitude)) {
+		lat_hist_free(t->hist);
+		t->hist = NULL;
+	}
 	if (!t->hist)
 		rc = new_hist_like(src, need, &t->hist);
 	else if (need > t->hist->highest_trackable) {
@@ -61,6 +71,10 @@ static int tag_add(struct report_tag *t, const struct lat_hist *src,
 	}
 	if (rc)
 		return rc;
+	if (src->total_count && (t->hist->sig_figs != src->sig_figs ||
+				 t->hist->unit_magnitude !=
+				 src->unit_magnitude))
+		t->mixed_precision = true;
 	*refused += lat_hist_add(t->hist, src);
 	return 0;
 }
@@ -88,6 +102,41 @@ static struct report_tag *find_tag(struct report_data *d, const char *name)
 
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
+}
+
+/* Finer: more significant digits, then a smaller unit. */
+static bool finer(const struct lat_hist *a, const struct lat_hist *b)
+{
+	if (a->sig_figs != b->sig_figs)
+		return a->sig_figs > b->sig_figs;
+	return a->unit_magnitude < b->unit_magnitude;
+}
+
+/*
+ * The total, built from the tags at the finest precision among them, so
+ * a coarse tag cannot blur a fine one (Java has no cross-tag total).
+ */
+static int merge_total(struct report_data *d)
+{
+	const struct lat_hist *best = NULL;
+	int64_t highest = 0;
+	int rc;
+
+	for (int i = 0; i < d->ntags; i++) {
+		const struct lat_hist *h = d->tags[i].hist;
+
+		if (!best || (h->total_count && (!best->total_count ||
+						 finer(h, best))))
+			best = h;
+		if (h->highest_trackable > highest)
+			highest = h->highest_trackable;
+	}
+	if (!best)
+		return 0;
+	rc = new_hist_like(best, highest, &d->total.hist);
+	for (int i = 0; !rc && i < d->ntags; i++)
+		rc = tag_add(&d->total, d->tags[i].hist, &d->refused);
+	return rc;
 }
 
 static int load_hlog(const char *path, const char *tag, struct report_data *d,
@@ -122,8 +171,6 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 		tag_note_time(t, &iv);
 		tag_note_time(&d->total, &iv);
 		rc = tag_add(t, iv.hist, &d->refused);
-		if (!rc)
-			rc = tag_add(&d->total, iv.hist, &d->refused);
 		lat_hist_free(iv.hist);
 		if (rc) {
 			snprintf(why, why_len, "'%s' line %lld: %s", path,
@@ -136,6 +183,10 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 			 (long long)lat_hlog_reader_line(r), lat_strerror(rc));
 	d->start_time_s = lat_hlog_reader_start_time(r);
 	lat_hlog_reader_close(r);
+	if (!rc)
+		rc = merge_total(d);
+	if (rc < 0 && !*why)
+		snprintf(why, why_len, "'%s': %s", path, lat_strerror(rc));
 	if (!rc && !d->total.intervals) {
 		if (tag)
 			snprintf(why, why_len, "'%s': no interval with tag "

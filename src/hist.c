@@ -266,7 +266,7 @@ static void merge_timestamps(struct lat_hist *dst, const struct lat_hist *src)
 
 int64_t lat_hist_add(struct lat_hist *dst, const struct lat_hist *src)
 {
-	int64_t before = dst->overflow_count;
+	int64_t overflow_before = dst->overflow_count, refused;
 	int64_t added = 0;
 	int32_t i;
 
@@ -288,16 +288,16 @@ int64_t lat_hist_add(struct lat_hist *dst, const struct lat_hist *src)
 		}
 	}
 	merge_timestamps(dst, src);
-	before = dst->overflow_count - before;
+	refused = dst->overflow_count - overflow_before;
 	dst->overflow_count += src->overflow_count;
-	return before;
+	return refused;
 }
 
 int64_t lat_hist_add_corrected(struct lat_hist *dst,
 			       const struct lat_hist *src,
 			       int64_t expected_interval)
 {
-	int64_t refused = dst->overflow_count;
+	int64_t overflow_before = dst->overflow_count, refused;
 	int32_t i;
 
 	for (i = 0; i < src->counts_len; i++) {
@@ -307,7 +307,7 @@ int64_t lat_hist_add_corrected(struct lat_hist *dst,
 			src, lat_hist_value_at_index(src, i)), src->counts[i],
 			expected_interval);
 	}
-	refused = dst->overflow_count - refused;
+	refused = dst->overflow_count - overflow_before;
 	dst->overflow_count += src->overflow_count;
 	return refused;
 }

@@ -27,7 +27,8 @@ static void iter_init(struct lat_hist_iter *it, const struct lat_hist *h,
 	it->index = 0;
 	it->visited_index = -1;
 	it->current_value = 0;
-	it->next_value = (int64_t)1 << h->unit_magnitude;
+	/* Java's int shift: 32-bit, count taken mod 32 (L >= 2^31 only). */
+	it->next_value = (int32_t)(1u << (h->unit_magnitude & 31));
 	it->fresh = true;
 }
 
@@ -83,7 +84,6 @@ void lat_hist_iter_log_init(struct lat_hist_iter *it, const struct lat_hist *h,
 static bool iter_has_next(struct lat_hist_iter *it)
 {
 	bool counts_left = it->total_to_index < it->total;
-	uint64_t reach;
 
 	switch (it->kind) {
 	case LAT_HIST_ITER_RECORDED:
@@ -103,11 +103,11 @@ static bool iter_has_next(struct lat_hist_iter *it)
 	case LAT_HIST_ITER_LINEAR:
 		/*
 		 * Go on until the step passes the next slot, not just until
-		 * the last count: the step holding it must be emitted. Java's
-		 * long arithmetic wraps; unsigned keeps that without UB.
+		 * the last count: the step holding it must be emitted. (Java
+		 * 2.1.11 compares the step's top itself; later versions add
+		 * one.)
 		 */
-		reach = (uint64_t)it->value_to_reach + 1;
-		return counts_left || (int64_t)reach < it->next_value;
+		return counts_left || it->value_to_reach < it->next_value;
 	case LAT_HIST_ITER_LOG:
 		return counts_left ||
 			lat_hist_lowest_equivalent(it->h,

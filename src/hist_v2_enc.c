@@ -68,7 +68,7 @@ int lat_hist_v2_encode(const struct lat_hist *h, uint8_t *buf, size_t cap,
 	uint64_t ratio_bits;
 
 	*len = 0;
-	if (cap < LAT_HIST_V2_HEADER_LEN + 9 * (size_t)slots)
+	if (cap < LAT_HIST_V2_HEADER_LEN)
 		return -ENOSPC;
 	for (int32_t i = 0; i < slots;) {
 		int64_t count = h->counts[i++];
@@ -84,6 +84,16 @@ int lat_hist_v2_encode(const struct lat_hist *h, uint8_t *buf, size_t cap,
 			}
 			if (zeros > 1)
 				count = -zeros;
+		}
+		if (cap - o < 9) {
+			uint8_t tmp[9];
+			size_t n = lat_hist_v2_put_varint(tmp, count);
+
+			if (cap - o < n)
+				return -ENOSPC;
+			memcpy(buf + o, tmp, n);
+			o += n;
+			continue;
 		}
 		o += lat_hist_v2_put_varint(buf + o, count);
 	}

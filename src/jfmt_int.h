@@ -8,6 +8,12 @@
  * "0.12") and on integers above 2^53, where Java keeps only the digits it
  * deems significant (2^62 -> "4611686018427387900"). The .hgrm text must
  * be byte-identical to Java's, so it is formatted here.
+ *
+ * Checked against Java 17 on 395k values of the kinds .hgrm/.hlog print
+ * (longs, longs divided by unit ratios, percentile levels, their
+ * 1/(1-p)): identical. Known gap: for some values >= 2^63, which latlab
+ * never prints, Java emits non-shortest digits (1e23 -> 9.999..E22) that
+ * are not reproduced.
  */
 #ifndef LATLAB_JFMT_INT_H
 #define LATLAB_JFMT_INT_H

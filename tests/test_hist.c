@@ -484,8 +484,98 @@ static void test_recount(void)
 	lat_hist_destroy(&h);
 }
 
-int main(void)
+/*
+ * --dump: replay the cases of tests/interop_hist_java.java from stdin and
+ * print the same report as its dump(), for tests/interop_hist_java.sh.
+ */
+static const double dump_ps[] = { 0, 0.1, 1, 10, 25, 100.0 / 3, 40, 50,
+	66.67, 75, 90, 99, 99.9, 99.99, 99.999, 100, 150, -1 };
+
+static uint64_t t_bits(double d)
 {
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static void dump_one(const struct lat_hist *h)
+{
+	struct lat_hist_iter it;
+	uint64_t hash = 0;
+	int64_t rows = 0;
+	size_t i;
+
+	printf("total %" PRId64 " min %" PRId64 " max %" PRId64
+	       " minnz %" PRId64 "\n", h->total_count, lat_hist_min(h),
+	       lat_hist_max(h), lat_hist_min_nonzero(h));
+	printf("mean %" PRIx64 " stddev %" PRIx64 "\n",
+	       t_bits(lat_hist_mean(h)), t_bits(lat_hist_stddev(h)));
+	for (i = 0; i < sizeof(dump_ps) / sizeof(dump_ps[0]); i++)
+		printf("p %" PRIx64 " %" PRId64 "\n", t_bits(dump_ps[i]),
+		       lat_hist_value_at_percentile(h, dump_ps[i]));
+	lat_hist_iter_percentile_init(&it, h, 5);
+	while (lat_hist_iter_next(&it))
+		printf("pi %" PRId64 " %" PRIx64 " %" PRId64 "\n", it.value,
+		       t_bits(it.percentile_level), it.cumulative_count);
+	lat_hist_iter_recorded_init(&it, h);
+	while (lat_hist_iter_next(&it))
+		printf("ri %" PRId64 " %" PRId64 " %" PRId64 "\n", it.value,
+		       it.count_at_value, it.value_from);
+	lat_hist_iter_linear_init(&it, h, lat_hist_max(h) / 7 + 1);
+	while (lat_hist_iter_next(&it))
+		printf("li %" PRId64 " %" PRId64 " %" PRIx64 "\n", it.value,
+		       it.count_added, t_bits(it.percentile));
+	lat_hist_iter_log_init(&it, h, 1000, 1.7);
+	while (lat_hist_iter_next(&it))
+		printf("gi %" PRId64 " %" PRId64 "\n", it.value,
+		       it.count_added);
+	lat_hist_iter_all_init(&it, h);
+	while (lat_hist_iter_next(&it)) {
+		rows++;
+		hash = hash * 31 + (uint64_t)it.value;
+		hash = hash * 31 + (uint64_t)it.count_at_value;
+	}
+	printf("all %" PRId64 " %" PRId64 "\n", rows, (int64_t)hash);
+}
+
+static int dump_cases(void)
+{
+	long long lo, hi, interval, lo2, hi2, v, c;
+	int d, d2;
+	char line[256];
+	struct lat_hist h, t;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "hist %lld %lld %d %lld %lld %lld %d", &lo,
+			   &hi, &d, &interval, &lo2, &hi2, &d2) != 7)
+			return T_EXIT_FAIL;
+		h = t_hist(lo, hi, d);
+		while (fgets(line, sizeof(line), stdin) &&
+		       strncmp(line, "end", 3) != 0) {
+			if (sscanf(line, "%lld %lld", &v, &c) != 2)
+				return T_EXIT_FAIL;
+			if (interval > 0)
+				lat_hist_record_corrected(&h, v, interval);
+			else
+				lat_hist_record_n(&h, v, c);
+		}
+		dump_one(&h);
+		t = t_hist(lo2, hi2, d2);
+		lat_hist_add(&t, &h);
+		lat_hist_add(&t, &h);
+		printf("add\n");
+		dump_one(&t);
+		lat_hist_destroy(&h);
+		lat_hist_destroy(&t);
+	}
+	return T_EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--dump") == 0)
+		return dump_cases();
 	test_layout_d3();
 	test_layout_d1_d5();
 	test_layout_l1000();

@@ -1,0 +1,379 @@
+/*
+ * latlab co: make the benchmark lie (coordinated omission). One toy
+ * service, one stall, one run, measured three ways; see latlab/co.h.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "latlab/clock.h"
+#include "latlab/co.h"
+#include "latlab/fmt.h"
+#include "latlab/hist.h"
+#include "latlab/json.h"
+
+#define CMD "co"
+/* histogram range: 1 ns to 1 hour, 3 significant digits */
+#define CO_HIST_MAX 3600000000000ll
+
+struct co_opts {
+	struct lat_co_config cfg;
+	bool stall_at_set;
+	bool json;
+};
+
+struct mode_row {
+	const char *key;
+	const char *label;
+	struct lat_hist *h;
+	int64_t p50, p99, p999, max;
+};
+
+static void parse(int argc, char **argv, struct co_opts *o)
+{
+	enum { OPT_JSON = 256, OPT_STALL_AT };
+	static const struct option longs[] = {
+		{ "requests", required_argument, NULL, 'n' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "service", required_argument, NULL, 's' },
+		{ "stall", required_argument, NULL, 'S' },
+		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->cfg.requests = lat_cli_u64(CMD, "--requests", optarg,
+						      1, 100000000);
+			break;
+		case 'r':
+			o->cfg.rate_per_s = lat_cli_double(CMD, "--rate",
+							   optarg, 1, 1e7);
+			break;
+		case 's':
+			o->cfg.service_ns = lat_cli_duration_ns(
+				CMD, "--service", optarg, 1e3, 100, 1e9);
+			break;
+		case 'S':
+			o->cfg.stall_ns = lat_cli_duration_ns(
+				CMD, "--stall", optarg, 1e6, 0, 60e9);
+			break;
+		case OPT_STALL_AT:
+			o->cfg.stall_at = lat_cli_u64(CMD, "--stall-at", optarg,
+						      0, UINT64_MAX);
+			o->stall_at_set = true;
+			break;
+		case 'c':
+			if (!strcmp(optarg, "wall"))
+				o->cfg.clock = LAT_CO_WALL;
+			else if (!strcmp(optarg, "cpu"))
+				o->cfg.clock = LAT_CO_CPU;
+			else
+				lat_cli_usage_error(CMD, "--clock must be "
+						    "'wall' or 'cpu', not '%s'",
+						    optarg);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		default:
+			lat_cli_bad_option(CMD, argv);
+		}
+	}
+	if (optind < argc)
+		lat_cli_usage_error(CMD, "unexpected argument '%s'",
+				    argv[optind]);
+	if (!o->stall_at_set)
+		o->cfg.stall_at = o->cfg.requests / 2;
+	if (o->cfg.stall_at >= o->cfg.requests)
+		lat_cli_usage_error(CMD, "--stall-at %" PRIu64 " is not below "
+				    "--requests %" PRIu64, o->cfg.stall_at,
+				    o->cfg.requests);
+	if (o->cfg.rate_per_s * o->cfg.service_ns / 1e9 >= 1)
+		lat_cli_usage_error(CMD, "--rate x --service is %.2f: the "
+				    "server would be over 100%% busy and never "
+				    "catch up (keep it below 1)",
+				    o->cfg.rate_per_s * o->cfg.service_ns /
+					    1e9);
+}
+
+static void fill_row(struct mode_row *m)
+{
+	m->p50 = lat_hist_value_at_percentile(m->h, 50);
+	m->p99 = lat_hist_value_at_percentile(m->h, 99);
+	m->p999 = lat_hist_value_at_percentile(m->h, 99.9);
+	m->max = lat_hist_max(m->h);
+}
+
+/*
+ * The sentence under the table, from the numbers: does the closed loop's
+ * tail hide the stall that the open loop (and the correction) show?
+ */
+static void verdict(char *buf, size_t len, const struct co_opts *o,
+		    const struct mode_row *closed, const struct mode_row *corr,
+		    const struct mode_row *open,
+		    const struct lat_co_closed_stats *st)
+{
+	char c999[LAT_FMT_LEN], op99[LAT_FMT_LEN], cr99[LAT_FMT_LEN];
+	char stall[LAT_FMT_LEN], late[LAT_FMT_LEN], cmax[LAT_FMT_LEN];
+	char omax[LAT_FMT_LEN], maxes[200];
+
+	lat_fmt_ns(cmax, sizeof(cmax), (double)closed->max);
+	lat_fmt_ns(omax, sizeof(omax), (double)open->max);
+	/* the stalled request itself is seen by every mode: the max */
+	if (open->max <= closed->max + closed->max / 5)
+		snprintf(maxes, sizeof(maxes), "The max is the stalled "
+			 "request itself, so every mode agrees on it (%s vs "
+			 "%s): the max alone cannot reveal the omission.",
+			 cmax, omax);
+	else
+		snprintf(maxes, sizeof(maxes), "The open-loop max (%s) "
+			 "exceeds the closed one (%s): requests queued behind "
+			 "the stall also waited out other delays.", omax,
+			 cmax);
+	lat_fmt_ns(c999, sizeof(c999), (double)closed->p999);
+	lat_fmt_ns(op99, sizeof(op99), (double)open->p99);
+	lat_fmt_ns(cr99, sizeof(cr99), (double)corr->p99);
+	lat_fmt_ns(stall, sizeof(stall), o->cfg.stall_ns);
+	lat_fmt_ns(late, sizeof(late), (double)st->max_send_delay_ns);
+	if (open->p99 > 10 * closed->p999) {
+		snprintf(buf, len,
+			 "The closed loop says 99.9%% of requests took at most "
+			 "%s, yet a user sending on schedule saw a p99 of %s: "
+			 "during the %s stall the closed-loop client stopped "
+			 "sending, so the %" PRIu64 " requests it held back "
+			 "(up to %s late) never had their wait measured - "
+			 "coordinated omission; the correction puts them back "
+			 "(p99 %s). %s", c999, op99, stall, st->sent_late, late,
+			 cr99, maxes);
+	} else {
+		snprintf(buf, len,
+			 "Here the open-loop p99 (%s) stays within 10x of the "
+			 "closed-loop p99.9 (%s): the stall is too short or too "
+			 "rare against the request rate to hold back more than "
+			 "1%% of requests (%" PRIu64 " sent late), so "
+			 "coordinated omission hides little in this run; a "
+			 "longer --stall or higher --rate shows it.", op99,
+			 c999, st->sent_late);
+	}
+}
+
+/* Share of the run's wall time the service thread was on a CPU. */
+static double cpu_share(const struct lat_co_closed_stats *st)
+{
+	return st->wall_ns ? (double)st->cpu_ns / (double)st->wall_ns : 0;
+}
+
+/* The line about other load, when it mattered. */
+static void load_note(char *buf, size_t len, const struct co_opts *o,
+		      const struct lat_co_closed_stats *st)
+{
+	buf[0] = '\0';
+	if (o->cfg.clock == LAT_CO_CPU)
+		snprintf(buf, len, "Times are the service thread's CPU time "
+			 "(--clock cpu): preemption by other load is not in "
+			 "them; the injected stall is the only one.");
+	else if (cpu_share(st) < 0.9)
+		snprintf(buf, len, "The service thread had a CPU for only "
+			 "%.0f%% of the run: other load preempted it, and "
+			 "every mode includes those delays (--clock cpu "
+			 "leaves them out).", 100 * cpu_share(st));
+}
+
+/* Print @ns with its unit, padded to @width columns (µ is 2 bytes). */
+static void print_ns(const char *name, int64_t ns, int width)
+{
+	char buf[LAT_FMT_LEN];
+	int cols = 0;
+
+	lat_fmt_ns(buf, sizeof(buf), (double)ns);
+	for (const char *p = buf; *p; p++)
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+	printf(" %s %s%*s", name, buf, width > cols ? width - cols : 0, "");
+}
+
+static void print_row(const struct mode_row *m)
+{
+	printf("%-17s n=%-7" PRId64, m->label, m->h->total_count);
+	print_ns("p50", m->p50, 9);
+	print_ns("p99", m->p99, 9);
+	print_ns("p99.9", m->p999, 9);
+	print_ns("max", m->max, 0);
+	printf("\n");
+}
+
+/* Print a paragraph wrapped at 78 columns. */
+static void print_wrapped(const char *text)
+{
+	int col = 0;
+
+	while (*text) {
+		const char *end = strchr(text, ' ');
+		int n = end ? (int)(end - text) : (int)strlen(text);
+
+		if (col && col + 1 + n > 78) {
+			printf("\n");
+			col = 0;
+		} else if (col) {
+			printf(" ");
+			col++;
+		}
+		printf("%.*s", n, text);
+		col += n;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	if (col)
+		printf("\n");
+}
+
+static void print_json(const struct co_opts *o, const struct mode_row *rows,
+		       const struct lat_co_closed_stats *st,
+		       const struct lat_clock_cal *cal, const char *text)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_obj_begin(&j, "config");
+	lat_json_uint(&j, "requests", o->cfg.requests);
+	lat_json_double(&j, "rate_per_s", o->cfg.rate_per_s);
+	lat_json_double(&j, "service_ns", o->cfg.service_ns);
+	lat_json_double(&j, "stall_ns", o->cfg.stall_ns);
+	lat_json_uint(&j, "stall_at", o->cfg.stall_at);
+	lat_json_str(&j, "clock", o->cfg.clock == LAT_CO_CPU ? "cpu" : "wall");
+	lat_json_double(&j, "cycles_per_ns", cal->cycles_per_ns);
+	lat_json_obj_end(&j);
+	lat_json_obj_begin(&j, "modes");
+	for (int i = 0; i < 3; i++) {
+		lat_json_obj_begin(&j, rows[i].key);
+		lat_json_int(&j, "n", rows[i].h->total_count);
+		lat_json_int(&j, "overflow", rows[i].h->overflow_count);
+		lat_json_int(&j, "p50_ns", rows[i].p50);
+		lat_json_int(&j, "p99_ns", rows[i].p99);
+		lat_json_int(&j, "p999_ns", rows[i].p999);
+		lat_json_int(&j, "max_ns", rows[i].max);
+		lat_json_obj_end(&j);
+	}
+	lat_json_obj_end(&j);
+	lat_json_uint(&j, "closed_sent_late", st->sent_late);
+	lat_json_uint(&j, "closed_max_send_delay_ns", st->max_send_delay_ns);
+	lat_json_uint(&j, "wall_ns", st->wall_ns);
+	lat_json_uint(&j, "cpu_ns", st->cpu_ns);
+	lat_json_double(&j, "cpu_share", cpu_share(st));
+	lat_json_str(&j, "verdict", text);
+	lat_json_obj_end(&j);
+	if (lat_json_finish(&j))
+		lat_cli_fail(CMD, "internal error writing JSON");
+}
+
+static int run(int argc, char **argv)
+{
+	struct co_opts o = {
+		.cfg = { .requests = 10000, .rate_per_s = 10000,
+			 .service_ns = 20e3, .stall_ns = 50e6 },
+	};
+	struct lat_hist h[3];
+	struct mode_row rows[3] = {
+		{ .key = "closed", .label = "closed loop", .h = &h[0] },
+		{ .key = "open", .label = "open loop", .h = &h[1] },
+		{ .key = "corrected", .label = "closed, corrected", .h = &h[2] },
+	};
+	struct lat_co_closed_stats st;
+	struct lat_clock_cal cal;
+	char text[768], svc[LAT_FMT_LEN], stall[LAT_FMT_LEN];
+	char rate[LAT_FMT_LEN], note[256];
+	int rc;
+
+	parse(argc, argv, &o);
+	for (int i = 0; i < 3; i++)
+		if (lat_hist_init(&h[i], 1, CO_HIST_MAX, 3))
+			lat_cli_fail(CMD, "cannot allocate histograms");
+	memset(&cal, 0, sizeof(cal));
+	rc = o.cfg.clock == LAT_CO_WALL ? lat_clock_calibrate(&cal, 100) : 0;
+	if (rc)
+		lat_cli_fail(CMD, "cannot calibrate the cycle clock: %s",
+			     lat_strerror(rc));
+	fprintf(stderr, "latlab co: %" PRIu64 " requests, about %.2f s\n",
+		o.cfg.requests,
+		(double)o.cfg.requests / o.cfg.rate_per_s +
+			o.cfg.stall_ns / 1e9);
+	rc = lat_co_run(&o.cfg, &cal, &h[0], &h[2], &h[1], &st);
+	if (rc)
+		lat_cli_fail(CMD, "run failed: %s", lat_strerror(rc));
+	for (int i = 0; i < 3; i++) {
+		if (h[i].overflow_count)
+			lat_cli_fail(CMD, "%" PRId64 " latencies beyond the "
+				     "histogram's range (1 ns..1 h)",
+				     h[i].overflow_count);
+		fill_row(&rows[i]);
+	}
+	verdict(text, sizeof(text), &o, &rows[0], &rows[2], &rows[1], &st);
+	if (o.json) {
+		print_json(&o, rows, &st, &cal, text);
+	} else {
+		lat_fmt_ns(svc, sizeof(svc), o.cfg.service_ns);
+		lat_fmt_ns(stall, sizeof(stall), o.cfg.stall_ns);
+		lat_fmt_rate(rate, sizeof(rate), o.cfg.rate_per_s);
+		printf("%" PRIu64 " requests at %s, %s of work each, one %s "
+		       "stall at request %" PRIu64 "\n\n", o.cfg.requests,
+		       rate, svc, stall, o.cfg.stall_at);
+		for (int i = 0; i < 3; i++)
+			print_row(&rows[i]);
+		printf("\n");
+		print_wrapped(text);
+		load_note(note, sizeof(note), &o, &st);
+		if (note[0])
+			print_wrapped(note);
+	}
+	for (int i = 0; i < 3; i++)
+		lat_hist_destroy(&h[i]);
+	return LAT_EXIT_OK;
+}
+
+const struct lat_cmd lat_cmd_co = {
+	.name = "co",
+	.summary = "coordinated omission: one stall, three measurements",
+	.usage =
+	"latlab co: make the benchmark lie (coordinated omission)\n"
+	"\n"
+	"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
+	"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
+	"                 [--json]\n"
+	"\n"
+	"A toy service does --service of work per request; request --stall-at\n"
+	"stalls for --stall more. Requests are due on a fixed schedule at\n"
+	"--rate. One run, three measurements: the closed loop (latency from\n"
+	"the client's actual send; it waits for each reply), the open loop\n"
+	"(latency from the intended send time) and the closed loop corrected\n"
+	"with the histogram's expected interval 1/rate. One thread: the\n"
+	"arrivals come from the schedule, so no generator thread can be late.\n"
+	"\n"
+	"options:\n"
+	"  -n, --requests <n>  requests (default 10000)\n"
+	"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
+	"                      rate x service must stay below 1\n"
+	"  -s, --service <t>   work per request (default 20us; bare number\n"
+	"                      in us)\n"
+	"  -S, --stall <t>     extra work of the stalled request (default\n"
+	"                      50ms; bare number in ms; 0 for none)\n"
+	"  --stall-at <i>      index of the stalled request (default n/2)\n"
+	"  -c, --clock <c>     wall: real time, preemptions by other load\n"
+	"                      included (default); cpu: the thread's CPU\n"
+	"                      time, so only the injected stall stalls\n"
+	"  --json              results as JSON on stdout\n"
+	"\n"
+	"EXAMPLES\n"
+	"  latlab co                          # the lesson, about 1 s\n"
+	"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
+	"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
+	"  latlab co --clock cpu              # on a busy machine\n",
+	.run = run,
+};

@@ -1,0 +1,449 @@
+/*
+ * latlab queue: simulate a G/G/c queue, set it beside Kingman and the
+ * exact formulas, sweep utilization to find the knee, or find the highest
+ * utilization that meets a p99 target.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "latlab/qsim.h"
+#include "queue.h"
+
+#define CMD "queue"
+#define MAX_SWEEP_POINTS 10000
+
+static const char usage[] =
+"latlab queue: simulate a G/G/c FCFS queue and compare it with the formulas\n"
+"\n"
+"usage: latlab queue [--rho <r>] [--ca <cv> | --arrival <dist>]\n"
+"                    [--cs <cv> | --service <dist> | --service-from <f.hlog>[:<tag>]]\n"
+"                    [--servers <c>] [--customers <n>] [--warmup <n>]\n"
+"                    [--batches <b>] [--seed <s>] [--service-mean <dur>] [--json]\n"
+"       latlab queue --sweep <lo>:<hi>:<step> [--svg <file>] [--knee-slope <k>] ...\n"
+"       latlab queue --target-p99 <x> ...\n"
+"\n"
+"Times are in units of tau, the mean service time, unless --service-mean (or\n"
+"--service-from) gives tau in ns; then they are shown with units.\n"
+"\n"
+"options:\n"
+"  --rho <r>           utilization per server, 0 < r < 1 (default 0.9)\n"
+"  --ca <cv>           arrival coefficient of variation (default 1): 0 det,\n"
+"                      1 exp, below 1 Erlang/gamma, above 1 hyperexponential\n"
+"  --cs <cv>           service coefficient of variation, same mapping\n"
+"  --arrival <dist>    inter-arrival distribution (see DISTRIBUTIONS)\n"
+"  --service <dist>    service distribution\n"
+"  --service-from <f>  empirical service times from a latlab .hlog file, all\n"
+"                      intervals merged (or those tagged <tag>); tau = their\n"
+"                      mean in ns\n"
+"  --servers <c>       number of servers, 1..100000 (default 1)\n"
+"  --customers <n>     measured customers per run (default 1M)\n"
+"  --warmup <n>        customers simulated first and discarded\n"
+"                      (default customers/10)\n"
+"  --batches <b>       batches for the 95% confidence intervals, 2..1024\n"
+"                      (default 32)\n"
+"  --seed <s>          random seed (default 1); same seed, same result\n"
+"  --service-mean <d>  tau as a duration (500ns, 20us, ...): show times in ns\n"
+"  --sweep <lo>:<hi>:<step>\n"
+"                      one run per utilization, same seed at every point\n"
+"                      (common random numbers: a smooth curve); points with\n"
+"                      rho >= 1 are reported unstable, not simulated\n"
+"  --svg <file>        with --sweep: draw the curves as SVG\n"
+"  --knee-slope <k>    knee threshold (default 10), see KNEE\n"
+"  --target-p99 <x>    highest rho whose simulated p99 sojourn stays below x\n"
+"                      (x in tau, or a duration with a unit when tau is in ns);\n"
+"                      bisection over 0.001..0.999 to within 0.001 of rho\n"
+"  --json              one JSON document on stdout\n"
+"\n"
+"DISTRIBUTIONS (all with mean tau for service, 1/(c rho) tau for arrivals):\n"
+"  det  exp  erlang:<k>  hyper:<cv>  lognormal:<cv>  gamma:<cv>\n"
+"  uniform (0..2 mean)  uniform:<cv> (cv <= 0.577)  cv:<x> (as --ca/--cs)\n"
+"\n"
+"KNEE: the lowest utilization at which the simulated mean wait W_q/tau\n"
+"grows by <k> per unit of rho (default 10: +0.1 tau of wait per +0.01 of\n"
+"load). Slopes are secants between sweep points placed at their midpoints,\n"
+"interpolated linearly. For M/M/1 the knee is 1 - 1/sqrt(k) = 0.684;\n"
+"Kingman's knee, 1 - sqrt((ca^2 + cs^2) / 2k), is printed beside it.\n"
+"\n"
+"Intervals are 95% batch means; an interval whose batches are correlated\n"
+"(lag-1 autocorrelation > 0.4, near saturation) is marked '*': run more\n"
+"customers.\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab queue --rho 0.9                  # M/M/1 at 90%: sim vs exact\n"
+"  latlab queue --rho 0.8 --cs 0           # M/D/1: half the wait of M/M/1\n"
+"  latlab queue --rho 0.9 --servers 4      # M/M/4 against Erlang C\n"
+"  latlab queue --arrival hyper:2 --service lognormal:1.5 --rho 0.7\n"
+"  latlab queue --rho 0.7 --service-mean 20us   # results in time units\n"
+"  latlab queue --sweep 0.1:0.99:0.01 --svg knee.svg  # find the knee\n"
+"  latlab queue --target-p99 20 --cs 0.5   # max load with p99 < 20 tau\n"
+"  latlab queue --service-from run.hlog:work --target-p99 2ms\n";
+
+enum {
+	OPT_RHO = 256, OPT_CA, OPT_CS, OPT_ARRIVAL, OPT_SERVICE,
+	OPT_SERVICE_FROM, OPT_SERVERS, OPT_CUSTOMERS, OPT_WARMUP,
+	OPT_BATCHES, OPT_SEED, OPT_SERVICE_MEAN, OPT_SWEEP, OPT_SVG,
+	OPT_KNEE, OPT_TARGET, OPT_JSON,
+};
+
+static const struct option longopts[] = {
+	{ "rho", required_argument, NULL, OPT_RHO },
+	{ "ca", required_argument, NULL, OPT_CA },
+	{ "cs", required_argument, NULL, OPT_CS },
+	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
+	{ "service", required_argument, NULL, OPT_SERVICE },
+	{ "service-from", required_argument, NULL, OPT_SERVICE_FROM },
+	{ "servers", required_argument, NULL, OPT_SERVERS },
+	{ "customers", required_argument, NULL, OPT_CUSTOMERS },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "batches", required_argument, NULL, OPT_BATCHES },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "service-mean", required_argument, NULL, OPT_SERVICE_MEAN },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "knee-slope", required_argument, NULL, OPT_KNEE },
+	{ "target-p99", required_argument, NULL, OPT_TARGET },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the user gave, before it is checked as a whole. */
+struct raw {
+	const char *rho, *arrival, *service, *warmup, *target, *sweep;
+	double ca, cs;
+	bool have_ca, have_cs;
+};
+
+static void parse_dist(const char *flag, const char *spec,
+		       struct lat_qsim_dist *d)
+{
+	if (lat_qsim_dist_parse(d, spec))
+		lat_cli_usage_error(CMD, "%s: unknown or invalid distribution "
+				    "'%s' (see 'latlab queue --help')", flag,
+				    spec);
+}
+
+static double sweep_num(const char *s, char **end, const char *arg)
+{
+	double v;
+
+	errno = 0;
+	v = strtod(s, end);
+	if (errno || *end == s || !isfinite(v))
+		lat_cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such "
+				    "as 0.1:0.99:0.01, not '%s'", arg);
+	return v;
+}
+
+static void parse_sweep(struct queue_opts *o, const char *arg)
+{
+	const char *p = arg;
+	char *end;
+
+	o->sweep_lo = sweep_num(p, &end, arg);
+	if (*end != ':')
+		goto bad;
+	o->sweep_hi = sweep_num(end + 1, &end, arg);
+	if (*end != ':')
+		goto bad;
+	o->sweep_step = sweep_num(end + 1, &end, arg);
+	if (*end)
+		goto bad;
+	if (!(o->sweep_lo > 0) || !(o->sweep_hi >= o->sweep_lo) ||
+	    !(o->sweep_step > 0) || o->sweep_hi > 10)
+		lat_cli_usage_error(CMD, "--sweep '%s': need 0 < lo <= hi <= 10 "
+				    "and step > 0", arg);
+	if ((o->sweep_hi - o->sweep_lo) / o->sweep_step + 1 >
+	    MAX_SWEEP_POINTS)
+		lat_cli_usage_error(CMD, "--sweep '%s' has more than %d points",
+				    arg, MAX_SWEEP_POINTS);
+	o->sweep = true;
+	return;
+bad:
+	lat_cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
+			    "0.1:0.99:0.01, not '%s'", arg);
+}
+
+static void parse_one(struct queue_opts *o, struct raw *w, int c)
+{
+	struct lat_qsim_config *cfg = &o->cfg;
+
+	switch (c) {
+	case OPT_RHO: w->rho = optarg; break;
+	case OPT_CA:
+		w->ca = lat_cli_double(CMD, "--ca", optarg, 0, 1000);
+		w->have_ca = true;
+		break;
+	case OPT_CS:
+		w->cs = lat_cli_double(CMD, "--cs", optarg, 0, 1000);
+		w->have_cs = true;
+		break;
+	case OPT_ARRIVAL: w->arrival = optarg; break;
+	case OPT_SERVICE: w->service = optarg; break;
+	case OPT_SERVICE_FROM: o->service_from = optarg; break;
+	case OPT_SERVERS:
+		cfg->servers = (unsigned)lat_cli_u64(CMD, "--servers", optarg,
+						     1, 100000);
+		break;
+	case OPT_CUSTOMERS:
+		cfg->customers = lat_cli_u64(CMD, "--customers", optarg, 1000,
+					     100000000000ull);
+		break;
+	case OPT_WARMUP: w->warmup = optarg; break;
+	case OPT_BATCHES:
+		cfg->batches = (unsigned)lat_cli_u64(CMD, "--batches", optarg,
+						     2, LAT_QSIM_MAX_BATCHES);
+		break;
+	case OPT_SEED:
+		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		break;
+	case OPT_SERVICE_MEAN:
+		o->tau_ns = lat_cli_duration_ns(CMD, "--service-mean", optarg,
+						1, 1e-3, 1e15);
+		break;
+	case OPT_SWEEP: w->sweep = optarg; break;
+	case OPT_SVG: o->svg = optarg; break;
+	case OPT_KNEE:
+		o->knee_slope = lat_cli_double(CMD, "--knee-slope", optarg,
+					       1e-6, 1e9);
+		break;
+	case OPT_TARGET: w->target = optarg; break;
+	case OPT_JSON: o->json = true; break;
+	}
+}
+
+static void conflict(bool a, bool b, const char *fa, const char *fb)
+{
+	if (a && b)
+		lat_cli_usage_error(CMD, "%s and %s cannot be used together",
+				    fa, fb);
+}
+
+/* Distributions, once every flag is known. */
+static void set_dists(struct queue_opts *o, const struct raw *w)
+{
+	conflict(w->have_ca, w->arrival != NULL, "--ca", "--arrival");
+	conflict(w->have_cs, w->service != NULL, "--cs", "--service");
+	conflict(w->have_cs, o->service_from != NULL, "--cs",
+		 "--service-from");
+	conflict(w->service != NULL, o->service_from != NULL, "--service",
+		 "--service-from");
+	conflict(o->tau_ns > 0, o->service_from != NULL, "--service-mean",
+		 "--service-from");
+	if (w->arrival)
+		parse_dist("--arrival", w->arrival, &o->cfg.arrival);
+	else
+		lat_qsim_dist_from_cv(&o->cfg.arrival, w->have_ca ? w->ca : 1);
+	if (w->service)
+		parse_dist("--service", w->service, &o->cfg.service);
+	else if (o->service_from)
+		queue_load_service(o->service_from, &o->cfg.service,
+				   &o->tau_ns);
+	else
+		lat_qsim_dist_from_cv(&o->cfg.service, w->have_cs ? w->cs : 1);
+}
+
+/* --target-p99: a bare number is in τ; a duration needs τ in ns. */
+static double parse_target(const struct queue_opts *o, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (n && ((arg[n - 1] >= 'a' && arg[n - 1] <= 'z') ||
+		  (unsigned char)arg[n - 1] >= 0x80)) {
+		if (!(o->tau_ns > 0))
+			lat_cli_usage_error(CMD, "--target-p99 '%s' has a unit "
+					    "but tau has none: add "
+					    "--service-mean", arg);
+		return lat_cli_duration_ns(CMD, "--target-p99", arg, 1, 1e-3,
+					   1e18) / o->tau_ns;
+	}
+	return lat_cli_double(CMD, "--target-p99", arg, 1e-9, 1e9);
+}
+
+static void parse(struct queue_opts *o, int argc, char **argv)
+{
+	struct raw w;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	memset(&w, 0, sizeof(w));
+	lat_qsim_config_init(&o->cfg);
+	o->knee_slope = LAT_QSIM_KNEE_SLOPE;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			lat_cli_bad_option(CMD, argv);
+		parse_one(o, &w, c);
+	}
+	if (optind < argc)
+		lat_cli_usage_error(CMD, "unexpected argument '%s'",
+				    argv[optind]);
+	conflict(w.sweep != NULL, w.target != NULL, "--sweep",
+		 "--target-p99");
+	conflict(w.sweep != NULL, w.rho != NULL, "--sweep", "--rho");
+	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
+	if (o->svg && !w.sweep)
+		lat_cli_usage_error(CMD, "--svg needs --sweep");
+	if (w.sweep)
+		parse_sweep(o, w.sweep);
+	if (w.rho) {
+		o->cfg.rho = lat_cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
+		if (!(o->cfg.rho > 0 && o->cfg.rho < 1))
+			lat_cli_usage_error(CMD, "--rho must be in (0, 1) for a "
+					    "queue to reach steady state, not "
+					    "'%s' (a --sweep shows the "
+					    "unstable side)", w.rho);
+	}
+	o->cfg.warmup = w.warmup ? lat_cli_u64(CMD, "--warmup", w.warmup, 0,
+					       100000000000ull)
+				 : o->cfg.customers / 10;
+	if (o->cfg.customers < o->cfg.batches)
+		lat_cli_usage_error(CMD, "--customers must be at least "
+				    "--batches");
+	set_dists(o, &w);
+	if (w.target)
+		o->target = parse_target(o, w.target);
+}
+
+static int run_point(const struct queue_opts *o)
+{
+	struct lat_qsim_result r;
+	int err = lat_qsim_run(&o->cfg, &r);
+
+	if (err) {
+		lat_qsim_result_destroy(&r);
+		lat_cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
+	}
+	if (o->json)
+		queue_json_point(o, &r);
+	else
+		queue_print_point(o, &r);
+	lat_qsim_result_destroy(&r);
+	return LAT_EXIT_OK;
+}
+
+static void sweep_points(const struct queue_opts *o, struct queue_sweep *s)
+{
+	for (s->done = 0; s->done < s->n && !lat_cli_stop_signal();
+	     s->done++) {
+		struct queue_point *p = &s->pts[s->done];
+		struct lat_qsim_config cfg = o->cfg;
+		int err;
+
+		cfg.rho = p->rho;
+		lat_qsim_formulas(&cfg, &p->f);
+		if (!p->stable)
+			continue;
+		err = lat_qsim_run(&cfg, &p->r);
+		lat_qsim_result_destroy(&p->r);
+		if (err)
+			lat_cli_fail(CMD, "simulation at rho %.4g failed: %s",
+				     p->rho, lat_strerror(err));
+	}
+}
+
+static void find_knee(const struct queue_opts *o, struct queue_sweep *s)
+{
+	double *rho = calloc(s->done + 1, sizeof(double));
+	double *w = calloc(s->done + 1, sizeof(double));
+	size_t n = 0;
+
+	if (!rho || !w)
+		lat_cli_fail(CMD, "out of memory");
+	for (size_t i = 0; i < s->done && s->pts[i].stable; i++, n++) {
+		rho[n] = s->pts[i].rho;
+		w[n] = s->pts[i].r.wait.mean;
+	}
+	s->knee = NAN;
+	s->knee_err = lat_qsim_knee(rho, w, n, o->knee_slope, &s->knee);
+	s->kingman_knee = o->cfg.servers == 1 ?
+		lat_qsim_kingman_knee(o->cfg.arrival.cv, o->cfg.service.cv,
+				      o->knee_slope) : NAN;
+	free(rho);
+	free(w);
+}
+
+static int run_sweep(const struct queue_opts *o)
+{
+	struct queue_sweep s;
+	int sig, rc = LAT_EXIT_OK;
+
+	memset(&s, 0, sizeof(s));
+	s.n = (size_t)floor((o->sweep_hi - o->sweep_lo) / o->sweep_step +
+			    1e-9) + 1;
+	s.pts = calloc(s.n, sizeof(*s.pts));
+	if (!s.pts)
+		lat_cli_fail(CMD, "out of memory");
+	for (size_t i = 0; i < s.n; i++) {
+		/* i * step, not repeated addition: 0.1 + 89 * 0.01 is 0.99. */
+		s.pts[i].rho = o->sweep_lo + (double)i * o->sweep_step;
+		s.pts[i].stable = s.pts[i].rho < 1;
+	}
+	lat_cli_catch_stop_signals();
+	sweep_points(o, &s);
+	find_knee(o, &s);
+	if (o->json)
+		queue_json_sweep(o, &s);
+	else
+		queue_print_sweep(o, &s);
+	if (o->svg && queue_plot(o, &s))
+		rc = LAT_EXIT_FAIL;
+	free(s.pts);
+	sig = lat_cli_stop_signal();
+	return sig ? 128 + sig : rc;
+}
+
+static int run_target(const struct queue_opts *o)
+{
+	struct queue_target t;
+	struct lat_qsim_config cfg = o->cfg;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.tol = 1e-3;
+	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.rho,
+				       &t.runs);
+	if (t.status < 0 && t.status != -ENOENT)
+		lat_cli_fail(CMD, "simulation failed: %s",
+			     lat_strerror(t.status));
+	if (t.status != -ENOENT) {
+		/* One more run at the answer, to show its p99 and interval. */
+		cfg.rho = t.rho;
+		err = lat_qsim_run(&cfg, &t.at);
+		if (err)
+			lat_cli_fail(CMD, "simulation failed: %s",
+				     lat_strerror(err));
+	}
+	if (o->json)
+		queue_json_target(o, &t);
+	else
+		queue_print_target(o, &t);
+	lat_qsim_result_destroy(&t.at);
+	return LAT_EXIT_OK;
+}
+
+static int cmd_queue(int argc, char **argv)
+{
+	struct queue_opts o;
+	int rc;
+
+	parse(&o, argc, argv);
+	if (o.sweep)
+		rc = run_sweep(&o);
+	else if (o.target > 0)
+		rc = run_target(&o);
+	else
+		rc = run_point(&o);
+	lat_qsim_dist_destroy(&o.cfg.service);
+	return rc;
+}
+
+const struct lat_cmd lat_cmd_queue = {
+	.name = "queue",
+	.summary = "simulate G/G/c queues: formulas, knee, capacity for a p99",
+	.usage = usage,
+	.run = cmd_queue,
+};

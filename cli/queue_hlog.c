@@ -1,0 +1,60 @@
+/*
+ * latlab queue --service-from FILE.hlog[:TAG]: service times measured by
+ * latlab (e.g. a pipeline's work stage) as an empirical distribution. The
+ * file is read by report_load() (the 'latlab report' reader: .hlog or
+ * .hgrm, intervals merged, refused counts counted), so both commands agree
+ * on what a log holds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "queue.h"
+#include "report.h"
+
+/* FILE[:TAG]: the tag follows ".hlog:" or ".hgrm:". */
+static void split_spec(const char *spec, char *path, size_t len,
+		       const char **tag)
+{
+	const char *dot = strstr(spec, ".hlog:");
+	size_t n;
+
+	if (!dot)
+		dot = strstr(spec, ".hgrm:");
+	n = dot ? (size_t)(dot - spec) + 5 : strlen(spec);
+	if (n >= len)
+		lat_cli_usage_error("queue", "--service-from: path too long");
+	memcpy(path, spec, n);
+	path[n] = 0;
+	*tag = dot ? dot + 6 : NULL;
+	if (*tag && !**tag)
+		lat_cli_usage_error("queue", "--service-from '%s': empty tag "
+				    "after ':'", spec);
+}
+
+void queue_load_service(const char *spec, struct lat_qsim_dist *d,
+			double *tau_ns)
+{
+	static struct report_data data; /* large; one per process */
+	char path[4096], why[512] = "";
+	const char *tag;
+	int rc;
+
+	split_spec(spec, path, sizeof(path), &tag);
+	rc = report_load(path, tag, 0, &data, why, sizeof(why));
+	if (rc)
+		lat_cli_usage_error("queue", "--service-from: %s", why);
+	if (data.refused)
+		fprintf(stderr, "latlab queue: --service-from: %lld counts "
+			"did not fit while merging and are left out\n",
+			(long long)data.refused);
+	rc = lat_qsim_dist_init_hist(d, data.total.hist);
+	report_data_free(&data);
+	if (rc == -ENOMEM)
+		lat_cli_fail("queue", "out of memory");
+	if (rc)
+		lat_cli_usage_error("queue", "--service-from '%s': no "
+				    "positive values to sample", spec);
+	*tau_ns = d->scale_ns;
+}

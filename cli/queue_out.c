@@ -1,0 +1,480 @@
+/*
+ * latlab queue output: the simulated distribution beside the formulas, as
+ * text for people (every time with its unit) and JSON for scripts (times
+ * in τ, with tau_ns to convert).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "latlab/fmt.h"
+#include "latlab/json.h"
+#include "queue.h"
+
+/* A time for a person: "9.073 τ", or "18.1 µs" when τ is known in ns. */
+static char *fmt_t(const struct queue_opts *o, char *buf, double tau)
+{
+	if (!isfinite(tau))
+		snprintf(buf, LAT_FMT_LEN, "-");
+	else if (o->tau_ns > 0)
+		lat_fmt_ns(buf, LAT_FMT_LEN, tau * o->tau_ns);
+	else
+		snprintf(buf, LAT_FMT_LEN, "%.4g τ", tau);
+	return buf;
+}
+
+/* Print @s padded to @width columns (UTF-8 aware: τ and µ are 2 bytes). */
+static void col(const char *s, int width, bool right)
+{
+	int n = 0;
+
+	for (const char *p = s; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (right)
+		printf("%*s%s", width > n ? width - n : 0, "", s);
+	else
+		printf("%s%*s", s, width > n ? width - n : 0, "");
+}
+
+static char *fmt_err(char *buf, double model, double sim)
+{
+	double e = lat_qsim_rel_err(model, sim);
+
+	if (isnan(e))
+		snprintf(buf, LAT_FMT_LEN, "%s", "");
+	else
+		snprintf(buf, LAT_FMT_LEN, "(%+.1f%%)", 100 * e);
+	return buf;
+}
+
+/* Kendall's letter for a distribution: M, D, E<k> or G. */
+const char *queue_kendall(const struct lat_qsim_dist *d, char *buf,
+			  size_t len)
+{
+	if (d->kind == LAT_QSIM_ERLANG)
+		snprintf(buf, len, "E%u", d->k);
+	else
+		snprintf(buf, len, "%s", d->kind == LAT_QSIM_EXP ? "M" :
+			 d->kind == LAT_QSIM_DET ? "D" : "G");
+	return buf;
+}
+
+/* @rho_text: "at rho 0.9", "rho 0.1 to 0.99 step 0.01", ... */
+static void print_header(const struct queue_opts *o, const char *rho_text)
+{
+	const struct lat_qsim_config *c = &o->cfg;
+	char t[LAT_FMT_LEN], ka[8], ks[8];
+
+	printf("%s/%s/%u FCFS queue %s: arrivals %s (cv %.3g), "
+	       "service %s (cv %.3g)\n", queue_kendall(&c->arrival, ka, sizeof(ka)),
+	       queue_kendall(&c->service, ks, sizeof(ks)), c->servers, rho_text,
+	       c->arrival.name,
+	       c->arrival.cv, c->service.name, c->service.cv);
+	if (o->tau_ns > 0)
+		printf("tau (mean service time) = %s", fmt_t(o, t, 1));
+	else
+		printf("times in tau, the mean service time");
+	printf("; %llu customers after %llu warm-up, %u batches, seed %llu\n",
+	       (unsigned long long)c->customers,
+	       (unsigned long long)c->warmup, c->batches,
+	       (unsigned long long)c->seed);
+}
+
+/* One "simulated ± half | approx | exact" row. */
+static void print_row(const struct queue_opts *o, const char *what,
+		      const struct lat_qsim_ci *ci, double approx,
+		      double exact)
+{
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], e1[LAT_FMT_LEN];
+	char e2[LAT_FMT_LEN], x[LAT_FMT_LEN], y[LAT_FMT_LEN];
+	char sim[64];
+
+	snprintf(sim, sizeof(sim), "%s ± %s%s", fmt_t(o, a, ci->mean),
+		 fmt_t(o, b, ci->half), ci->suspect ? " *" : "");
+	printf("  %-15s ", what);
+	col(sim, 26, false);
+	col(isfinite(approx) ? fmt_t(o, x, approx) : "", 10, true);
+	printf(" %-9s", fmt_err(e1, approx, ci->mean));
+	col(isfinite(exact) ? fmt_t(o, y, exact) : "", 10, true);
+	printf(" %s\n", fmt_err(e2, exact, ci->mean));
+}
+
+static void print_dist_row(const struct queue_opts *o, const char *what,
+			   const double v[5])
+{
+	char b[LAT_FMT_LEN];
+
+	printf("  %-22s", what);
+	for (int i = 0; i < 5; i++) {
+		putchar(' ');
+		col(fmt_t(o, b, v[i]), 11, true);
+	}
+	printf("\n");
+}
+
+static void hist_row(const struct lat_hist *h, double max, double v[5])
+{
+	v[0] = lat_qsim_hist_tau(h, 50);
+	v[1] = lat_qsim_hist_tau(h, 90);
+	v[2] = lat_qsim_hist_tau(h, 99);
+	v[3] = lat_qsim_hist_tau(h, 99.9);
+	v[4] = max;
+}
+
+static void print_distribution(const struct queue_opts *o,
+			       const struct lat_qsim_result *r,
+			       const struct lat_qsim_formulas *f)
+{
+	double v[5];
+	char name[48];
+
+	printf("\n  %-22s %11s %11s %11s %11s %11s\n", "distribution", "p50",
+	       "p90", "p99", "p99.9", "max");
+	hist_row(&r->wait_hist, r->max_wait, v);
+	print_dist_row(o, "wait W_q", v);
+	hist_row(&r->sojourn_hist, r->max_sojourn, v);
+	print_dist_row(o, "sojourn W", v);
+	if (f->has_exact_quantiles) {
+		double e[5] = { f->exact_p50, f->exact_p90, f->exact_p99,
+				f->exact_p999, NAN };
+
+		snprintf(name, sizeof(name), "sojourn, exact %s",
+			 f->exact_name);
+		print_dist_row(o, name, e);
+	}
+}
+
+static void print_accounting(const struct queue_opts *o,
+			     const struct lat_qsim_result *r)
+{
+	char a[LAT_FMT_LEN], rate[LAT_FMT_LEN];
+	int64_t over = r->sojourn_hist.overflow_count +
+		       r->wait_hist.overflow_count;
+
+	printf("\n  utilization %.4f (asked %.4g); %.1f%% of customers did "
+	       "not wait\n", r->utilization, r->rho,
+	       100 * r->zero_wait_fraction);
+	printf("  mean number in system L = %.4g, waiting L_q = %.4g "
+	       "(time averages of N(t))\n", r->mean_in_system,
+	       r->mean_in_queue);
+	if (o->tau_ns > 0)
+		lat_fmt_rate(rate, sizeof(rate),
+			     r->arrival_rate / o->tau_ns * 1e9);
+	else
+		snprintf(rate, sizeof(rate), "%.4g per τ", r->arrival_rate);
+	printf("  Little's law: L = %.4g vs λW = %.4g (λ = %s, W = %s): "
+	       "differ by %.2g%%\n", r->mean_in_system,
+	       r->arrival_rate * r->sojourn.mean, rate,
+	       fmt_t(o, a, r->sojourn.mean), 100 * fabs(r->little_rel));
+	if (over)
+		printf("  %lld values beyond %g tau are not in the histograms "
+		       "(they are in the means and max)\n", (long long)over,
+		       LAT_QSIM_HIST_MAX_TAU);
+	if (r->wait.suspect || r->sojourn.suspect || r->p99.suspect ||
+	    r->p999.suspect)
+		printf("  * batch means are correlated (lag-1 %.2f): the "
+		       "interval is too narrow; run more --customers\n",
+		       fmax(r->wait.lag1, r->p99.lag1));
+}
+
+void queue_print_point(const struct queue_opts *o,
+		       const struct lat_qsim_result *r)
+{
+	struct lat_qsim_formulas f;
+	char ex[40];
+
+	char at[40];
+
+	lat_qsim_formulas(&o->cfg, &f);
+	snprintf(at, sizeof(at), "at rho %.4g", o->cfg.rho);
+	print_header(o, at);
+	snprintf(ex, sizeof(ex), "%s", f.exact_name ? f.exact_name :
+		 "no exact");
+	printf("\n  %-15s %-26s %10s %-9s %10s\n", "", "simulated (95% CI)",
+	       f.approx_name, "", ex);
+	print_row(o, "mean wait W_q", &r->wait, f.approx_wait, f.exact_wait);
+	print_row(o, "mean sojourn W", &r->sojourn, f.approx_wait + 1,
+		  f.exact_wait + 1);
+	print_row(o, "sojourn p99", &r->p99, NAN, f.exact_p99);
+	print_row(o, "sojourn p99.9", &r->p999, NAN, f.exact_p999);
+	printf("  (in parentheses: (formula - simulated) / simulated)\n");
+	print_distribution(o, r, &f);
+	print_accounting(o, r);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_config(struct lat_json *j, const struct queue_opts *o)
+{
+	const struct lat_qsim_config *c = &o->cfg;
+
+	lat_json_obj_begin(j, "config");
+	lat_json_uint(j, "servers", c->servers);
+	lat_json_uint(j, "customers", c->customers);
+	lat_json_uint(j, "warmup", c->warmup);
+	lat_json_uint(j, "batches", c->batches);
+	lat_json_uint(j, "seed", c->seed);
+	lat_json_obj_begin(j, "arrival");
+	lat_json_str(j, "dist", c->arrival.name);
+	lat_json_double(j, "cv", c->arrival.cv);
+	lat_json_obj_end(j);
+	lat_json_obj_begin(j, "service");
+	lat_json_str(j, "dist", c->service.name);
+	lat_json_double(j, "cv", c->service.cv);
+	if (o->service_from)
+		lat_json_str(j, "from", o->service_from);
+	lat_json_obj_end(j);
+	lat_json_str(j, "time_unit", "tau");
+	if (o->tau_ns > 0)
+		lat_json_double(j, "tau_ns", o->tau_ns);
+	else
+		lat_json_null(j, "tau_ns");
+	lat_json_obj_end(j);
+}
+
+static void json_ci(struct lat_json *j, const char *prefix,
+		    const struct lat_qsim_ci *ci)
+{
+	char k[48];
+
+	snprintf(k, sizeof(k), "%s", prefix);
+	lat_json_double(j, k, ci->mean);
+	snprintf(k, sizeof(k), "%s_ci95_half", prefix);
+	lat_json_double(j, k, ci->half);
+	snprintf(k, sizeof(k), "%s_lag1", prefix);
+	lat_json_double(j, k, ci->lag1);
+	snprintf(k, sizeof(k), "%s_suspect", prefix);
+	lat_json_bool(j, k, ci->suspect);
+}
+
+static void json_dist(struct lat_json *j, const char *key,
+		      const struct lat_hist *h, double max)
+{
+	double v[5];
+
+	hist_row(h, max, v);
+	lat_json_obj_begin(j, key);
+	lat_json_double(j, "p50", v[0]);
+	lat_json_double(j, "p90", v[1]);
+	lat_json_double(j, "p99", v[2]);
+	lat_json_double(j, "p999", v[3]);
+	lat_json_double(j, "max", v[4]);
+	lat_json_int(j, "count", h->total_count);
+	lat_json_int(j, "overflow", h->overflow_count);
+	lat_json_obj_end(j);
+}
+
+static void json_formula(struct lat_json *j, const char *key,
+			 const char *name, double wait, double sim)
+{
+	if (!name) {
+		lat_json_null(j, key);
+		return;
+	}
+	lat_json_obj_begin(j, key);
+	lat_json_str(j, "name", name);
+	lat_json_double(j, "wait", wait);
+	lat_json_double(j, "rel_err", lat_qsim_rel_err(wait, sim));
+	lat_json_obj_end(j);
+}
+
+static void json_result(struct lat_json *j, const struct lat_qsim_result *r)
+{
+	lat_json_double(j, "rho", r->rho);
+	lat_json_double(j, "utilization", r->utilization);
+	lat_json_double(j, "arrival_rate", r->arrival_rate);
+	json_ci(j, "wait_mean", &r->wait);
+	json_ci(j, "sojourn_mean", &r->sojourn);
+	json_ci(j, "sojourn_p99", &r->p99);
+	json_ci(j, "sojourn_p999", &r->p999);
+	lat_json_double(j, "zero_wait_fraction", r->zero_wait_fraction);
+	lat_json_double(j, "mean_in_system", r->mean_in_system);
+	lat_json_double(j, "mean_in_queue", r->mean_in_queue);
+	lat_json_obj_begin(j, "little");
+	lat_json_double(j, "L", r->mean_in_system);
+	lat_json_double(j, "lambda_W", r->arrival_rate * r->sojourn.mean);
+	lat_json_double(j, "rel_diff", r->little_rel);
+	lat_json_obj_end(j);
+}
+
+static void json_formulas(struct lat_json *j, const struct queue_opts *o,
+			  double rho, const struct lat_qsim_result *r)
+{
+	struct lat_qsim_config c = o->cfg;
+	struct lat_qsim_formulas f;
+
+	c.rho = rho;
+	lat_qsim_formulas(&c, &f);
+	lat_json_obj_begin(j, "formulas");
+	json_formula(j, "approx", f.approx_name, f.approx_wait,
+		     r->wait.mean);
+	json_formula(j, "exact", f.exact_name, f.exact_wait, r->wait.mean);
+	if (f.has_exact_quantiles) {
+		lat_json_obj_begin(j, "exact_sojourn");
+		lat_json_double(j, "p50", f.exact_p50);
+		lat_json_double(j, "p90", f.exact_p90);
+		lat_json_double(j, "p99", f.exact_p99);
+		lat_json_double(j, "p999", f.exact_p999);
+		lat_json_obj_end(j);
+	}
+	lat_json_obj_end(j);
+}
+
+void queue_json_point(const struct queue_opts *o,
+		      const struct lat_qsim_result *r)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "mode", "point");
+	json_config(&j, o);
+	json_result(&j, r);
+	json_dist(&j, "wait", &r->wait_hist, r->max_wait);
+	json_dist(&j, "sojourn", &r->sojourn_hist, r->max_sojourn);
+	json_formulas(&j, o, r->rho, r);
+	lat_json_obj_end(&j);
+	lat_json_finish(&j);
+}
+
+/* ---- sweep --------------------------------------------------------------- */
+
+void queue_print_sweep(const struct queue_opts *o,
+		       const struct queue_sweep *s)
+{
+	bool suspect = false;
+	char range[80];
+
+	snprintf(range, sizeof(range), "swept over rho %.4g to %.4g step %.4g",
+		 o->sweep_lo, o->sweep_hi, o->sweep_step);
+	print_header(o, range);
+	printf("\n%6s %10s %9s %10s %10s %10s %10s\n", "rho", "W_q/tau",
+	       "± 95%", o->cfg.servers == 1 ? "Kingman" : "Allen-C.",
+	       "exact", "p99 W/tau", "p99.9 W/tau");
+	for (size_t i = 0; i < s->done; i++) {
+		const struct queue_point *p = &s->pts[i];
+
+		if (!p->stable) {
+			printf("%6.3f  unstable (rho >= 1): the queue grows "
+			       "without bound, not simulated\n", p->rho);
+			continue;
+		}
+		suspect |= p->r.wait.suspect;
+		printf("%6.3f %10.4g %9.2g%s %10.4g %10.4g %10.4g %10.4g\n",
+		       p->rho, p->r.wait.mean, p->r.wait.half,
+		       p->r.wait.suspect ? "*" : " ", p->f.approx_wait,
+		       p->f.exact_wait, p->r.p99.mean, p->r.p999.mean);
+	}
+	if (s->done < s->n)
+		printf("interrupted after %zu of %zu points\n", s->done, s->n);
+	if (suspect)
+		printf("* correlated batch means: interval too narrow; run "
+		       "more --customers\n");
+	printf("\nknee (W_q/tau rises %g per unit of rho): ", o->knee_slope);
+	if (s->knee_err)
+		printf("not reached in this sweep");
+	else
+		printf("rho %.3f", s->knee);
+	if (isfinite(s->kingman_knee))
+		printf("; Kingman: rho %.3f", s->kingman_knee);
+	printf("\n");
+}
+
+void queue_json_sweep(const struct queue_opts *o,
+		      const struct queue_sweep *s)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "mode", "sweep");
+	json_config(&j, o);
+	lat_json_bool(&j, "complete", s->done == s->n);
+	lat_json_obj_begin(&j, "knee");
+	lat_json_double(&j, "slope", o->knee_slope);
+	if (s->knee_err)
+		lat_json_null(&j, "simulated");
+	else
+		lat_json_double(&j, "simulated", s->knee);
+	lat_json_double(&j, "kingman", s->kingman_knee);
+	lat_json_obj_end(&j);
+	lat_json_arr_begin(&j, "points");
+	for (size_t i = 0; i < s->done; i++) {
+		const struct queue_point *p = &s->pts[i];
+
+		lat_json_obj_begin(&j, NULL);
+		lat_json_bool(&j, "stable", p->stable);
+		if (p->stable) {
+			json_result(&j, &p->r);
+			json_formulas(&j, o, p->rho, &p->r);
+		} else {
+			lat_json_double(&j, "rho", p->rho);
+		}
+		lat_json_obj_end(&j);
+	}
+	lat_json_arr_end(&j);
+	lat_json_obj_end(&j);
+	lat_json_finish(&j);
+}
+
+/* ---- target -------------------------------------------------------------- */
+
+void queue_print_target(const struct queue_opts *o,
+			const struct queue_target *t)
+{
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
+	struct lat_qsim_formulas f;
+
+	print_header(o, "for a p99 target");
+	printf("\ntarget: sojourn p99 below %s\n", fmt_t(o, a, o->target));
+	if (t->status == -ENOENT) {
+		printf("no utilization meets it: even at rho %g the p99 is "
+		       "above the target (the service time alone is too "
+		       "long)\n", LAT_QSIM_TARGET_LO);
+		return;
+	}
+	if (t->status == 1)
+		printf("every utilization up to rho %g meets it\n",
+		       LAT_QSIM_TARGET_HI);
+	else
+		printf("highest utilization: rho %.3f (bisection to within "
+		       "%g, %u runs)\n", t->rho, t->tol, t->runs);
+	printf("at rho %.3f: p99 sojourn %s ± %s, mean sojourn %s\n", t->rho,
+	       fmt_t(o, a, t->at.p99.mean), fmt_t(o, b, t->at.p99.half),
+	       fmt_t(o, c, t->at.sojourn.mean));
+	lat_qsim_formulas(&o->cfg, &f);
+	/* M/M/1: p99 = ln(100) / (1 - rho) solved for rho. */
+	if (f.has_exact_quantiles && o->target > log(100))
+		printf("exact %s answer: rho %.3f\n", f.exact_name,
+		       1 - log(100) / o->target);
+	printf("(the p99 of one run has its own sampling error, shown by its "
+	       "95%% interval;\n more --customers narrow it)\n");
+}
+
+void queue_json_target(const struct queue_opts *o,
+		       const struct queue_target *t)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "mode", "target_p99");
+	json_config(&j, o);
+	lat_json_double(&j, "target", o->target);
+	lat_json_str(&j, "status", t->status == -ENOENT ? "unreachable" :
+		     t->status == 1 ? "above_range" : "found");
+	if (t->status == -ENOENT) {
+		lat_json_null(&j, "rho");
+	} else {
+		lat_json_double(&j, "rho", t->rho);
+		lat_json_double(&j, "precision", t->tol);
+		lat_json_uint(&j, "runs", t->runs);
+		lat_json_obj_begin(&j, "at_rho");
+		json_result(&j, &t->at);
+		lat_json_obj_end(&j);
+	}
+	lat_json_obj_end(&j);
+	lat_json_finish(&j);
+}

@@ -1,0 +1,89 @@
+/*
+ * lat_co: the coordinated-omission experiment. One toy service (a fixed
+ * amount of work per request, one injected stall) measured by a closed
+ * loop (send, wait for the reply, send the next), by an open loop
+ * (latency from the intended send time of a fixed schedule), and by the
+ * closed loop corrected with the histogram's expected-interval
+ * correction.
+ *
+ * Design: one thread, one run, three views. The service's work and
+ * stall are real (spinning on the cycle clock); the arrivals come from
+ * the schedule (lat_pace): request i is due at start + i * interval and
+ * is sent at max(due, previous reply), which is both what a paced
+ * closed-loop client does and what a FIFO server does with an open-loop
+ * arrival stream. So one timeline yields all three measurements:
+ *   closed     reply - actual send        (what the client records)
+ *   open       reply - intended send      (what a user waiting saw)
+ *   corrected  closed, recorded with expected interval 1 / rate
+ * and their differences are the lesson, not run-to-run noise.
+ *
+ * Why no generator thread: on a busy 2-vCPU machine it would share CPUs
+ * with the service; when descheduled it either sends late and stamps the
+ * late time (hiding queueing, the very error being shown) or charges its
+ * own lateness to the service. With arrivals taken from the schedule the
+ * intended times are exact by construction, and the open-loop figure is
+ * what a perfect generator with an unbounded queue would measure.
+ *
+ * Invariants:
+ *  - Histograms record nanoseconds; every request is recorded (or counted
+ *    in the histogram's overflow_count, which the caller must show).
+ *  - Nothing prints; the runs block for about requests / rate + stall.
+ */
+#ifndef LATLAB_CO_H
+#define LATLAB_CO_H
+
+#include <stdint.h>
+
+#include "latlab/clock.h"
+#include "latlab/hist.h"
+
+/* Which time the experiment runs in. */
+enum lat_co_clock {
+	LAT_CO_WALL,  /* the cycle counter: real time, preemptions included */
+	LAT_CO_CPU,   /* the thread's CPU time: advances only while the
+		       * service runs, so other load cannot add latency and
+		       * the injected stall is the only one */
+};
+
+struct lat_co_config {
+	uint64_t requests;    /* >= 1 */
+	double rate_per_s;    /* intended sends per second, > 0 */
+	double service_ns;    /* work per request, > 0 */
+	uint64_t stall_at;    /* index of the request that stalls */
+	double stall_ns;      /* extra work for that request, >= 0 */
+	enum lat_co_clock clock;
+};
+
+/* What the closed loop's client did: the omission, in numbers. */
+struct lat_co_closed_stats {
+	uint64_t sent_late;   /* requests sent after their intended time
+			       * because the previous reply had not come */
+	uint64_t max_send_delay_ns; /* worst intended-to-actual send delay */
+	uint64_t wall_ns;     /* the run's wall-clock length */
+	uint64_t cpu_ns;      /* CPU time the thread got meanwhile */
+};
+
+/*
+ * Check @cfg: returns 0 or -EINVAL (zero requests, a rate or service time
+ * that is not finite and positive, stall_at >= requests, a negative
+ * stall, or rate * service >= 1: a server busier than 100% never drains
+ * its queue and the open loop would measure only that).
+ */
+int lat_co_config_check(const struct lat_co_config *cfg);
+
+/*
+ * Run the experiment once, in cfg->clock time: requests due every 1/rate, each served for
+ * service_ns (plus stall_ns for request stall_at) after it is sent.
+ * Records every latency in ns into @closed (from the actual send),
+ * @corrected (the same values with expected interval 1/rate) and @open
+ * (from the intended send time). @st may be NULL. Returns 0 or -EINVAL
+ * (bad config or a zeroed calibration; @cal is only used for LAT_CO_WALL).
+ * Blocks for about requests / rate + stall (longer in CPU time when other
+ * load takes the CPU); allocation-free.
+ */
+int lat_co_run(const struct lat_co_config *cfg,
+	       const struct lat_clock_cal *cal, struct lat_hist *closed,
+	       struct lat_hist *corrected, struct lat_hist *open,
+	       struct lat_co_closed_stats *st);
+
+#endif

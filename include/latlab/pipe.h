@@ -1,0 +1,289 @@
+/*
+ * lat_pipe: the instrumented pipeline.
+ *
+ *   producer --q1--> stage 1 --q2--> ... stage K --qK+1--> consumer
+ *   (open loop)       (work)            (work)      (final stamp)
+ *                                                        |  sample ring
+ *                                                        v  (never blocks)
+ *                                                   aggregator (cold)
+ *
+ * Invariants:
+ *  - Every message carries its own stamps (raw cycles, struct lat_pipe_msg)
+ *    and the consumer ships the whole message to the aggregator as the
+ *    sample: the hot path never converts, records or allocates (except
+ *    under the --alloc experiment, which is the point of it).
+ *  - Stamps, in order, for every event:
+ *      t0      intended send time from the pacer (not the actual time);
+ *      t_sent  taken at the moment the producer publishes into q1, after
+ *              any wait for space: a stamp taken after the push returned
+ *              could not travel in the message, and the stage may already
+ *              have popped it by then;
+ *      work[k].begin / .end  around stage k's work;
+ *      t_final the consumer's stamp after its pop.
+ *    Deltas (in this order, named by lat_pipe_delta_name): pace = t_sent -
+ *    t0, q1+wake = work[0].begin - t_sent, work1, q2+wake, ..., workK,
+ *    qK+1+wake = t_final - work[K-1].end, e2e = t_final - t0. The parts
+ *    telescope: in cycles e2e is exactly their sum; after conversion
+ *    (each part truncated to whole ns) e2e is within n_parts ns of it,
+ *    and the aggregator checks that for every sample.
+ *  - Accounting is exact and printed: produced = consumed (the pipeline
+ *    drains, even after a stop) and consumed = recorded + dropped, where
+ *    dropped counts samples the consumer could not hand to a full sample
+ *    ring. Every per-delta histogram holds recorded values: total_count +
+ *    overflow_count (values over the histogram's range) = recorded.
+ *  - Hot threads are pinned to the CPUs in the config; the aggregator is
+ *    never pinned. Signals SIGINT/SIGTERM are blocked in every pipeline
+ *    thread so that they reach the thread that called lat_pipe_start.
+ *  - Nothing here prints on its own; the printers take a FILE * or a
+ *    struct lat_json and read only struct lat_pipe_result.
+ *
+ * Threading: lat_pipe_start/wait/free from one controlling thread;
+ * lat_pipe_stop and lat_pipe_progress from any thread (atomics only).
+ */
+#ifndef LATLAB_PIPE_H
+#define LATLAB_PIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latlab/clock.h"
+#include "latlab/hist.h"
+#include "latlab/json.h"
+#include "latlab/pace.h"
+#include "latlab/topo.h"
+#include "latlab/wait.h"
+#include "latlab/work.h"
+
+#define LAT_PIPE_MAX_STAGES 8
+/* producer + stages + consumer */
+#define LAT_PIPE_MAX_HOT (LAT_PIPE_MAX_STAGES + 2)
+/* pace, (q, work) per stage, last q, e2e */
+#define LAT_PIPE_MAX_DELTAS (2 * LAT_PIPE_MAX_STAGES + 3)
+/* Slots of the consumer -> aggregator sample ring (power of two). */
+#define LAT_PIPE_SAMPLE_RING (1u << 16)
+/* Pauses before yielding when hot threads share a CPU (lat_pipe_place). */
+#define LAT_PIPE_SHARED_SPINS 16
+/* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
+#define LAT_PIPE_HIST_MAX_NS 3600000000000LL
+#define LAT_PIPE_HIST_SIG_FIGS 3
+
+/* One message, stamped as it travels; also the sample the aggregator gets. */
+struct lat_pipe_msg {
+	uint64_t seq;            /* 0.. events-1 */
+	lat_cycles_t t0;         /* intended send time */
+	lat_cycles_t t_sent;     /* producer's publication into q1 */
+	lat_cycles_t t_final;    /* consumer, after its pop */
+	struct {
+		lat_cycles_t begin, end;
+	} work[LAT_PIPE_MAX_STAGES]; /* only the first K travel */
+};
+
+/*
+ * Bytes of a message for @stages stages: the rings move only the stamps
+ * that exist (48 bytes for K = 1), not the whole struct.
+ */
+#define LAT_PIPE_MSG_SIZE(stages)                                            \
+	(offsetof(struct lat_pipe_msg, work) +                               \
+	 (size_t)(stages) * sizeof(((struct lat_pipe_msg *)0)->work[0]))
+
+enum lat_pipe_role { LAT_PIPE_PRODUCER, LAT_PIPE_STAGE, LAT_PIPE_CONSUMER };
+
+/*
+ * Optional callbacks for instrumentation that is not the pipeline's own
+ * (per-thread perf counters, allocation counting, flight recorder). All
+ * may be NULL. thread_begin/thread_end run on hot thread @index (0 =
+ * producer, 1..K = stages, K+1 = consumer) just before its measured loop
+ * starts and just after it ends, after pinning: the place to open and
+ * read per-thread counters. sample runs on the aggregator for every
+ * recorded sample, after conversion, with the deltas in ns in
+ * lat_pipe_delta_name order (only e2e when stamps are off).
+ */
+struct lat_pipe_hooks {
+	void *ctx;
+	void (*thread_begin)(void *ctx, int index, enum lat_pipe_role role);
+	void (*thread_end)(void *ctx, int index, enum lat_pipe_role role);
+	void (*sample)(void *ctx, const struct lat_pipe_msg *m,
+		       const int64_t *delta_ns, int n_deltas);
+};
+
+struct lat_pipe_config {
+	uint64_t events;          /* 1..10^12; default 2,000,000 */
+	double rate;              /* events/s, (0, 10^9]; default 200,000 */
+	enum lat_pace_kind arrivals; /* fixed or poisson; default fixed */
+	uint64_t seed;            /* Poisson gaps; default 1 */
+	int stages;               /* K, 1..LAT_PIPE_MAX_STAGES; default 1 */
+	size_t capacity;          /* hot ring slots, power of two; 4096 */
+	double work_ns;           /* per stage, [0, 1e9]; default 100 */
+	enum lat_wait_kind wait;  /* empty/full rings; see lat_pipe_place */
+	uint32_t wait_spins;      /* pauses before yield/sleep; 0 = default */
+	bool pin;                 /* pin hot threads to cpu[]; default true */
+	int cpu[LAT_PIPE_MAX_HOT];/* CPU per hot thread when pin */
+	bool pace_yield;          /* producer yields while early (its CPU is
+				   * shared); set by lat_pipe_place */
+	unsigned place_flags;     /* enum lat_topo_flags of the placement,
+				   * set by lat_pipe_place, for the report */
+	bool stamps;              /* intermediate stamps; false = only t0 and
+				   * t_final (the overhead benchmark) */
+	size_t alloc_bytes;       /* malloc+free per event in stage 1, one
+				   * byte written per page; 0 off. When set,
+				   * lat_pipe_start fixes glibc's mmap
+				   * threshold at 128 KiB for the process so
+				   * larger blocks are mmapped every time */
+	bool share_line;          /* stage 1's and the consumer's counters on
+				   * one cache line (else 128 bytes apart) */
+	bool noise;               /* a memory-hammering thread beside them */
+	int noise_cpu;            /* its CPU, -1 unpinned */
+	uint64_t stall_seq;       /* stage 1 busy-waits on this event ... */
+	double stall_ns;          /* ... this long; 0 = no stall */
+	double interval_s;        /* hlog interval, > 0; default 1 */
+	FILE *hlog;               /* interval log stream (the caller opens
+				   * and closes it), NULL for none */
+	unsigned calibrate_ms;    /* clock calibration window; default 200 */
+	struct lat_pipe_hooks hooks;
+};
+
+/* Per hot thread, as the run went. */
+struct lat_pipe_thread_result {
+	char name[16];            /* "producer", "stage1", "consumer" */
+	int cpu;                  /* pinned CPU, -1 unpinned */
+	int ran_on;               /* CPU seen at the end of its run */
+	struct lat_wait_stats wait;
+};
+
+struct lat_pipe_delta {
+	char name[16];            /* "pace", "q1+wake", "work1", ..., "e2e" */
+	struct lat_hist hist;     /* ns; owned by the result */
+};
+
+struct lat_pipe_result {
+	struct lat_pipe_config config;   /* as run (hooks and paths kept) */
+	int n_hot;
+	struct lat_pipe_thread_result thread[LAT_PIPE_MAX_HOT];
+	int n_deltas;
+	struct lat_pipe_delta delta[LAT_PIPE_MAX_DELTAS];
+
+	/* accounting */
+	uint64_t produced, consumed, recorded, dropped;
+	uint64_t over_range;      /* sum of every delta's overflow_count */
+	uint64_t clock_backwards; /* deltas whose end stamp < start stamp,
+				   * recorded as 0 */
+	uint64_t sum_check_failures; /* samples where e2e_ns is not within
+				      * rounding of the sum of its parts */
+	bool exact;               /* produced = consumed = recorded + dropped
+				   * and every delta count = recorded */
+
+	/* rate and time */
+	double offered_rate;      /* events/s asked for */
+	double achieved_rate;     /* produced / producer's run time */
+	double wall_s;            /* first intended send to last sample */
+	bool interrupted;         /* lat_pipe_stop() before all events */
+	double steal_pct;         /* CPU time the hypervisor stole during the
+				   * run, % of all CPUs' time (/proc/stat);
+				   * -1 when unknown */
+
+	struct lat_clock_cal cal;
+	struct lat_work work;
+
+	/* experiments */
+	uintptr_t stage_counter_addr, consumer_counter_addr;
+	uint64_t stage_counter, consumer_counter;
+
+	/* files */
+	uint64_t hlog_intervals;  /* interval lines written (all tags) */
+	int hlog_error;           /* 0 or the first write error */
+};
+
+/* Fill @c with the defaults above. */
+void lat_pipe_config_init(struct lat_pipe_config *c);
+
+/*
+ * Check @c. Returns 0, or -EINVAL with *@why (may be NULL) set to a static
+ * lowercase message naming the bad field, e.g. "--stages must be
+ * between 1 and 8".
+ */
+int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why);
+
+/* Hot threads for @stages stages: stages + 2. */
+static inline int lat_pipe_n_hot(int stages)
+{
+	return stages + 2;
+}
+
+/*
+ * Copy placement @p into @c (cpu[], place_flags; set @c->pin first: an
+ * unpinned run keeps only the shared-CPU fact) and choose what
+ * oversubscription needs: when two hot threads share a CPU, @c->pace_yield is set, and
+ * when @wait_chosen is false the wait strategy becomes LAT_WAIT_YIELD
+ * (spinners sharing a CPU hand off once per scheduler tick; yielding
+ * cannot livelock), else LAT_WAIT_SPIN, and an unset @c->wait_spins
+ * becomes LAT_PIPE_SHARED_SPINS. Returns true when the placement is
+ * oversubscribed.
+ */
+bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
+		    bool wait_chosen);
+
+/* Name of delta @i for @stages stages ("pace", "q1+wake", ...). */
+const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len);
+
+struct lat_pipe;
+
+/*
+ * Calibrate the clock and the work, allocate the rings and histograms,
+ * write the hlog header, start every thread, and release them together.
+ * Returns 0 and *out, -EINVAL (bad config), -ENOMEM, -errno from pinning
+ * (a CPU outside the mask) or from the hlog header; nothing is left
+ * running on failure. Blocks for the calibrations (~calibrate_ms + a few ms).
+ */
+int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out);
+
+/*
+ * Ask the producer to stop after the current event; the pipeline then
+ * drains and finishes normally. Any thread, any time, idempotent.
+ */
+void lat_pipe_stop(struct lat_pipe *p);
+
+/*
+ * Snapshot for a progress line: events produced so far (updated every
+ * 1024 events), seconds since the first intended send, and whether the
+ * run has finished (lat_pipe_wait will not block). Any thread.
+ */
+bool lat_pipe_progress(struct lat_pipe *p, uint64_t *produced,
+		       double *elapsed_s);
+
+/*
+ * Join every thread and fill @r (which then owns the histograms: release
+ * with lat_pipe_result_destroy). Returns 0, or the first error a thread
+ * hit (pinning, hlog writes: also in r->hlog_error). Call once.
+ */
+int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r);
+
+/* Free @p after lat_pipe_wait, or a failed start. Accepts NULL. */
+void lat_pipe_free(struct lat_pipe *p);
+
+/* start + wait + free: for tests and the lab. */
+int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r);
+
+/* Release the histograms in @r. Safe on a zeroed or destroyed result. */
+void lat_pipe_result_destroy(struct lat_pipe_result *r);
+
+/*
+ * The per-delta table (count, p50, p99, p99.9, max with units), rate,
+ * wall time and accounting, for people. Returns 0 or -EIO.
+ */
+int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r);
+
+/*
+ * Everything in @r as members of the JSON object currently open in @j
+ * (the caller opens and closes it, so it can add its own members).
+ */
+void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r);
+
+/*
+ * One .hgrm per delta in directory @dir (created if missing), values in
+ * ns: <dir>/<name>.hgrm. Returns 0 or -errno / the writer's code.
+ */
+int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * lat_qsim: a G/G/c FCFS queueing simulator, the classical formulas beside
+ * it, and the saturation knee.
+ *
+ * Units: time is measured in τ, the mean service time (every service
+ * distribution here has mean 1). An arrival process at utilization ρ with c
+ * servers has mean inter-arrival time 1/(c ρ). Callers who want seconds
+ * multiply by their own τ (the CLI takes --service-mean, or the mean of an
+ * empirical histogram).
+ *
+ * Invariants:
+ *  - Reproducible: the same configuration and seed give bit-identical
+ *    results on the same build. The generator is xoshiro256** seeded by
+ *    splitmix64; rand() is never used.
+ *  - Samplers consume random numbers independently of the distribution's
+ *    mean, so two runs with the same seed at different ρ see the same
+ *    uniforms scaled differently (common random numbers). Waits are then
+ *    monotone in ρ sample path by sample path, which is what makes a sweep
+ *    curve smooth, a knee well defined and a bisection on p99 stable.
+ *  - Nothing is lost: every measured customer lands in the wait and sojourn
+ *    histograms or in their overflow_count (values beyond
+ *    LAT_QSIM_HIST_MAX_TAU), which the result reports.
+ *  - The simulation loop does not allocate except to grow the
+ *    departure-time buffer used for the queue-length integral, and only when
+ *    the number in system reaches a new power of two.
+ *  - Not thread-safe per object; distinct configs/results may be used from
+ *    distinct threads.
+ *
+ * Confidence intervals: non-overlapping batch means. The measured customers
+ * (after warm-up deletion) are cut into B equal batches (default 32); the
+ * interval is mean ± t(0.975, B-1) * s / sqrt(B), s the standard deviation
+ * of the batch means. Batch means rather than independent replications
+ * because one long run pays for one warm-up and uses the same code path as
+ * a point of a sweep. Near saturation consecutive customers' waits are
+ * correlated over ~1/(1-ρ)^2 customers; a fixed number of batches makes the
+ * batches longer as N grows, so the interval becomes honest once a batch is
+ * much longer than that. The result carries the lag-1 autocorrelation of
+ * the batch means and marks the interval "suspect" when it exceeds
+ * LAT_QSIM_LAG1_SUSPECT: batches are then too short and the interval too
+ * narrow; run more customers. The same batches give intervals for the
+ * sojourn p99 and p99.9 (spread of the per-batch quantiles).
+ */
+#ifndef LATLAB_QSIM_H
+#define LATLAB_QSIM_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latlab/hist.h"
+
+/* ---- random numbers ---------------------------------------------------- */
+
+struct lat_qsim_rng {
+	uint64_t s[4];
+};
+
+/* Seed xoshiro256** from @seed through splitmix64 (any seed, even 0). */
+void lat_qsim_rng_seed(struct lat_qsim_rng *r, uint64_t seed);
+
+/* Next 64 random bits. Inline, no allocation. */
+static inline uint64_t lat_qsim_rng_next(struct lat_qsim_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t x = s[1] * 5, t = s[1] << 17;
+	uint64_t out = ((x << 7) | (x >> 57)) * 9;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = (s[3] << 45) | (s[3] >> 19);
+	return out;
+}
+
+/* Uniform on (0, 1]: never 0, so -log(u) is always finite. */
+static inline double lat_qsim_rng_unit(struct lat_qsim_rng *r)
+{
+	return (double)((lat_qsim_rng_next(r) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* ---- distributions ------------------------------------------------------- */
+
+enum lat_qsim_kind {
+	LAT_QSIM_DET,       /* constant */
+	LAT_QSIM_EXP,       /* exponential, cv 1 */
+	LAT_QSIM_ERLANG,    /* sum of k exponentials, cv 1/sqrt(k) */
+	LAT_QSIM_HYPER,     /* two-phase hyperexponential, balanced means */
+	LAT_QSIM_LOGNORMAL, /* set by mean and cv */
+	LAT_QSIM_GAMMA,     /* set by mean and cv (shape 1/cv^2) */
+	LAT_QSIM_UNIFORM,   /* [m(1-sqrt3 cv), m(1+sqrt3 cv)], cv <= 1/sqrt3 */
+	LAT_QSIM_EMPIRICAL, /* from a latlab histogram */
+};
+
+/*
+ * A distribution with mean @mean. Parameters are stored for mean 1 and a
+ * sample is mean * unit sample, so changing @mean rescales without changing
+ * how random numbers are consumed (see the invariants).
+ */
+struct lat_qsim_dist {
+	enum lat_qsim_kind kind;
+	double mean;
+	double cv;          /* coefficient of variation (exact, or of the table) */
+	unsigned k;         /* erlang phases */
+	double p1;          /* hyper: probability of phase 1 */
+	double m1, m2;      /* hyper: phase means (for overall mean 1) */
+	double mu, sigma;   /* lognormal: of the underlying normal */
+	double shape;       /* gamma shape alpha = 1/cv^2 */
+	double gd, gc;      /* gamma: Marsaglia-Tsang constants */
+	double lo, width;   /* uniform */
+	double *cdf;        /* empirical: cumulative probability per slot */
+	double *slot_lo;    /* empirical: slot start, unit mean */
+	double *slot_w;     /* empirical: slot width, unit mean */
+	size_t slots;
+	double scale_ns;    /* empirical: the table's mean in the hist's unit */
+	char name[48];      /* "exp", "erlang:4", "hyper:2", "empirical" ... */
+};
+
+/*
+ * Parse a distribution spec into @d with mean 1. Specs: "det", "exp",
+ * "erlang:K" (K 1..1000), "hyper:CV" (CV >= 1), "lognormal:CV" (CV > 0),
+ * "gamma:CV" (CV > 0), "uniform" (0..2, cv 1/sqrt3) or "uniform:CV"
+ * (0 <= CV <= 1/sqrt3), "cv:X" (see lat_qsim_dist_from_cv()). Numbers are
+ * finite decimals. Returns 0 or -EINVAL (unknown name or bad parameter).
+ * No allocation.
+ */
+int lat_qsim_dist_parse(struct lat_qsim_dist *d, const char *spec);
+
+/*
+ * The distribution used for a bare coefficient of variation (--ca/--cs):
+ * 0 -> det, 1 -> exp, (0,1) -> gamma (Erlang when 1/cv^2 is an integer up
+ * to 1000), > 1 -> hyperexponential. Returns 0 or -EINVAL for cv < 0 or
+ * not finite.
+ */
+int lat_qsim_dist_from_cv(struct lat_qsim_dist *d, double cv);
+
+/*
+ * Empirical distribution from histogram @h (any unit): each non-empty slot
+ * becomes a uniform piece over its equivalent range, weighted by its count;
+ * the table is then rescaled to mean 1 and d->scale_ns keeps the table's
+ * mean in @h's unit. Allocates the table (freed by lat_qsim_dist_destroy).
+ * Returns 0, -EINVAL for an empty histogram or one whose mean is 0, or
+ * -ENOMEM.
+ */
+int lat_qsim_dist_init_hist(struct lat_qsim_dist *d, const struct lat_hist *h);
+
+/* Release an empirical table; no-op for the others. Safe twice. */
+void lat_qsim_dist_destroy(struct lat_qsim_dist *d);
+
+/* One sample (>= 0). No allocation; thread-safe for distinct @r. */
+double lat_qsim_dist_sample(const struct lat_qsim_dist *d,
+			    struct lat_qsim_rng *r);
+
+/* ---- simulation ---------------------------------------------------------- */
+
+/* Histogram resolution: values are recorded in units of τ/1000. */
+#define LAT_QSIM_TICKS_PER_TAU 1000
+/* Waits beyond this many τ go to the histogram's overflow_count. */
+#define LAT_QSIM_HIST_MAX_TAU 1e7
+#define LAT_QSIM_MAX_BATCHES 1024
+/* Lag-1 autocorrelation of batch means above which the CI is suspect. */
+#define LAT_QSIM_LAG1_SUSPECT 0.4
+
+struct lat_qsim_config {
+	struct lat_qsim_dist arrival; /* inter-arrival times; mean is set
+					 from rho by lat_qsim_run() */
+	struct lat_qsim_dist service; /* service times; mean forced to 1 */
+	double rho;          /* per-server utilization, 0 < rho < 1 */
+	unsigned servers;    /* c >= 1 */
+	uint64_t customers;  /* measured customers N >= batches */
+	uint64_t warmup;     /* customers simulated first and discarded */
+	unsigned batches;    /* 2..LAT_QSIM_MAX_BATCHES */
+	uint64_t seed;
+};
+
+/* Defaults: exp/exp, rho 0.9, c 1, N 10^6, warm-up N/10, 32 batches, seed 1. */
+void lat_qsim_config_init(struct lat_qsim_config *cfg);
+
+/* A mean with its 95% confidence interval from batch means. */
+struct lat_qsim_ci {
+	double mean;      /* over all measured customers */
+	double half;      /* half-width of the 95% interval */
+	double lag1;      /* lag-1 autocorrelation of the batch means */
+	bool suspect;     /* lag1 > LAT_QSIM_LAG1_SUSPECT: interval too narrow */
+};
+
+struct lat_qsim_result {
+	uint64_t customers;       /* measured */
+	uint64_t warmup;          /* discarded */
+	unsigned servers;
+	unsigned batches;
+	double rho;               /* configured */
+	double utilization;       /* measured busy fraction per server */
+	double arrival_rate;      /* measured, per τ */
+	struct lat_qsim_ci wait;      /* W_q / τ */
+	struct lat_qsim_ci sojourn;   /* W / τ */
+	struct lat_qsim_ci p99;       /* sojourn p99 / τ (batch quantiles) */
+	struct lat_qsim_ci p999;      /* sojourn p99.9 / τ */
+	double mean_in_system;    /* L, time average over the window */
+	double mean_in_queue;     /* L_q, time average */
+	double little_rel;        /* (L - λW) / L: Little's law check */
+	double max_wait, max_sojourn; /* exact, / τ */
+	double zero_wait_fraction;    /* customers served without waiting */
+	struct lat_hist wait_hist;    /* W_q in τ/LAT_QSIM_TICKS_PER_TAU */
+	struct lat_hist sojourn_hist; /* W in the same unit */
+};
+
+/*
+ * Validate @cfg: 0 or -EINVAL (rho not in (0,1), servers 0, batches out of
+ * range, customers < batches, service mean not 1, non-finite parameters).
+ */
+int lat_qsim_config_check(const struct lat_qsim_config *cfg);
+
+/*
+ * Simulate @cfg into @res (caller storage; initialised here, release with
+ * lat_qsim_result_destroy even on failure). Lindley recursion for c = 1, a
+ * binary heap of server free times for c > 1. Returns 0, -EINVAL (see
+ * lat_qsim_config_check) or -ENOMEM. Allocates the histograms and a
+ * departure buffer; thread-safe for distinct arguments.
+ */
+int lat_qsim_run(const struct lat_qsim_config *cfg,
+		 struct lat_qsim_result *res);
+
+/* Release @res's histograms. Safe on a zeroed or destroyed result. */
+void lat_qsim_result_destroy(struct lat_qsim_result *res);
+
+/* Value at percentile @p (0..100) of a result histogram, in τ. */
+double lat_qsim_hist_tau(const struct lat_hist *h, double p);
+
+/* ---- statistics ---------------------------------------------------------- */
+
+/* Student t quantile t(0.975, dof) for dof >= 1 (exact table to 30, then
+ * a Cornish-Fisher expansion, error < 1e-4). */
+double lat_qsim_t975(unsigned dof);
+
+/*
+ * Fill @ci from @n batch values @x (n >= 2) and the overall point estimate
+ * @point: half-width from the spread of the batches, lag-1 autocorrelation,
+ * suspect flag. No allocation.
+ */
+void lat_qsim_ci_from_batches(struct lat_qsim_ci *ci, double point,
+			      const double *x, unsigned n);
+
+/* ---- formulas (all in τ; rho per server, 0 < rho < 1) -------------------- */
+
+/* Erlang C: probability of waiting in M/M/c at per-server load @rho, by
+ * the Erlang B recurrence (no factorials, stable for c up to 10^6). */
+double lat_qsim_erlang_c(unsigned c, double rho);
+/* Kingman (G/G/1): rho/(1-rho) * (ca^2 + cs^2)/2. */
+double lat_qsim_kingman(double rho, double ca, double cs);
+/* Allen-Cunneen (G/G/c): W_q(M/M/c) * (ca^2 + cs^2)/2. */
+double lat_qsim_allen_cunneen(unsigned c, double rho, double ca, double cs);
+/* M/G/1 mean wait (Pollaczek-Khinchine): rho (1 + cs^2) / (2 (1 - rho)). */
+double lat_qsim_pk(double rho, double cs);
+/* M/M/c mean wait: C(c, rho) / (c (1 - rho)). */
+double lat_qsim_mmc_wait(unsigned c, double rho);
+/* M/M/c wait quantile: P(W_q > t) = C exp(-c (1 - rho) t). */
+double lat_qsim_mmc_wait_quantile(unsigned c, double rho, double p);
+/* M/M/1 sojourn quantile: -ln(1 - p) / (1 - rho), p in [0, 1). */
+double lat_qsim_mm1_sojourn_quantile(double rho, double p);
+
+/*
+ * The formulas that apply to @cfg at its rho, with their names. approx is
+ * Kingman (c = 1) or Allen-Cunneen (c > 1) and always present. exact is
+ * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), M/M/c (Erlang
+ * C) and D/D/c (zero wait); exact sojourn quantiles for M/M/1 only.
+ */
+struct lat_qsim_formulas {
+	const char *approx_name;
+	double approx_wait;
+	const char *exact_name;   /* NULL when there is no exact result */
+	double exact_wait;
+	bool has_exact_quantiles; /* M/M/1: exact_p50..p999 of the sojourn */
+	double exact_p50, exact_p90, exact_p99, exact_p999;
+};
+
+void lat_qsim_formulas(const struct lat_qsim_config *cfg,
+		       struct lat_qsim_formulas *f);
+
+/* Relative error (model - sim) / sim; NaN when sim is 0 or not finite. */
+double lat_qsim_rel_err(double model, double sim);
+
+/* ---- sweep, knee, target ------------------------------------------------- */
+
+/* Default knee slope: mean wait grows by 0.1 τ per 0.01 of utilization. */
+#define LAT_QSIM_KNEE_SLOPE 10.0
+
+/*
+ * The knee of a wait curve: the lowest utilization at which the slope
+ * d(W_q/τ)/dρ reaches @slope. Slopes are secants between consecutive
+ * points (ρ_i, w_i), placed at the interval midpoints; the knee is the
+ * linear interpolation, in slope, between the last midpoint below @slope
+ * and the first at or above it (or the first midpoint if already there).
+ * For W_q = ρ/(1-ρ) (M/M/1) and slope K the answer is 1 - 1/sqrt(K).
+ * @rho must increase strictly; non-finite w ends the curve. Returns 0 and
+ * sets *knee, or -ENOENT if the slope is never reached, -EINVAL for n < 2
+ * or slope <= 0.
+ */
+int lat_qsim_knee(const double *rho, const double *w, size_t n, double slope,
+		  double *knee);
+
+/* Kingman's knee in closed form: 1 - sqrt((ca^2 + cs^2) / (2 slope)),
+ * or NaN when that is not in (0, 1). */
+double lat_qsim_kingman_knee(double ca, double cs, double slope);
+
+/*
+ * Highest utilization whose simulated sojourn p99 stays under @target τ:
+ * bisection on rho in [LAT_QSIM_TARGET_LO, LAT_QSIM_TARGET_HI] until the
+ * bracket is narrower than @tol (>= 1e-6), each step a full run of @cfg
+ * with the same seed (common random numbers keep p99 monotone in rho).
+ * *rho_out is the low end of the final bracket (p99 < target there).
+ * Returns 0; -ENOENT if even rho = LAT_QSIM_TARGET_LO misses the target
+ * (the service time alone is too long); 1 if rho = LAT_QSIM_TARGET_HI
+ * still meets it (*rho_out = LAT_QSIM_TARGET_HI); -EINVAL or -ENOMEM from
+ * lat_qsim_run. *runs counts the simulations (may be NULL).
+ */
+#define LAT_QSIM_TARGET_LO 0.001
+#define LAT_QSIM_TARGET_HI 0.999
+int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
+			double tol, double *rho_out, unsigned *runs);
+
+#endif

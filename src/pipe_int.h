@@ -1,0 +1,101 @@
+/*
+ * Pipeline internals shared by src/pipe_*.c. Not a public header.
+ */
+#ifndef LATLAB_PIPE_INT_H
+#define LATLAB_PIPE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "latlab/hist_io.h"
+#include "latlab/pipe.h"
+#include "latlab/spsc.h"
+
+/* seq of the end-of-stream message each thread forwards, then exits */
+#define PIPE_SEQ_END UINT64_MAX
+
+/* start-line states (struct lat_pipe.go) */
+enum { PIPE_WAIT = 0, PIPE_GO = 1, PIPE_ABORT = -1 };
+
+struct pipe_hot {
+	struct lat_pipe *p;
+	int index;               /* 0 producer, 1..K stages, K+1 consumer */
+	enum lat_pipe_role role;
+	pthread_t tid;
+	bool created;
+	int err;                 /* pinning failure, written before ready */
+	int ran_on;
+	struct lat_wait_stats wait;
+	uint64_t count;          /* events handled (not the end marker) */
+	uint64_t dropped;        /* consumer: samples refused by a full ring */
+	uint64_t alloc_failures; /* stage 1 under --alloc */
+	uint64_t sink;           /* work results, kept so work stays live */
+};
+
+/* Aggregator state: owned by the aggregator thread until it exits. */
+struct pipe_agg {
+	int n_deltas;
+	char name[LAT_PIPE_MAX_DELTAS][16];
+	struct lat_hist total[LAT_PIPE_MAX_DELTAS];
+	struct lat_hist interval[LAT_PIPE_MAX_DELTAS];
+	uint64_t recorded;
+	uint64_t clock_backwards;
+	uint64_t sum_check_failures;
+	lat_cycles_t interval_cycles;
+	uint64_t interval_index;   /* of the histograms in interval[] */
+	bool interval_dirty;
+	lat_cycles_t last_t0, last_final;
+	struct lat_hlog_writer *hlog;
+	uint64_t hlog_intervals;
+	int hlog_error;
+};
+
+/* The two experiment counters of --share-line, 8 or 128 bytes apart. */
+struct pipe_counters {
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t slot[2 * LAT_PAD_BYTES / 8];
+};
+
+struct lat_pipe {
+	struct lat_pipe_config cfg;
+	struct lat_clock_cal cal;
+	struct lat_work work;
+	size_t msg_size;
+	int n_hot;
+	lat_cycles_t stall_cycles;
+	double start_wall_s;       /* CLOCK_REALTIME at event 0's due time */
+	uint64_t steal0, ticks0;   /* /proc/stat at the start line, 0 unknown */
+
+	struct lat_spsc *ring[LAT_PIPE_MAX_HOT - 1]; /* ring[i] feeds hot i+1 */
+	struct lat_wait_pair *wait;                   /* one per ring */
+	struct lat_spsc *samples;                     /* consumer -> aggregator */
+	struct pipe_counters *counters;
+	_Atomic uint64_t *stage_counter, *consumer_counter;
+
+	struct pipe_hot hot[LAT_PIPE_MAX_HOT];
+	pthread_t agg_tid, noise_tid;
+	bool agg_created, noise_created;
+	struct pipe_agg agg;
+	unsigned char *noise_buf;
+	size_t noise_len;
+
+	atomic_bool stop;              /* producer: stop after this event */
+	atomic_bool noise_stop;
+	atomic_int ready;              /* hot threads at the start line */
+	atomic_int go;                 /* PIPE_WAIT / PIPE_GO / PIPE_ABORT */
+	_Atomic uint64_t start;        /* cycles: event 0 is due */
+	_Atomic uint64_t produced_pub; /* progress, every 1024 events */
+	atomic_bool consumer_done;     /* after the consumer's last sample */
+	atomic_bool finished;          /* the aggregator has drained */
+};
+
+void *pipe_producer_main(void *arg);
+void *pipe_stage_main(void *arg);
+void *pipe_consumer_main(void *arg);
+void *pipe_noise_main(void *arg);
+void *pipe_agg_main(void *arg);
+
+/* Histograms and names for the run; 0 or -ENOMEM. Before any thread. */
+int pipe_agg_init(struct lat_pipe *p);
+void pipe_agg_destroy(struct pipe_agg *a);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * Pipeline results for people (table), scripts (JSON) and tools (.hgrm).
+ * Everything here reads struct lat_pipe_result only: a new column is a
+ * new field there plus a line in each printer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "latlab/fmt.h"
+#include "latlab/hist_io.h"
+#include "latlab/pipe.h"
+
+static const double levels[] = { 50, 99, 99.9 };
+
+static const char *fmt_ns(char *buf, int64_t ns)
+{
+	return lat_fmt_ns(buf, LAT_FMT_LEN, (double)ns);
+}
+
+static void print_deltas(FILE *out, const struct lat_pipe_result *r)
+{
+	char b[4][LAT_FMT_LEN];
+
+	fprintf(out, "%-10s %10s %10s %10s %10s %10s\n", "delta", "count",
+		"p50", "p99", "p99.9", "max");
+	for (int i = 0; i < r->n_deltas; i++) {
+		const struct lat_hist *h = &r->delta[i].hist;
+
+		for (int k = 0; k < 3; k++)
+			fmt_ns(b[k], lat_hist_value_at_percentile(h,
+								  levels[k]));
+		fmt_ns(b[3], lat_hist_max(h));
+		fprintf(out, "%-10s %10" PRId64 " %10s %10s %10s %10s\n",
+			r->delta[i].name, h->total_count, b[0], b[1], b[2],
+			b[3]);
+	}
+}
+
+static void print_threads(FILE *out, const struct lat_pipe_result *r)
+{
+	fprintf(out, "threads:");
+	for (int i = 0; i < r->n_hot; i++) {
+		const struct lat_pipe_thread_result *t = &r->thread[i];
+
+		if (t->cpu >= 0)
+			fprintf(out, "%s %s on cpu %d", i ? "," : "", t->name,
+				t->cpu);
+		else
+			fprintf(out, "%s %s unpinned (ended on cpu %d)",
+				i ? "," : "", t->name, t->ran_on);
+	}
+	fprintf(out, "; aggregator unpinned\n");
+	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)
+		if ((r->config.place_flags & f) && f != LAT_TOPO_CHOSEN)
+			fprintf(out, "placement: %s\n", lat_topo_flag_text(f));
+	fprintf(out, "wait: %s", lat_wait_kind_name(r->config.wait));
+	if (r->config.wait != LAT_WAIT_SPIN)
+		fprintf(out, " after %u pauses", r->config.wait_spins
+			? r->config.wait_spins : LAT_WAIT_DEFAULT_SPINS);
+	for (int i = 0; i < r->n_hot; i++) {
+		const struct lat_wait_stats *w = &r->thread[i].wait;
+
+		if (w->yields || w->sleeps)
+			fprintf(out, "; %s %" PRIu64 " yields %" PRIu64
+				" sleeps", r->thread[i].name, w->yields,
+				w->sleeps);
+	}
+	fprintf(out, "\n");
+}
+
+static void print_accounting(FILE *out, const struct lat_pipe_result *r)
+{
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+
+	fprintf(out, "rate: offered %s, achieved %s, wall %.2f s%s\n",
+		lat_fmt_rate(a, sizeof(a), r->offered_rate),
+		lat_fmt_rate(b, sizeof(b), r->achieved_rate), r->wall_s,
+		r->interrupted ? " (interrupted: partial results)" : "");
+	fprintf(out, "accounting: planned %" PRIu64 ", produced %" PRIu64
+		", consumed %" PRIu64 ", recorded %" PRIu64 ", dropped %"
+		PRIu64 " -> %s\n", r->config.events, r->produced, r->consumed,
+		r->recorded, r->dropped, r->exact ? "exact" : "MISMATCH");
+	fprintf(out, "            over histogram range %" PRIu64
+		", clock backwards %" PRIu64 ", e2e != sum of parts %"
+		PRIu64 "\n", r->over_range, r->clock_backwards,
+		r->sum_check_failures);
+	if (r->dropped)
+		fprintf(out, "dropped: the aggregator fell %" PRIu64
+			" samples behind a full sample ring; those events "
+			"were processed but are not in the histograms\n",
+			r->dropped);
+}
+
+static void print_work(FILE *out, const struct lat_pipe_result *r)
+{
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
+
+	fprintf(out, "work: asked %s per stage; %" PRIu64 " steps of %s, "
+		"startup check p50 %s (%+.0f%%)\n",
+		lat_fmt_ns(a, sizeof(a), r->work.target_ns), r->work.steps,
+		lat_fmt_ns(b, sizeof(b), r->work.ns_per_step),
+		lat_fmt_ns(c, sizeof(c), r->work.check_p50_ns),
+		100 * r->work.check_error);
+}
+
+/* Index of the part (not e2e) with the largest value at @level. */
+static int worst_part(const struct lat_pipe_result *r, double level)
+{
+	int worst = -1;
+	int64_t v = -1;
+
+	for (int i = 0; i + 1 < r->n_deltas; i++) {
+		int64_t x = lat_hist_value_at_percentile(&r->delta[i].hist,
+							 level);
+
+		if (x > v) {
+			v = x;
+			worst = i;
+		}
+	}
+	return worst;
+}
+
+/* Why the tail is what it is: facts from this run, not canned text. */
+static void print_why(FILE *out, const struct lat_pipe_result *r)
+{
+	int w = worst_part(r, 99.9);
+	uint64_t yields = 0, sleeps = 0;
+
+	for (int i = 0; i < r->n_hot; i++) {
+		yields += r->thread[i].wait.yields;
+		sleeps += r->thread[i].wait.sleeps;
+	}
+	if (w >= 0)
+		fprintf(out, "tail: the largest p99.9 part is %s\n",
+			r->delta[w].name);
+	if (r->config.place_flags & LAT_TOPO_SHARED_CPU)
+		fprintf(out, "tail: hot threads share CPUs, so a hand-off "
+			"waits for the other thread on that CPU to give it "
+			"up (%" PRIu64 " yields, %" PRIu64 " sleeps)\n",
+			yields, sleeps);
+	if (r->steal_pct >= 0.5)
+		fprintf(out, "tail: the hypervisor stole %.1f%% of CPU time "
+			"during the run; each steal is a gap of tens of "
+			"microseconds in whichever thread it hits\n",
+			r->steal_pct);
+}
+
+int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r)
+{
+	print_deltas(out, r);
+	fprintf(out, "\n");
+	print_threads(out, r);
+	print_accounting(out, r);
+	print_work(out, r);
+	print_why(out, r);
+	return ferror(out) ? -EIO : 0;
+}
+
+static void json_config(struct lat_json *j, const struct lat_pipe_config *c)
+{
+	lat_json_obj_begin(j, "config");
+	lat_json_uint(j, "events", c->events);
+	lat_json_double(j, "rate", c->rate);
+	lat_json_str(j, "arrivals", lat_pace_kind_name(c->arrivals));
+	lat_json_int(j, "stages", c->stages);
+	lat_json_uint(j, "capacity", c->capacity);
+	lat_json_double(j, "work_ns", c->work_ns);
+	lat_json_str(j, "wait", lat_wait_kind_name(c->wait));
+	lat_json_uint(j, "wait_spins", c->wait_spins ? c->wait_spins
+						    : LAT_WAIT_DEFAULT_SPINS);
+	lat_json_bool(j, "pin", c->pin);
+	lat_json_bool(j, "stamps", c->stamps);
+	lat_json_uint(j, "alloc_bytes", c->alloc_bytes);
+	lat_json_bool(j, "share_line", c->share_line);
+	lat_json_bool(j, "noise", c->noise);
+	if (c->stall_ns > 0) {
+		lat_json_uint(j, "stall_seq", c->stall_seq);
+		lat_json_double(j, "stall_ns", c->stall_ns);
+	}
+	lat_json_double(j, "interval_s", c->interval_s);
+	lat_json_obj_end(j);
+}
+
+static void json_threads(struct lat_json *j, const struct lat_pipe_result *r)
+{
+	lat_json_obj_begin(j, "placement");
+	lat_json_bool(j, "oversubscribed",
+		      r->config.place_flags & LAT_TOPO_SHARED_CPU);
+	lat_json_arr_begin(j, "compromises");
+	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)
+		if ((r->config.place_flags & f) && f != LAT_TOPO_CHOSEN)
+			lat_json_str(j, NULL, lat_topo_flag_text(f));
+	lat_json_arr_end(j);
+	lat_json_arr_begin(j, "threads");
+	for (int i = 0; i < r->n_hot; i++) {
+		const struct lat_pipe_thread_result *t = &r->thread[i];
+
+		lat_json_obj_begin(j, NULL);
+		lat_json_str(j, "name", t->name);
+		lat_json_int(j, "cpu", t->cpu);
+		lat_json_int(j, "ran_on", t->ran_on);
+		lat_json_uint(j, "waits", t->wait.waits);
+		lat_json_uint(j, "yields", t->wait.yields);
+		lat_json_uint(j, "sleeps", t->wait.sleeps);
+		lat_json_uint(j, "wakes", t->wait.wakes);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+	lat_json_obj_end(j);
+}
+
+static void json_deltas(struct lat_json *j, const struct lat_pipe_result *r)
+{
+	lat_json_arr_begin(j, "deltas");
+	for (int i = 0; i < r->n_deltas; i++) {
+		const struct lat_hist *h = &r->delta[i].hist;
+
+		lat_json_obj_begin(j, NULL);
+		lat_json_str(j, "name", r->delta[i].name);
+		lat_json_int(j, "count", h->total_count);
+		lat_json_int(j, "over_range", h->overflow_count);
+		lat_json_int(j, "min_ns", lat_hist_min(h));
+		lat_json_int(j, "p50_ns", lat_hist_value_at_percentile(h, 50));
+		lat_json_int(j, "p90_ns", lat_hist_value_at_percentile(h, 90));
+		lat_json_int(j, "p99_ns", lat_hist_value_at_percentile(h, 99));
+		lat_json_int(j, "p999_ns",
+			     lat_hist_value_at_percentile(h, 99.9));
+		lat_json_int(j, "max_ns", lat_hist_max(h));
+		lat_json_double(j, "mean_ns", lat_hist_mean(h));
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+}
+
+void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
+{
+	json_config(j, &r->config);
+	json_threads(j, r);
+	json_deltas(j, r);
+	lat_json_obj_begin(j, "accounting");
+	lat_json_uint(j, "planned", r->config.events);
+	lat_json_uint(j, "produced", r->produced);
+	lat_json_uint(j, "consumed", r->consumed);
+	lat_json_uint(j, "recorded", r->recorded);
+	lat_json_uint(j, "dropped", r->dropped);
+	lat_json_uint(j, "over_range", r->over_range);
+	lat_json_uint(j, "clock_backwards", r->clock_backwards);
+	lat_json_uint(j, "sum_check_failures", r->sum_check_failures);
+	lat_json_bool(j, "exact", r->exact);
+	lat_json_obj_end(j);
+	lat_json_double(j, "offered_rate", r->offered_rate);
+	lat_json_double(j, "achieved_rate", r->achieved_rate);
+	lat_json_double(j, "wall_s", r->wall_s);
+	lat_json_bool(j, "interrupted", r->interrupted);
+	if (r->steal_pct >= 0)
+		lat_json_double(j, "steal_pct", r->steal_pct);
+	else
+		lat_json_null(j, "steal_pct");
+	lat_json_double(j, "cycles_per_ns", r->cal.cycles_per_ns);
+	lat_json_obj_begin(j, "work");
+	lat_json_double(j, "target_ns", r->work.target_ns);
+	lat_json_uint(j, "steps", r->work.steps);
+	lat_json_double(j, "ns_per_step", r->work.ns_per_step);
+	lat_json_double(j, "stamp_overhead_ns", r->work.overhead_ns);
+	lat_json_double(j, "check_p50_ns", r->work.check_p50_ns);
+	lat_json_obj_end(j);
+	lat_json_obj_begin(j, "share_line");
+	lat_json_uint(j, "stage_counter_addr", r->stage_counter_addr);
+	lat_json_uint(j, "consumer_counter_addr", r->consumer_counter_addr);
+	lat_json_uint(j, "stage_counter", r->stage_counter);
+	lat_json_uint(j, "consumer_counter", r->consumer_counter);
+	lat_json_obj_end(j);
+	lat_json_uint(j, "hlog_intervals", r->hlog_intervals);
+}
+
+int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -errno;
+	for (int i = 0; i < r->n_deltas; i++) {
+		FILE *f;
+		int rc;
+
+		if (snprintf(path, sizeof(path), "%s/%s.hgrm", dir,
+			     r->delta[i].name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		rc = lat_hgrm_write(f, &r->delta[i].hist, 5, 1.0, false);
+		if (fclose(f) && !rc)
+			rc = -EIO;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

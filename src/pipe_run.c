@@ -1,0 +1,418 @@
+/*
+ * Pipeline lifecycle: set up, start the threads together, stop, join and
+ * fill the results.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pipe_int.h"
+
+/* Buffer the --noise thread streams over: larger than most LLCs. */
+#define NOISE_BYTES ((size_t)64 << 20)
+/* Event 0 is due this long after the start line opens. */
+#define START_LEAD_NS 2000000
+
+static double wall_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Steal and total CPU ticks of all CPUs from /proc/stat's "cpu" line
+ * (user nice system idle iowait irq softirq steal). 0 when unknown.
+ */
+static int cpu_ticks(uint64_t *steal, uint64_t *total)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	*steal = *total = 0;
+	if (!f)
+		return -errno;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return -LAT_EFORMAT;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*steal = v[7];
+	return 0;
+}
+
+/*
+ * Calibrate the work on the CPU stage 1 will run on (cores may differ in
+ * speed), then give the caller its affinity back.
+ */
+static int calibrate_work(struct lat_pipe *p)
+{
+	cpu_set_t saved;
+	bool moved = false;
+	int rc;
+
+	if (p->cfg.pin &&
+	    !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
+		moved = !lat_topo_pin_self(p->cfg.cpu[1]);
+	rc = lat_work_calibrate(&p->work, p->cfg.work_ns, &p->cal);
+	if (moved)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	return rc;
+}
+
+static int setup_rings(struct lat_pipe *p)
+{
+	int n_rings = p->cfg.stages + 1, rc;
+
+	p->wait = aligned_alloc(LAT_PAD_BYTES,
+				sizeof(*p->wait) * (size_t)n_rings);
+	if (!p->wait)
+		return -ENOMEM;
+	for (int i = 0; i < n_rings; i++) {
+		rc = lat_spsc_create(p->cfg.capacity, p->msg_size,
+				     &p->ring[i]);
+		if (!rc)
+			rc = lat_wait_pair_init(&p->wait[i], p->cfg.wait,
+						p->cfg.wait_spins);
+		if (rc)
+			return rc;
+	}
+	rc = lat_spsc_create(LAT_PIPE_SAMPLE_RING, p->msg_size, &p->samples);
+	if (rc)
+		return rc;
+	p->counters = aligned_alloc(LAT_PAD_BYTES, sizeof(*p->counters));
+	if (!p->counters)
+		return -ENOMEM;
+	memset(p->counters, 0, sizeof(*p->counters));
+	/* --share-line: neighbours on one line; else two lines apart, out
+	 * of reach of the adjacent-line prefetcher too */
+	p->stage_counter = &p->counters->slot[0];
+	p->consumer_counter = &p->counters->slot[p->cfg.share_line
+						 ? 1 : LAT_PAD_BYTES / 8];
+	return 0;
+}
+
+static int create(struct lat_pipe *p, pthread_t *tid, void *(*fn)(void *),
+		  void *arg)
+{
+	sigset_t block, old;
+	int rc;
+
+	/* threads inherit the mask: keep SIGINT/SIGTERM for the caller */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rc = -pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	(void)p;
+	return rc;
+}
+
+static int start_hot_threads(struct lat_pipe *p)
+{
+	for (int i = 0; i < p->n_hot; i++) {
+		struct pipe_hot *h = &p->hot[i];
+		void *(*fn)(void *) = pipe_stage_main;
+		int rc;
+
+		h->p = p;
+		h->index = i;
+		h->role = LAT_PIPE_STAGE;
+		h->ran_on = -1;
+		if (i == 0) {
+			h->role = LAT_PIPE_PRODUCER;
+			fn = pipe_producer_main;
+		} else if (i == p->n_hot - 1) {
+			h->role = LAT_PIPE_CONSUMER;
+			fn = pipe_consumer_main;
+		}
+		rc = create(p, &h->tid, fn, h);
+		if (rc)
+			return rc;
+		h->created = true;
+	}
+	return 0;
+}
+
+/* Wait for every created hot thread at the start line; first error. */
+static int start_line(struct lat_pipe *p)
+{
+	int created = 0, err = 0;
+
+	for (int i = 0; i < p->n_hot; i++)
+		created += p->hot[i].created;
+	/* acquire pairs with each thread's release increment: their pin
+	 * results are visible */
+	while (atomic_load_explicit(&p->ready, memory_order_acquire) < created)
+		sched_yield();
+	for (int i = 0; i < p->n_hot && !err; i++)
+		err = p->hot[i].err;
+	return err;
+}
+
+static int start_cold_threads(struct lat_pipe *p)
+{
+	int rc = create(p, &p->agg_tid, pipe_agg_main, p);
+
+	if (rc)
+		return rc;
+	p->agg_created = true;
+	if (!p->cfg.noise)
+		return 0;
+	p->noise_len = NOISE_BYTES;
+	p->noise_buf = malloc(p->noise_len);
+	if (!p->noise_buf)
+		return -ENOMEM;
+	memset(p->noise_buf, 1, p->noise_len); /* fault it in now */
+	rc = create(p, &p->noise_tid, pipe_noise_main, p);
+	p->noise_created = !rc;
+	return rc;
+}
+
+static int open_hlog(struct lat_pipe *p)
+{
+	struct lat_hlog_writer_opts opts = {
+		.start_time_s = p->start_wall_s,
+		.comment = "latlab pipeline: one tag per delta, values in ns",
+	};
+
+	if (!p->cfg.hlog)
+		return 0;
+	return lat_hlog_writer_open_stream(p->cfg.hlog, &opts, &p->agg.hlog);
+}
+
+/* Stop everything started so far, before the start line opened. */
+static void abort_start(struct lat_pipe *p)
+{
+	atomic_store_explicit(&p->consumer_done, true, memory_order_release);
+	atomic_store_explicit(&p->go, PIPE_ABORT, memory_order_release);
+	for (int i = 0; i < p->n_hot; i++)
+		if (p->hot[i].created) {
+			pthread_join(p->hot[i].tid, NULL);
+			p->hot[i].created = false;
+		}
+	atomic_store_explicit(&p->noise_stop, true, memory_order_relaxed);
+	if (p->agg_created)
+		pthread_join(p->agg_tid, NULL);
+	if (p->noise_created)
+		pthread_join(p->noise_tid, NULL);
+	p->agg_created = p->noise_created = false;
+}
+
+int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
+{
+	struct lat_pipe *p;
+	lat_cycles_t start;
+	int rc;
+
+	*out = NULL;
+	if (lat_pipe_config_check(c, NULL))
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *c;
+	p->n_hot = lat_pipe_n_hot(c->stages);
+	p->msg_size = LAT_PIPE_MSG_SIZE(c->stages);
+	rc = lat_clock_calibrate(&p->cal, c->calibrate_ms);
+	if (!rc)
+		rc = calibrate_work(p);
+	p->stall_cycles = lat_clock_from_ns(&p->cal, (lat_ns_t)c->stall_ns);
+#ifdef M_MMAP_THRESHOLD
+	/* glibc raises its mmap threshold after the first free of an
+	 * mmapped block, so --alloc=1M would fault only once; fixing it at
+	 * the default 128 KiB keeps every large block an mmap + munmap */
+	if (c->alloc_bytes)
+		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+	if (!rc)
+		rc = setup_rings(p);
+	if (!rc)
+		rc = pipe_agg_init(p);
+	if (!rc)
+		rc = start_hot_threads(p);
+	if (!rc)
+		rc = start_line(p);
+	if (!rc) {
+		start = lat_clock_now() + lat_clock_from_ns(&p->cal,
+							    START_LEAD_NS);
+		p->start_wall_s = wall_now_s() + START_LEAD_NS / 1e9;
+		atomic_store_explicit(&p->start, start, memory_order_relaxed);
+		rc = open_hlog(p);
+	}
+	if (!rc)
+		rc = start_cold_threads(p);
+	if (rc) {
+		abort_start(p);
+		lat_pipe_free(p);
+		return rc;
+	}
+	cpu_ticks(&p->steal0, &p->ticks0);
+	/* release pairs with the threads' acquire at the start line: the
+	 * start time and everything set up above are visible to them */
+	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
+	*out = p;
+	return 0;
+}
+
+void lat_pipe_stop(struct lat_pipe *p)
+{
+	atomic_store_explicit(&p->stop, true, memory_order_relaxed);
+}
+
+bool lat_pipe_progress(struct lat_pipe *p, uint64_t *produced,
+		       double *elapsed_s)
+{
+	lat_cycles_t start = atomic_load_explicit(&p->start,
+						  memory_order_relaxed);
+	lat_cycles_t now = lat_clock_now();
+
+	if (produced)
+		*produced = atomic_load_explicit(&p->produced_pub,
+						 memory_order_relaxed);
+	if (elapsed_s)
+		*elapsed_s = now > start ? (double)lat_clock_to_ns(
+						   &p->cal, now - start) / 1e9
+					 : 0;
+	return atomic_load_explicit(&p->finished, memory_order_acquire);
+}
+
+static void fill_threads(struct lat_pipe *p, struct lat_pipe_result *r)
+{
+	r->n_hot = p->n_hot;
+	for (int i = 0; i < p->n_hot; i++) {
+		struct lat_pipe_thread_result *t = &r->thread[i];
+		const struct pipe_hot *h = &p->hot[i];
+
+		if (h->role == LAT_PIPE_PRODUCER)
+			snprintf(t->name, sizeof(t->name), "producer");
+		else if (h->role == LAT_PIPE_CONSUMER)
+			snprintf(t->name, sizeof(t->name), "consumer");
+		else
+			snprintf(t->name, sizeof(t->name), "stage%d", i);
+		t->cpu = p->cfg.pin ? p->cfg.cpu[i] : -1;
+		t->ran_on = h->ran_on;
+		t->wait = h->wait;
+	}
+}
+
+static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
+{
+	struct pipe_agg *a = &p->agg;
+	const struct pipe_hot *cons = &p->hot[p->n_hot - 1];
+	lat_cycles_t start = atomic_load_explicit(&p->start,
+						  memory_order_relaxed);
+	uint64_t steal, ticks;
+
+	r->config = p->cfg;
+	fill_threads(p, r);
+	r->n_deltas = a->n_deltas;
+	r->produced = p->hot[0].count;
+	r->consumed = cons->count;
+	r->dropped = cons->dropped;
+	r->recorded = a->recorded;
+	r->clock_backwards = a->clock_backwards;
+	r->sum_check_failures = a->sum_check_failures;
+	r->exact = r->produced == r->consumed &&
+		   r->consumed == r->recorded + r->dropped;
+	for (int i = 0; i < a->n_deltas; i++) {
+		struct lat_pipe_delta *d = &r->delta[i];
+
+		memcpy(d->name, a->name[i], sizeof(d->name));
+		d->hist = a->total[i]; /* the result owns the counts now */
+		memset(&a->total[i], 0, sizeof(a->total[i]));
+		r->over_range += (uint64_t)d->hist.overflow_count;
+		if ((uint64_t)(d->hist.total_count + d->hist.overflow_count) !=
+		    r->recorded)
+			r->exact = false;
+	}
+	r->offered_rate = p->cfg.rate;
+	if (a->recorded && a->last_final > start)
+		r->wall_s = (double)lat_clock_to_ns(&p->cal,
+						    a->last_final - start) / 1e9;
+	r->achieved_rate = r->wall_s > 0 ? (double)r->consumed / r->wall_s : 0;
+	r->interrupted = atomic_load_explicit(&p->stop, memory_order_relaxed) &&
+			 r->produced < p->cfg.events;
+	r->cal = p->cal;
+	r->work = p->work;
+	r->steal_pct = -1;
+	if (p->ticks0 && !cpu_ticks(&steal, &ticks) && ticks > p->ticks0)
+		r->steal_pct = 100.0 * (double)(steal - p->steal0) /
+			       (double)(ticks - p->ticks0);
+	r->stage_counter_addr = (uintptr_t)p->stage_counter;
+	r->consumer_counter_addr = (uintptr_t)p->consumer_counter;
+	r->stage_counter = atomic_load(p->stage_counter);
+	r->consumer_counter = atomic_load(p->consumer_counter);
+	r->hlog_intervals = a->hlog_intervals;
+	r->hlog_error = a->hlog_error;
+}
+
+int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r)
+{
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < p->n_hot; i++)
+		if (p->hot[i].created) {
+			pthread_join(p->hot[i].tid, NULL);
+			p->hot[i].created = false;
+			if (!err)
+				err = p->hot[i].err;
+		}
+	if (p->agg_created)
+		pthread_join(p->agg_tid, NULL);
+	atomic_store_explicit(&p->noise_stop, true, memory_order_relaxed);
+	if (p->noise_created)
+		pthread_join(p->noise_tid, NULL);
+	p->agg_created = p->noise_created = false;
+	fill_result(p, r);
+	if (!err)
+		err = r->hlog_error;
+	return err;
+}
+
+void lat_pipe_free(struct lat_pipe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < LAT_PIPE_MAX_HOT - 1; i++)
+		lat_spsc_free(p->ring[i]);
+	lat_spsc_free(p->samples);
+	free(p->wait);
+	free(p->counters);
+	free(p->noise_buf);
+	pipe_agg_destroy(&p->agg);
+	free(p);
+}
+
+int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
+{
+	struct lat_pipe *p;
+	int rc = lat_pipe_start(c, &p);
+
+	if (rc) {
+		memset(r, 0, sizeof(*r));
+		return rc;
+	}
+	rc = lat_pipe_wait(p, r);
+	lat_pipe_free(p);
+	return rc;
+}
+
+void lat_pipe_result_destroy(struct lat_pipe_result *r)
+{
+	for (int i = 0; i < LAT_PIPE_MAX_DELTAS; i++)
+		lat_hist_destroy(&r->delta[i].hist);
+}

@@ -1,0 +1,263 @@
+/*
+ * The hot threads: producer, stages, consumer (and the noise thread).
+ *
+ * Each hot thread has exactly one place where its measured run begins
+ * (hot_enter, after pinning and the start line) and one where it ends
+ * (hot_leave): per-thread counters belong there, not in the loops.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/pace.h"
+#include "pipe_int.h"
+
+/* Pin, wait at the start line; false when the run was aborted. */
+static bool hot_enter(struct pipe_hot *h)
+{
+	struct lat_pipe *p = h->p;
+	int go;
+
+	if (p->cfg.pin)
+		h->err = lat_topo_pin_self(p->cfg.cpu[h->index]);
+	/* release pairs with the acquire in lat_pipe_start: our err is
+	 * visible once our arrival is counted */
+	atomic_fetch_add_explicit(&p->ready, 1, memory_order_release);
+	/* yield, not spin: several threads may share one CPU here */
+	while ((go = atomic_load_explicit(&p->go, memory_order_acquire)) ==
+	       PIPE_WAIT)
+		sched_yield();
+	if (go != PIPE_GO)
+		return false;
+	if (p->cfg.hooks.thread_begin)
+		p->cfg.hooks.thread_begin(p->cfg.hooks.ctx, h->index, h->role);
+	return true;
+}
+
+static void hot_leave(struct pipe_hot *h)
+{
+	struct lat_pipe *p = h->p;
+
+	h->ran_on = lat_topo_current_cpu();
+	if (p->cfg.hooks.thread_end)
+		p->cfg.hooks.thread_end(p->cfg.hooks.ctx, h->index, h->role);
+}
+
+/* Single-writer counter bump: a plain store, no locked instruction. */
+static inline void bump(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed)
+				 + 1, memory_order_relaxed);
+}
+
+static bool ring_has_space(void *ctx)
+{
+	struct lat_spsc *r = ctx;
+
+	return lat_spsc_count(r) < lat_spsc_capacity(r);
+}
+
+/*
+ * Publish @m into q1. t_sent is stamped just before each attempt, so the
+ * successful attempt carries the time of publication, after any wait for
+ * space: pace = t_sent - t0 includes back-pressure from a full q1.
+ */
+static inline void publish(struct lat_spsc *q, struct lat_wait_pair *w,
+			   struct lat_pipe_msg *m, size_t size, bool stamps,
+			   struct lat_wait_stats *st)
+{
+	for (;;) {
+		if (stamps)
+			m->t_sent = lat_clock_start();
+		if (lat_spsc_try_push_raw(q, m, size))
+			break;
+		lat_wait_until(&w->space, ring_has_space, q, st);
+	}
+	lat_wait_notify(&w->data, st);
+}
+
+/* Wait for @due without holding the CPU (it is shared with the pipeline). */
+static inline void pace_wait_yielding(lat_cycles_t due)
+{
+	while ((int64_t)(lat_clock_now() - due) < 0)
+		sched_yield();
+}
+
+static void push_end(struct lat_spsc *q, struct lat_wait_pair *w, size_t size,
+		     struct lat_wait_stats *st)
+{
+	struct lat_pipe_msg end;
+
+	memset(&end, 0, sizeof(end));
+	end.seq = PIPE_SEQ_END;
+	lat_wait_push(q, w, &end, size, NULL, st);
+}
+
+void *pipe_producer_main(void *arg)
+{
+	struct pipe_hot *h = arg;
+	struct lat_pipe *p = h->p;
+	const struct lat_pipe_config *c = &p->cfg;
+	struct lat_spsc *q = p->ring[0];
+	struct lat_wait_pair *w = &p->wait[0];
+	const size_t size = p->msg_size;
+	const bool stamps = c->stamps, yielding = c->pace_yield;
+	struct lat_pipe_msg m;
+	struct lat_pace pace;
+	uint64_t seq;
+
+	memset(&m, 0, sizeof(m));
+	if (!hot_enter(h))
+		return NULL;
+	/* the config was checked, so this cannot fail; if it did, produce
+	 * nothing rather than garbage, and say why */
+	h->err = lat_pace_init(&pace, c->arrivals, c->rate, 1, &p->cal,
+			       atomic_load_explicit(&p->start,
+						    memory_order_relaxed),
+			       c->seed);
+	for (seq = 0; !h->err && seq < c->events; seq++) {
+		if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+			break;
+		m.seq = seq;
+		m.t0 = lat_pace_due(&pace);
+		if (yielding)
+			pace_wait_yielding(m.t0);
+		else
+			lat_pace_wait(&pace);
+		lat_pace_advance(&pace);
+		publish(q, w, &m, size, stamps, &h->wait);
+		if ((seq & 1023) == 1023)
+			atomic_store_explicit(&p->produced_pub, seq + 1,
+					      memory_order_relaxed);
+	}
+	h->count = seq;
+	atomic_store_explicit(&p->produced_pub, seq, memory_order_relaxed);
+	push_end(q, w, size, &h->wait);
+	hot_leave(h);
+	return NULL;
+}
+
+/* --alloc: one heap block per event, touched once per page. */
+static void alloc_touch_free(struct pipe_hot *h, size_t bytes, uint64_t seq)
+{
+	unsigned char *b = malloc(bytes);
+
+	if (!b) {
+		h->alloc_failures++;
+		return;
+	}
+	for (size_t i = 0; i < bytes; i += 4096)
+		b[i] = (unsigned char)seq;
+	b[bytes - 1] = (unsigned char)seq;
+	/* the block escapes into an opaque asm, so the compiler cannot
+	 * remove the malloc/free pair */
+	__asm__ __volatile__("" : : "r"(b) : "memory");
+	free(b);
+}
+
+static void stall(lat_cycles_t cycles)
+{
+	lat_cycles_t until = lat_clock_now() + cycles;
+
+	while ((int64_t)(lat_clock_now() - until) < 0)
+		lat_wait_pause();
+}
+
+void *pipe_stage_main(void *arg)
+{
+	struct pipe_hot *h = arg;
+	struct lat_pipe *p = h->p;
+	const int k = h->index; /* 1..K */
+	struct lat_spsc *in = p->ring[k - 1], *out = p->ring[k];
+	struct lat_wait_pair *win = &p->wait[k - 1], *wout = &p->wait[k];
+	const size_t size = p->msg_size, alloc = p->cfg.alloc_bytes;
+	const bool stamps = p->cfg.stamps, first = k == 1;
+	const uint64_t steps = p->work.steps, stall_seq = p->cfg.stall_seq;
+	_Atomic uint64_t *counter = p->stage_counter;
+	struct lat_pipe_msg m;
+	uint64_t sink = 0;
+
+	if (!hot_enter(h))
+		return NULL;
+	for (;;) {
+		lat_wait_pop(in, win, &m, size, NULL, &h->wait);
+		if (LAT_UNLIKELY(m.seq == PIPE_SEQ_END))
+			break;
+		if (stamps)
+			m.work[k - 1].begin = lat_clock_start();
+		sink += lat_work_run(steps, m.seq);
+		if (first) {
+			if (LAT_UNLIKELY(m.seq == stall_seq))
+				stall(p->stall_cycles);
+			if (alloc)
+				alloc_touch_free(h, alloc, m.seq);
+			bump(counter);
+		}
+		if (stamps)
+			m.work[k - 1].end = lat_clock_end();
+		lat_wait_push(out, wout, &m, size, NULL, &h->wait);
+		h->count++;
+	}
+	lat_wait_push(out, wout, &m, size, NULL, &h->wait);
+	h->sink = sink;
+	hot_leave(h);
+	return NULL;
+}
+
+void *pipe_consumer_main(void *arg)
+{
+	struct pipe_hot *h = arg;
+	struct lat_pipe *p = h->p;
+	struct lat_spsc *in = p->ring[h->index - 1];
+	struct lat_wait_pair *win = &p->wait[h->index - 1];
+	struct lat_spsc *samples = p->samples;
+	const size_t size = p->msg_size;
+	_Atomic uint64_t *counter = p->consumer_counter;
+	struct lat_pipe_msg m;
+
+	if (!hot_enter(h)) {
+		atomic_store_explicit(&p->consumer_done, true,
+				      memory_order_release);
+		return NULL;
+	}
+	for (;;) {
+		lat_wait_pop(in, win, &m, size, NULL, &h->wait);
+		if (LAT_UNLIKELY(m.seq == PIPE_SEQ_END))
+			break;
+		m.t_final = lat_clock_end();
+		bump(counter);
+		/* never block on the aggregator: a full ring is a counted
+		 * drop, shown in the accounting */
+		if (LAT_UNLIKELY(!lat_spsc_try_push_raw(samples, &m, size)))
+			h->dropped++;
+		h->count++;
+	}
+	hot_leave(h);
+	/* release pairs with the aggregator's acquire: every sample pushed
+	 * above is visible to it once it sees done */
+	atomic_store_explicit(&p->consumer_done, true, memory_order_release);
+	return NULL;
+}
+
+/*
+ * --noise: stream writes over a buffer larger than a last-level cache,
+ * one store per line, so the memory bus and the shared cache are busy
+ * beside the hot threads. Not a hot thread: no start line, no hooks.
+ */
+void *pipe_noise_main(void *arg)
+{
+	struct lat_pipe *p = arg;
+
+	if (p->cfg.noise_cpu >= 0)
+		(void)lat_topo_pin_self(p->cfg.noise_cpu);
+	while (!atomic_load_explicit(&p->noise_stop, memory_order_relaxed))
+		for (size_t i = 0; i < p->noise_len; i += LAT_CACHELINE) {
+			p->noise_buf[i]++;
+			if (!(i & 0xffff) &&
+			    atomic_load_explicit(&p->noise_stop,
+						 memory_order_relaxed))
+				break;
+		}
+	return NULL;
+}

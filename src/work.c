@@ -1,0 +1,79 @@
+/*
+ * Calibrated busy work. See work.h for why the chain cannot be folded.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/work.h"
+
+/* Odd 64-bit constant with well-mixed bits (2^64 / golden ratio). */
+#define WORK_MULT 0x9e3779b97f4a7c15ULL
+
+__attribute__((noinline)) uint64_t lat_work_run(uint64_t steps, uint64_t seed)
+{
+	uint64_t x = seed | 1;
+
+	for (uint64_t i = 0; i < steps; i++) {
+		x = (x * WORK_MULT) ^ (x >> 29);
+		/* opaque to the optimizer: x may be anything after this, so
+		 * no step can be merged with the next or hoisted */
+		__asm__ __volatile__("" : "+r"(x));
+	}
+	return x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median over @reps calls, in cycles, timed as a pipeline stage times. */
+static double median_cycles(uint64_t steps, int reps)
+{
+	enum { MAX_REPS = 512 };
+	uint64_t d[MAX_REPS];
+	volatile uint64_t sink = 0;
+
+	if (reps > MAX_REPS)
+		reps = MAX_REPS;
+	for (int i = 0; i < reps; i++) {
+		lat_cycles_t a = lat_clock_start();
+
+		sink = lat_work_run(steps, (uint64_t)i + sink);
+		d[i] = lat_clock_end() - a;
+	}
+	qsort(d, (size_t)reps, sizeof(d[0]), cmp_u64);
+	return (double)d[reps / 2];
+}
+
+int lat_work_calibrate(struct lat_work *w, double target_ns,
+		       const struct lat_clock_cal *cal)
+{
+	enum { REPS = 401, LONG = 4000 };
+	double cpn, base, slope, steps;
+
+	if (!w || !cal || !(target_ns >= 0 && target_ns <= 1e9) ||
+	    !(cal->cycles_per_ns > 0))
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->target_ns = target_ns;
+	cpn = cal->cycles_per_ns;
+	/* warm the code and the frequency governor before measuring */
+	median_cycles(LONG, 64);
+	base = median_cycles(0, REPS);
+	slope = (median_cycles(LONG, REPS) - base) / LONG;
+	if (!(slope > 0))
+		slope = 1; /* a clock that did not move: keep going sanely */
+	w->overhead_ns = base / cpn;
+	w->ns_per_step = slope / cpn;
+	steps = (target_ns * cpn - base) / slope;
+	w->steps = target_ns > 0 && steps > 0 ? (uint64_t)llround(steps) : 0;
+	w->check_p50_ns = target_ns > 0 ? median_cycles(w->steps, REPS) / cpn
+					: 0;
+	w->check_error = target_ns > 0 ? w->check_p50_ns / target_ns - 1 : 0;
+	return 0;
+}

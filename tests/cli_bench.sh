@@ -1,0 +1,53 @@
+# Description: 'latlab bench --quick --json' reports every figure with
+# median/min/max, the dead-code pair and the placement; a one-CPU run says
+# the cross-thread figures were skipped instead of hanging or inventing
+# them; bad flags exit 2 with one line.
+. "$(dirname "$0")/t_lib.sh"
+
+expect_exit 0 "$LATLAB" bench --quick --json
+cp "$T_TMP/out" "$T_TMP/bench.json"
+json_has "$T_TMP/bench.json" placement.pinned placement.desc reps \
+	dce.dce_unused_ns.median dce.dce_kept_ns.median dce.verdict \
+	dce.loop_deleted same_thread.same_thread_8B_ns.median \
+	same_thread.same_thread_64B_ns.min same_thread.same_thread_64B_ns.max \
+	cross_thread.floor_ns cross_thread.handoff_ns \
+	cross_thread.throughput cross_thread.throughput_batch
+python3 - "$T_TMP/bench.json" <<'PY' || fail "bench JSON figures are inconsistent"
+import json, sys
+d = json.load(open(sys.argv[1]))
+figs = [d["dce"]["dce_kept_ns"]] + list(d["same_thread"].values()) + \
+       list(d["cross_thread"].values())
+for f in figs:
+    if f["measured"] and f["plausible"]:
+        assert f["min"] <= f["median"] <= f["max"], f
+        assert f["reps"] == d["reps"], f
+# the kept loop does real work; the barrier must not time zero
+assert d["dce"]["dce_kept_ns"]["median"] > 0
+if d["placement"]["pinned"]:
+    assert d["cross_thread"]["floor_ns"]["measured"]
+    assert d["cross_thread"]["throughput"]["median"] > 0
+PY
+
+# Human output names the placement and prints units.
+expect_exit 0 "$LATLAB" bench --quick --reps 1
+grep -q '^placement: ' "$T_TMP/out" || fail "no placement line"
+grep -q 'ns' "$T_TMP/out" || fail "no units in the human output"
+
+# One usable CPU: cross-thread figures are skipped, not spun forever.
+if command -v taskset >/dev/null; then
+	expect_exit 0 taskset -c 0 "$LATLAB" bench --quick --reps 1 --json
+	python3 - "$T_TMP/out" <<'PY' || fail "one-CPU run did not skip cross-thread figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["placement"]["pinned"]
+assert not d["cross_thread"]["handoff_ns"]["measured"]
+PY
+fi
+
+for bad in "--reps 0" "--reps 65" "--reps x" "--iters 5" "--frobnicate" \
+	   "extra"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$LATLAB" bench $bad
+	expect_one_line_error
+done
+done_

@@ -1,0 +1,263 @@
+/*
+ * Description: the pipeline library on small runs: exact accounting,
+ * every delta histogram holds every event, every sample's stamps are in
+ * order and e2e equals the sum of its parts within rounding, hooks see
+ * each hot thread and each sample once, a stop drains, --share-line
+ * addresses, the stall hook, no-stamps mode and config validation.
+ * No timing is asserted except lower bounds that busy-waits guarantee.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "latlab/pipe.h"
+#include "t_test.h"
+
+/* The tests run on whatever machine this is: place as the CLI does. */
+static void placed(struct lat_pipe_config *c, int stages, uint64_t events)
+{
+	static struct lat_topo topo;
+	struct lat_topo_place pl;
+
+	lat_pipe_config_init(c);
+	c->stages = stages;
+	c->events = events;
+	c->calibrate_ms = 20;
+	T_EQ_I64(lat_topo_load(&topo, NULL, NULL), 0);
+	T_EQ_I64(lat_topo_place(&topo, lat_pipe_n_hot(stages), &pl), 0);
+	lat_pipe_place(c, &pl, false);
+}
+
+struct seen {
+	atomic_int begins, ends;
+	uint64_t samples;        /* aggregator thread only */
+	uint64_t out_of_order;   /* stamps not monotone within a sample */
+	uint64_t sum_mismatch;   /* hook's own e2e vs parts check */
+	uint64_t seq_gaps;       /* samples not in seq order */
+	uint64_t next_seq;
+	int n_deltas;
+};
+
+static void on_begin(void *ctx, int index, enum lat_pipe_role role)
+{
+	struct seen *s = ctx;
+
+	(void)index;
+	(void)role;
+	atomic_fetch_add(&s->begins, 1);
+}
+
+static void on_end(void *ctx, int index, enum lat_pipe_role role)
+{
+	struct seen *s = ctx;
+
+	(void)index;
+	(void)role;
+	atomic_fetch_add(&s->ends, 1);
+}
+
+/* An independent check of every sample, on the aggregator thread. */
+static void on_sample(void *ctx, const struct lat_pipe_msg *m,
+		      const int64_t *d, int n)
+{
+	struct seen *s = ctx;
+	int stages = (n - 3) / 2;
+	lat_cycles_t prev = m->t0;
+	int64_t sum = 0;
+
+	s->samples++;
+	s->n_deltas = n;
+	if (m->seq != s->next_seq)
+		s->seq_gaps++;
+	s->next_seq = m->seq + 1;
+	if (n == 1)
+		return;
+	for (int k = 0; k < stages; k++) {
+		if (m->work[k].begin < prev || m->work[k].end <
+		    m->work[k].begin)
+			s->out_of_order++;
+		prev = m->work[k].end;
+	}
+	if (m->t_sent < m->t0 || m->t_final < prev)
+		s->out_of_order++;
+	for (int i = 0; i + 1 < n; i++)
+		sum += d[i];
+	if (d[n - 1] < sum || d[n - 1] > sum + n - 1)
+		s->sum_mismatch++;
+}
+
+static void check_exact(const struct lat_pipe_result *r, uint64_t events)
+{
+	T_CHECK(r->exact);
+	T_EQ_I64(r->produced, events);
+	T_EQ_I64(r->consumed, events);
+	T_EQ_I64(r->recorded + r->dropped, events);
+	T_EQ_I64(r->clock_backwards, 0);
+	T_EQ_I64(r->sum_check_failures, 0);
+	T_CHECK(!r->interrupted);
+	for (int i = 0; i < r->n_deltas; i++)
+		T_EQ_I64(r->delta[i].hist.total_count +
+			 r->delta[i].hist.overflow_count, r->recorded);
+}
+
+static void test_baseline(void)
+{
+	static struct seen s;
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+	char name[16];
+
+	placed(&c, 1, 20000);
+	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample };
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 20000);
+	T_EQ_I64(r.n_deltas, 5);
+	T_CHECK(!strcmp(r.delta[0].name, "pace"));
+	T_CHECK(!strcmp(r.delta[1].name, "q1+wake"));
+	T_CHECK(!strcmp(r.delta[2].name, "work1"));
+	T_CHECK(!strcmp(r.delta[3].name, "q2+wake"));
+	T_CHECK(!strcmp(r.delta[4].name, "e2e"));
+	T_CHECK(!strcmp(lat_pipe_delta_name(3, 6, name, sizeof(name)),
+			"work3"));
+	T_EQ_I64(atomic_load(&s.begins), 3);
+	T_EQ_I64(atomic_load(&s.ends), 3);
+	T_EQ_I64(s.samples, r.recorded);
+	T_EQ_I64(s.n_deltas, 5);
+	T_EQ_I64(s.out_of_order, 0);
+	T_EQ_I64(s.sum_mismatch, 0);
+	T_EQ_I64(s.seq_gaps, r.dropped ? s.seq_gaps : 0);
+	/* each event bumped both counters once; default: two lines apart */
+	T_EQ_I64(r.stage_counter, 20000);
+	T_EQ_I64(r.consumer_counter, 20000);
+	T_EQ_I64(r.consumer_counter_addr - r.stage_counter_addr, 128);
+	T_CHECK(r.stage_counter_addr / 64 != r.consumer_counter_addr / 64);
+	T_CHECK(r.work.steps > 0);
+	lat_pipe_result_destroy(&r);
+}
+
+/* Three stages, Poisson arrivals, share-line, alloc and noise together. */
+static void test_three_stages(void)
+{
+	static struct seen s;
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+
+	placed(&c, 3, 10000);
+	c.arrivals = LAT_PACE_POISSON;
+	c.share_line = true;
+	c.alloc_bytes = 300000; /* above the mmap threshold */
+	c.noise = true;
+	c.capacity = 64;
+	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample };
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 10000);
+	T_EQ_I64(r.n_deltas, 9);
+	T_CHECK(!strcmp(r.delta[7].name, "q4+wake"));
+	T_EQ_I64(atomic_load(&s.begins), 5);
+	T_EQ_I64(s.out_of_order, 0);
+	T_EQ_I64(s.sum_mismatch, 0);
+	T_EQ_I64(r.consumer_counter_addr - r.stage_counter_addr, 8);
+	T_CHECK(r.stage_counter_addr / 64 == r.consumer_counter_addr / 64);
+	lat_pipe_result_destroy(&r);
+}
+
+/*
+ * Stage 1 busy-waits 3 ms on event 500: that sample's work1 is at least
+ * the stall (a lower bound the busy-wait guarantees, not a timing claim).
+ */
+static void test_stall_and_no_pin(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+
+	placed(&c, 1, 2000);
+	c.pin = false;
+	c.stall_seq = 500;
+	c.stall_ns = 3e6;
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 2000);
+	T_CHECK(lat_hist_max(&r.delta[2].hist) >= 2990000);
+	T_EQ_I64(r.thread[1].cpu, -1);
+	lat_pipe_result_destroy(&r);
+}
+
+static void test_no_stamps(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+
+	placed(&c, 2, 5000);
+	c.stamps = false;
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 5000);
+	T_EQ_I64(r.n_deltas, 1);
+	T_CHECK(!strcmp(r.delta[0].name, "e2e"));
+	lat_pipe_result_destroy(&r);
+}
+
+/* Stop after some events: the producer stops, everything sent drains. */
+static void test_stop_drains(void)
+{
+	const struct timespec tick = { 0, 1000000 };
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+	struct lat_pipe *p;
+	uint64_t produced = 0;
+
+	placed(&c, 1, 100000000);
+	T_EQ_I64(lat_pipe_start(&c, &p), 0);
+	while (!lat_pipe_progress(p, &produced, NULL) && produced < 2048)
+		nanosleep(&tick, NULL);
+	lat_pipe_stop(p);
+	T_EQ_I64(lat_pipe_wait(p, &r), 0);
+	lat_pipe_free(p);
+	T_CHECK(r.interrupted);
+	T_CHECK(r.produced >= 2048 && r.produced < c.events);
+	T_CHECK(r.exact);
+	T_EQ_I64(r.consumed, r.produced);
+	T_EQ_I64(r.sum_check_failures, 0);
+	lat_pipe_result_destroy(&r);
+}
+
+static void test_config_check(void)
+{
+	struct lat_pipe_config c;
+	const char *why = NULL;
+
+	lat_pipe_config_init(&c);
+	c.pin = false;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), 0);
+	T_CHECK(why == NULL);
+	c.rate = 0;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && strstr(why, "--rate"));
+	lat_pipe_config_init(&c);
+	c.pin = false;
+	c.stages = 0;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	c.stages = LAT_PIPE_MAX_STAGES + 1;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	c.stages = 1;
+	c.capacity = 1000;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && strstr(why, "power of two"));
+	c.capacity = 4096;
+	c.events = 0;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	c.events = 10;
+	c.pin = true; /* but no CPUs */
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_EQ_I64(LAT_PIPE_MSG_SIZE(1), 48);
+}
+
+int main(void)
+{
+	test_config_check();
+	test_baseline();
+	test_three_stages();
+	test_stall_and_no_pin();
+	test_no_stamps();
+	test_stop_drains();
+	T_DONE();
+}

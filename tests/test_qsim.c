@@ -1,0 +1,418 @@
+/*
+ * Description: lat_qsim against exact queueing results, each inside the
+ * simulation's own confidence interval, and that interval narrow enough to
+ * mean something; samplers' moments; Little's law; D/D/1; reproducibility;
+ * the knee definition on a curve with a known answer; target-p99 bisection.
+ *
+ * Intervals: the library reports 95% batch-means intervals. With about a
+ * dozen interval checks in this file, 95% would make a run fail on one
+ * seed in two by design, so the checks use the 99.9% interval from the same
+ * batches (half95 * t(0.9995, B-1) / t(0.975, B-1)). T_QSIM_SEED overrides
+ * the seed so that several seeds can be checked by hand (30 seeds: worst
+ * error 1.45 half-widths of the 95% interval, against 1.78 allowed):
+ *   for s in 1 2 3 4 5 6 7 8; do T_QSIM_SEED=$s ./test_qsim || echo $s; done
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/qsim.h"
+#include "t_test.h"
+
+#ifdef LATLAB_SANITIZED
+#define SCALE 4 /* sanitizers: 4x fewer customers, 2x wider bounds */
+#else
+#define SCALE 1
+#endif
+
+/* t(0.9995, 31) / t(0.975, 31): widen a 95% interval to 99.9%. */
+#define WIDEN (3.6335 / 2.0395)
+
+static uint64_t seed = 1;
+
+static void config(struct lat_qsim_config *c, const char *arr,
+		   const char *svc, double rho, unsigned servers, uint64_t n)
+{
+	lat_qsim_config_init(c);
+	T_CHECK(lat_qsim_dist_parse(&c->arrival, arr) == 0);
+	T_CHECK(lat_qsim_dist_parse(&c->service, svc) == 0);
+	c->rho = rho;
+	c->servers = servers;
+	c->customers = n / SCALE;
+	c->warmup = c->customers / 10;
+	c->seed = seed;
+}
+
+/*
+ * @exact inside @ci (widened to 99.9%), and the 95% half-width below
+ * @max_rel of the value (SCALE customers fewer: sqrt(SCALE) wider).
+ */
+static void check_ci(const char *what, const struct lat_qsim_ci *ci,
+		     double exact, double max_rel)
+{
+	double rel = ci->half / exact;
+
+	if (fabs(ci->mean - exact) > ci->half * WIDEN ||
+	    rel > max_rel * sqrt(SCALE)) {
+		fprintf(stderr, "%s: sim %.4f ± %.4f (rel %.3f, bound %.3f), "
+			"exact %.4f\n", what, ci->mean, ci->half, rel,
+			max_rel * sqrt(SCALE), exact);
+		t_failures++;
+	}
+}
+
+static void test_sampler(const char *spec, double cv, double cv_tol)
+{
+	struct lat_qsim_dist d;
+	struct lat_qsim_rng r;
+	double s = 0, s2 = 0, n = 400000 / SCALE, mean, sd;
+
+	T_CHECK(lat_qsim_dist_parse(&d, spec) == 0);
+	T_NEAR(d.cv, cv, 1e-12);
+	d.mean = 3; /* any mean: samples scale with it */
+	lat_qsim_rng_seed(&r, seed);
+	for (int i = 0; i < n; i++) {
+		double x = lat_qsim_dist_sample(&d, &r);
+
+		T_CHECK(x >= 0);
+		s += x;
+		s2 += x * x;
+	}
+	mean = s / n;
+	sd = sqrt(s2 / n - mean * mean);
+	/* The sample mean's sd is cv/sqrt(n) relative; allow 5 of them. */
+	if (fabs(mean / 3 - 1) > 5 * fmax(cv, 0.01) / sqrt(n) ||
+	    fabs(sd / mean - cv) > cv_tol * sqrt(SCALE)) {
+		fprintf(stderr, "sampler %s: mean %.5f (want 3), cv %.5f "
+			"(want %.5f)\n", spec, mean, sd / mean, cv);
+		t_failures++;
+	}
+}
+
+static void test_samplers(void)
+{
+	test_sampler("det", 0, 1e-12);
+	test_sampler("exp", 1, 0.01);
+	test_sampler("erlang:4", 0.5, 0.01);
+	test_sampler("erlang:40", sqrt(1 / 40.0), 0.005);
+	test_sampler("hyper:2", 2, 0.05);
+	test_sampler("hyper:4", 4, 0.2);
+	test_sampler("lognormal:0.5", 0.5, 0.01);
+	test_sampler("lognormal:1.5", 1.5, 0.1);
+	test_sampler("gamma:0.3", 0.3, 0.005);
+	test_sampler("gamma:2", 2, 0.05);
+	test_sampler("uniform", 1 / sqrt(3), 0.005);
+	test_sampler("uniform:0.2", 0.2, 0.005);
+	test_sampler("cv:0.5", 0.5, 0.01);
+	test_sampler("cv:0.7", 0.7, 0.01);
+}
+
+/*
+ * The exponential sampler (a ziggurat) has the right shape, not only the
+ * right moments: P(X > x) = e^-x at points inside the layers, in the
+ * wedges and beyond the tail start r = 7.697, within 5 standard errors.
+ */
+static void test_exp_shape(void)
+{
+	static const double at[] = { 0.01, 0.5, 1, 2, 3, 5, 7.697, 9 };
+	double above[8] = { 0 }, n = 1000000 / SCALE;
+	struct lat_qsim_dist d;
+	struct lat_qsim_rng r;
+
+	T_CHECK(lat_qsim_dist_parse(&d, "exp") == 0);
+	lat_qsim_rng_seed(&r, seed);
+	for (int i = 0; i < n; i++) {
+		double x = lat_qsim_dist_sample(&d, &r);
+
+		for (int k = 0; k < 8; k++)
+			above[k] += x > at[k];
+	}
+	for (int k = 0; k < 8; k++) {
+		double p = exp(-at[k]), se = sqrt(p * (1 - p) / n);
+
+		if (fabs(above[k] / n - p) > 5 * se + 1e-9) {
+			fprintf(stderr, "exp: P(X > %g) = %.6f, want %.6f\n",
+				at[k], above[k] / n, p);
+			t_failures++;
+		}
+	}
+}
+
+static void test_parse_errors(void)
+{
+	static const char *const bad[] = {
+		"", "foo", "exp:1", "det:0", "erlang", "erlang:0",
+		"erlang:2.5", "erlang:1001", "hyper:0.5", "gamma:0",
+		"gamma:-1", "uniform:0.6", "gamma:abc", "gamma:1x",
+		"lognormal:nan", "gamma:inf", "cv:-1", "lognormal:", "Exp",
+	};
+	struct lat_qsim_dist d;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (lat_qsim_dist_parse(&d, bad[i]) != -EINVAL) {
+			fprintf(stderr, "spec '%s' accepted\n", bad[i]);
+			t_failures++;
+		}
+	T_CHECK(lat_qsim_dist_parse(&d, "erlang:1") == 0 &&
+		d.kind == LAT_QSIM_EXP);
+	T_CHECK(lat_qsim_dist_from_cv(&d, 0.5) == 0 &&
+		d.kind == LAT_QSIM_ERLANG && d.k == 4);
+	T_CHECK(lat_qsim_dist_from_cv(&d, 1.5) == 0 &&
+		d.kind == LAT_QSIM_HYPER);
+	T_CHECK(lat_qsim_dist_from_cv(&d, -0.1) == -EINVAL);
+}
+
+static void test_formulas(void)
+{
+	/* Kingman is exact for M/M/1 (and P-K for M/G/1 with ca = 1). */
+	for (double rho = 0.05; rho < 1; rho += 0.05) {
+		T_NEAR(lat_qsim_kingman(rho, 1, 1), rho / (1 - rho), 1e-12);
+		T_NEAR(lat_qsim_mmc_wait(1, rho), rho / (1 - rho), 1e-12);
+		T_NEAR(lat_qsim_pk(rho, 0.7), lat_qsim_kingman(rho, 1, 0.7),
+		       1e-12);
+		T_NEAR(lat_qsim_allen_cunneen(3, rho, 1, 1),
+		       lat_qsim_mmc_wait(3, rho), 1e-12);
+		/* M/M/2 in closed form: P(wait) = 2 rho^2 / (1 + rho). */
+		T_NEAR(lat_qsim_erlang_c(2, rho), 2 * rho * rho / (1 + rho),
+		       1e-12);
+	}
+	/* Large c must not overflow; the pool is almost never busy. */
+	T_CHECK(lat_qsim_erlang_c(100000, 0.5) < 1e-100);
+	T_CHECK(isfinite(lat_qsim_erlang_c(2000, 0.999)));
+	T_NEAR(lat_qsim_mm1_sojourn_quantile(0.9, 0.99), log(100) / 0.1,
+	       1e-9);
+	T_NEAR(lat_qsim_t975(31), 2.0395, 1e-3);
+	T_NEAR(lat_qsim_t975(1000), 1.9623, 1e-3);
+	T_CHECK(isnan(lat_qsim_rel_err(1, 0)));
+	T_NEAR(lat_qsim_rel_err(1.1, 1), 0.1, 1e-12);
+}
+
+static void run(const struct lat_qsim_config *c, struct lat_qsim_result *r)
+{
+	int err = lat_qsim_run(c, r);
+
+	T_EQ_I64(err, 0);
+	/* Nothing lost: every measured customer is counted. */
+	T_EQ_I64(r->wait_hist.total_count + r->wait_hist.overflow_count,
+		 c->customers);
+	T_EQ_I64(r->sojourn_hist.total_count + r->sojourn_hist.overflow_count,
+		 c->customers);
+	/* Little's law, L from the N(t) integral, W from the waits. */
+	T_NEAR(r->little_rel, 0, 2e-3);
+	T_NEAR(r->mean_in_queue, r->arrival_rate * r->wait.mean,
+	       2e-3 * r->mean_in_system);
+	T_NEAR(r->utilization, c->rho, 0.01);
+}
+
+static void test_mm1(double rho, uint64_t n, double rel_mean,
+		     double rel_p99)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+	struct lat_qsim_formulas f;
+
+	config(&c, "exp", "exp", rho, 1, n);
+	run(&c, &r);
+	lat_qsim_formulas(&c, &f);
+	T_CHECK(f.has_exact_quantiles);
+	check_ci("M/M/1 W_q", &r.wait, rho / (1 - rho), rel_mean);
+	check_ci("M/M/1 p99", &r.p99, log(100) / (1 - rho), rel_p99);
+	T_NEAR(f.exact_p99, log(100) / (1 - rho), 1e-9);
+	lat_qsim_result_destroy(&r);
+}
+
+static void test_exact_mean(const char *name, const char *svc, double rho,
+			    unsigned c_servers, uint64_t n, double exact,
+			    double rel)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+	struct lat_qsim_formulas f;
+
+	config(&c, "exp", svc, rho, c_servers, n);
+	lat_qsim_formulas(&c, &f);
+	T_CHECK(f.exact_name != NULL);
+	T_NEAR(f.exact_wait, exact, 1e-9);
+	run(&c, &r);
+	check_ci(name, &r.wait, exact, rel);
+	lat_qsim_result_destroy(&r);
+}
+
+static void test_dd(unsigned servers)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+
+	for (double rho = 0.3; rho < 1; rho += 0.345) {
+		config(&c, "det", "det", rho, servers, 100000);
+		run(&c, &r);
+		T_EQ_I64(r.wait_hist.max_internal, 0);
+		T_CHECK(r.max_wait == 0 && r.wait.mean == 0);
+		T_CHECK(r.zero_wait_fraction == 1);
+		T_NEAR(r.sojourn.mean, 1, 1e-12);
+		lat_qsim_result_destroy(&r);
+	}
+}
+
+static void test_reproducible(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result a, b;
+
+	config(&c, "hyper:2", "lognormal:1.2", 0.8, 3, 200000);
+	run(&c, &a);
+	run(&c, &b);
+	T_CHECK(a.wait.mean == b.wait.mean && a.wait.half == b.wait.half);
+	T_CHECK(a.p999.mean == b.p999.mean && a.max_sojourn == b.max_sojourn);
+	T_CHECK(a.mean_in_system == b.mean_in_system);
+	T_CHECK(!memcmp(a.sojourn_hist.counts, b.sojourn_hist.counts,
+			(size_t)a.sojourn_hist.counts_len * sizeof(int64_t)));
+	lat_qsim_result_destroy(&b);
+	c.seed++;
+	run(&c, &b);
+	T_CHECK(a.wait.mean != b.wait.mean);
+	lat_qsim_result_destroy(&a);
+	lat_qsim_result_destroy(&b);
+}
+
+static void test_invalid(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+
+	config(&c, "exp", "exp", 1.0, 1, 1000);
+	T_EQ_I64(lat_qsim_run(&c, &r), -EINVAL);
+	lat_qsim_result_destroy(&r);
+	c.rho = 0.5;
+	c.servers = 0;
+	T_EQ_I64(lat_qsim_run(&c, &r), -EINVAL);
+	c.servers = 1;
+	c.batches = 1;
+	T_EQ_I64(lat_qsim_config_check(&c), -EINVAL);
+	c.batches = 32;
+	c.customers = 31;
+	T_EQ_I64(lat_qsim_config_check(&c), -EINVAL);
+}
+
+static void test_knee(void)
+{
+	double rho[90], w[90], knee = 0;
+	size_t n = 0;
+
+	/* Known answer: W_q = ρ/(1-ρ), slope 1/(1-ρ)^2 = K at 1 - 1/√K. */
+	for (int i = 10; i < 100; i++, n++) {
+		rho[n] = i / 100.0;
+		w[n] = rho[n] / (1 - rho[n]);
+	}
+	T_EQ_I64(lat_qsim_knee(rho, w, n, 10, &knee), 0);
+	T_NEAR(knee, 1 - 1 / sqrt(10), 1e-3);
+	T_EQ_I64(lat_qsim_knee(rho, w, n, 50, &knee), 0);
+	T_NEAR(knee, 1 - 1 / sqrt(50), 1e-3);
+	T_NEAR(lat_qsim_kingman_knee(1, 1, 10), 1 - 1 / sqrt(10), 1e-12);
+	/* The slope at 0.985 is ~4444: never reached before 0.99. */
+	T_EQ_I64(lat_qsim_knee(rho, w, n, 1e5, &knee), -ENOENT);
+	T_EQ_I64(lat_qsim_knee(rho, w, 1, 10, &knee), -EINVAL);
+	/* Already steep at the first point: the first midpoint. */
+	T_EQ_I64(lat_qsim_knee(rho + 80, w + 80, 10, 10, &knee), 0);
+	T_NEAR(knee, 0.905, 1e-12);
+	/* A non-finite point ends the curve (an unstable sweep point). */
+	w[50] = NAN;
+	T_EQ_I64(lat_qsim_knee(rho, w, n, 100, &knee), -ENOENT);
+}
+
+/* The knee of a simulated M/M/1 curve (common random numbers) lands on
+ * the analytic one. */
+static void test_knee_simulated(void)
+{
+	double rho[16], w[16], knee = 0;
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+
+	for (int i = 0; i < 16; i++) {
+		config(&c, "exp", "exp", 0.55 + 0.02 * i, 1, 200000);
+		rho[i] = c.rho;
+		run(&c, &r);
+		w[i] = r.wait.mean;
+		lat_qsim_result_destroy(&r);
+	}
+	T_EQ_I64(lat_qsim_knee(rho, w, 16, 10, &knee), 0);
+	T_NEAR(knee, 1 - 1 / sqrt(10), 0.03);
+}
+
+static void test_target(void)
+{
+	struct lat_qsim_config c;
+	double rho = 0;
+	unsigned runs = 0;
+
+	/* M/M/1: p99 = ln(100)/(1-ρ) = 20 at ρ = 1 - ln(100)/20. */
+	config(&c, "exp", "exp", 0.5, 1, 400000);
+	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &rho, &runs), 0);
+	T_NEAR(rho, 1 - log(100) / 20, 0.025);
+	T_CHECK(runs >= 10 && runs <= 14);
+	/* p99 of exp service alone is 4.6: a target of 3 is unreachable. */
+	T_EQ_I64(lat_qsim_target_p99(&c, 3, 1e-3, &rho, &runs), -ENOENT);
+	/* D/D/1 never waits: p99 = 1 < 1.5 at any ρ < 1. */
+	config(&c, "det", "det", 0.5, 1, 10000);
+	T_EQ_I64(lat_qsim_target_p99(&c, 1.5, 1e-3, &rho, &runs), 1);
+	T_NEAR(rho, LAT_QSIM_TARGET_HI, 1e-12);
+}
+
+static void test_empirical(void)
+{
+	struct lat_hist h;
+	struct lat_qsim_dist d;
+	struct lat_qsim_rng r;
+	double s = 0, s2 = 0, n = 200000, mean;
+
+	T_EQ_I64(lat_hist_init(&h, 1, 1000000, 3), 0);
+	T_EQ_I64(lat_qsim_dist_init_hist(&d, &h), -EINVAL); /* empty */
+	/* Uniform on [1000, 3000): mean 2000, cv 1/(2 sqrt3). */
+	for (int v = 1000; v < 3000; v++)
+		lat_hist_record(&h, v);
+	T_EQ_I64(lat_qsim_dist_init_hist(&d, &h), 0);
+	T_NEAR(d.scale_ns, 2000, 2);
+	T_NEAR(d.cv, 1 / (2 * sqrt(3)), 0.005);
+	lat_qsim_rng_seed(&r, seed);
+	for (int i = 0; i < n; i++) {
+		double x = lat_qsim_dist_sample(&d, &r);
+
+		s += x;
+		s2 += x * x;
+	}
+	mean = s / n;
+	T_NEAR(mean, 1, 0.005);
+	T_NEAR(sqrt(s2 / n - mean * mean) / mean, d.cv, 0.01);
+	lat_qsim_dist_destroy(&d);
+	lat_qsim_dist_destroy(&d);
+	lat_hist_destroy(&h);
+}
+
+int main(void)
+{
+	const char *s = getenv("T_QSIM_SEED");
+
+	if (s)
+		seed = strtoull(s, NULL, 0);
+	test_samplers();
+	test_exp_shape();
+	test_parse_errors();
+	test_formulas();
+	test_invalid();
+	test_knee();
+	test_mm1(0.5, 1000000, 0.03, 0.03);
+	test_mm1(0.9, 4000000, 0.06, 0.12);
+	test_exact_mean("M/D/1", "det", 0.8, 1, 1000000, 2.0, 0.04);
+	test_exact_mean("M/M/2", "exp", 0.9, 2, 4000000,
+			lat_qsim_mmc_wait(2, 0.9), 0.06);
+	test_exact_mean("M/M/4", "exp", 0.9, 4, 4000000,
+			lat_qsim_mmc_wait(4, 0.9), 0.06);
+	test_dd(1);
+	test_dd(4);
+	test_reproducible();
+	test_knee_simulated();
+	test_target();
+	test_empirical();
+	T_DONE();
+}
