@@ -271,22 +271,6 @@ static void parse(struct args *a, int argc, char **argv)
 
 static struct lat_topo topo; /* 24 KiB: not on the stack */
 
-/* A usable CPU no hot thread uses, for --noise; -1 if none. */
-static int free_cpu(const struct lat_topo_place *pl)
-{
-	for (int c = 0; c < topo.n_cpus; c++) {
-		bool used = false;
-
-		if (!topo.cpu[c].online || !topo.cpu[c].allowed)
-			continue;
-		for (int i = 0; i < pl->n; i++)
-			used |= pl->cpu[i] == c;
-		if (!used)
-			return c;
-	}
-	return -1;
-}
-
 static void place(struct args *a)
 {
 	struct lat_topo_place pl;
@@ -316,7 +300,7 @@ static void place(struct args *a)
 		lat_cli_fail(CMD, "cannot place %d threads: %s", n,
 			     lat_strerror(rc));
 	a->oversubscribed = lat_pipe_place(&a->cfg, &pl, a->wait_set);
-	a->cfg.noise_cpu = a->cfg.noise ? free_cpu(&pl) : -1;
+	a->cfg.noise_cpu = a->cfg.noise ? lat_topo_free_cpu(&topo, &pl) : -1;
 }
 
 /* After every check that can refuse the run, so errors stay one line. */

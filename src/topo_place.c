@@ -263,6 +263,22 @@ const char *lat_topo_flag_text(unsigned flag)
 	}
 }
 
+int lat_topo_free_cpu(const struct lat_topo *t,
+		      const struct lat_topo_place *p)
+{
+	for (int c = 0; c < t->n_cpus; c++) {
+		bool used = false;
+
+		if (!t->cpu[c].online || !t->cpu[c].allowed)
+			continue;
+		for (int i = 0; i < p->n; i++)
+			used |= p->cpu[i] == c;
+		if (!used)
+			return c;
+	}
+	return -1;
+}
+
 int lat_topo_pin_self(int cpu)
 {
 	cpu_set_t set;

@@ -132,6 +132,14 @@ int lat_topo_place_cpus(const struct lat_topo *t, const int *cpus,
 			int *bad_cpu);
 
 /*
+ * A usable CPU (online, in the affinity mask) that placement @p does not
+ * use, for a helper thread that must not disturb the hot ones (lowest
+ * number first); -1 when every usable CPU holds a hot thread.
+ */
+int lat_topo_free_cpu(const struct lat_topo *t,
+		      const struct lat_topo_place *p);
+
+/*
  * One lowercase sentence (no final period) for a single flag of enum
  * lat_topo_flags, e.g. "hot threads share logical CPUs". NULL for 0 or an
  * unknown bit.
