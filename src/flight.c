@@ -176,7 +176,8 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 		qsort(f->scratch, n, sizeof(uint64_t), cmp_u64);
 		col->median_ns = f->scratch[n / 2];
 		if (trig >= 0) {
-			col->at_trigger_ns = cell(f, slot_of(f, (size_t)trig), c);
+			col->at_trigger_ns = cell(f, slot_of(f, (size_t)trig),
+						  c);
 			col->slow_at_trigger = is_slow(col->at_trigger_ns,
 						       col->median_ns);
 			for (size_t i = (size_t)trig + 1; i < n &&
@@ -194,7 +195,8 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 			col->slow++;
 			if (++run > col->longest_run) {
 				col->longest_run = run;
-				col->run_first_seq = slot_of(f, i + 1 - run)[W_SEQ];
+				col->run_first_seq =
+					slot_of(f, i + 1 - run)[W_SEQ];
 			}
 		}
 	}
@@ -319,7 +321,8 @@ int lat_flight_dump_table(struct lat_flight *f, FILE *out, size_t before)
 	lat_flight_analyze(f, cols);
 	if (trig >= 0) {
 		origin = slot_of(f, (size_t)trig)[W_T0];
-		lat_fmt_ns(a, sizeof(a), (double)cols[f->ndeltas].at_trigger_ns);
+		lat_fmt_ns(a, sizeof(a),
+			   (double)cols[f->ndeltas].at_trigger_ns);
 		lat_fmt_ns(b, sizeof(b), (double)f->threshold_ns);
 		fprintf(out, "# flight recorder %s on seq %llu: e2e %s > "
 			"threshold %s; %zu samples after it\n",
@@ -366,7 +369,8 @@ int lat_flight_dump_csv(struct lat_flight *f, FILE *out)
 		fprintf(out, "%llu,%llu", (unsigned long long)s[W_SEQ],
 			(unsigned long long)s[W_T0]);
 		for (size_t c = 0; c <= f->ndeltas; c++)
-			fprintf(out, ",%llu", (unsigned long long)cell(f, s, c));
+			fprintf(out, ",%llu",
+				(unsigned long long)cell(f, s, c));
 		fputc(',', out);
 		if ((long)i == trig)
 			fputs("trigger", out);

@@ -5,8 +5,9 @@ int lat_fmt_width(const char *s)
 {
 	int w = 0;
 
+	/* every byte but UTF-8 continuation bytes (10xxxxxx) */
 	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80; /* skip continuations */
+		w += ((unsigned char)*s & 0xc0) != 0x80;
 	return w;
 }
 

@@ -282,7 +282,8 @@ static void print_grouped(FILE *out, const char *label,
 			continue;
 		fprintf(out, "%s %s", label, name[i]);
 		for (int k = i + 1; k < n; k++)
-			if (reason[k] && !done[k] && !strcmp(reason[k], reason[i])) {
+			if (reason[k] && !done[k] &&
+			    !strcmp(reason[k], reason[i])) {
 				fprintf(out, ", %s", name[k]);
 				done[k] = true;
 			}
@@ -385,7 +386,8 @@ void lat_instr_write_json(struct lat_json *j, struct lat_instr *in,
 		lat_json_arr_begin(j, "threads_counters");
 		for (int i = 0; i < in->n_hot && i < r->n_hot; i++) {
 			const struct lat_instr_thread *t = &in->thread[i];
-			double ipc = t->perf_err ? -1 : lat_perf_ipc(&t->reading);
+			double ipc = t->perf_err ? -1 :
+					 lat_perf_ipc(&t->reading);
 
 			if (!t->ran)
 				continue;

@@ -101,8 +101,10 @@ int lat_lab_base_init(struct lat_lab_base *b, const struct lat_lab_row *rows,
 
 			if (!base[i]->has_metric[m])
 				b->has_metric[m] = false;
-			b->metric_lo[m] = x < b->metric_lo[m] ? x : b->metric_lo[m];
-			b->metric_hi[m] = x > b->metric_hi[m] ? x : b->metric_hi[m];
+			if (x < b->metric_lo[m])
+				b->metric_lo[m] = x;
+			if (x > b->metric_hi[m])
+				b->metric_hi[m] = x;
 		}
 		if (!b->has_metric[m])
 			b->metric_lo[m] = b->metric_hi[m] = 0;
@@ -239,12 +241,14 @@ static void append_metrics(char *buf, size_t len, size_t *used,
 		if (m == LAT_LAB_RUN_DELAY) {
 			lat_fmt_ns(t, sizeof(t), (double)(x > ref ? x - ref :
 								    ref - x));
-			append(buf, len, used, "; %s %c%s", lat_lab_metric_name(m),
-			       x > ref ? '+' : '-', t);
+			append(buf, len, used, "; %s %c%s",
+			       lat_lab_metric_name(m), x > ref ? '+' : '-', t);
 		} else {
+			uint64_t diff = x > ref ? x - ref : ref - x;
+
 			append(buf, len, used, "; %s %c%llu",
 			       lat_lab_metric_name(m), x > ref ? '+' : '-',
-			       (unsigned long long)(x > ref ? x - ref : ref - x));
+			       (unsigned long long)diff);
 		}
 		if (r->events && m != LAT_LAB_RUN_DELAY && x > ref)
 			append(buf, len, used, " (%.2f/event)",

@@ -213,7 +213,7 @@ static void open_group(struct lat_perf *p, int first, int last,
 		fd = perf_open_one(d, p->tid, *leader, *exclude_kernel);
 		if ((fd == -EACCES || fd == -EPERM) && !*exclude_kernel &&
 		    *leader < 0) {
-			/* Unprivileged at paranoid 2: user-only is what is allowed. */
+			/* Unprivileged at paranoid 2: only user-only opens. */
 			*exclude_kernel = true;
 			if (d->kernel_only) {
 				set_trap_reason(s);
