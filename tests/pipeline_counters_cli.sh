@@ -1,0 +1,120 @@
+# Description: latlab pipeline's counters and flight recorder end to end.
+# Per-thread counters under the latency table (n/a only with a reason, in
+# the table and in --json); --alloc makes one allocation per event on
+# stage 1 and the baseline none; --share-line puts the two counters on one
+# cache line and the default does not; the flight recorder freezes on a
+# --stall-at spike and its CSV holds the spike and its neighbours with
+# consistent deltas, its table names the slow work and the backlog; bad
+# flags exit 2 with one line.
+. "$(dirname "$0")/t_lib.sh"
+
+small="--events 20000 --rate 100000"
+
+# py FILE SCRIPT: run a python check on a JSON file; fail with its output.
+py() {
+	local file=$1 script=$2
+	python3 -c "$script" "$file" || fail "check on $file failed"
+}
+
+expect_exit 0 "$LATLAB" pipeline $small --json
+cp "$T_TMP/out" "$T_TMP/base.json"
+expect_exit 0 "$LATLAB" pipeline $small --alloc --json
+cp "$T_TMP/out" "$T_TMP/alloc.json"
+expect_exit 0 "$LATLAB" pipeline $small --share-line --json
+cp "$T_TMP/out" "$T_TMP/share.json"
+
+# Allocations: exact per thread, or n/a with a reason (sanitizer builds).
+py "$T_TMP/base.json" '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["threads_counters"]
+assert [x["name"] for x in t] == ["producer", "stage1", "consumer"], t
+na = r["counters_unavailable"]
+for x in t:
+    for k, v in x.items():
+        if v is None and k not in ("alloc_bytes", "frees", "ipc"):
+            assert k in na and na[k], "%s is null without a reason" % k
+    assert x["allocations"] in (0, None), x
+    assert x["task-clock"] is not None and x["task-clock"] > 0, x
+if t[0]["allocations"] is None:
+    assert na["allocations"], na
+'
+py "$T_TMP/alloc.json" '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["threads_counters"]
+events = r["accounting"]["produced"]
+if t[1]["allocations"] is None:
+    assert r["counters_unavailable"]["allocations"]
+else:
+    assert events == 20000
+    assert [x["allocations"] for x in t] == [0, events, 0], t
+    assert t[1]["frees"] == events, t[1]
+'
+
+# --share-line: one 64-byte line; default: different lines, >= 128 apart.
+for f in base share; do
+	py "$T_TMP/$f.json" '
+import json, sys
+s = json.load(open(sys.argv[1]))["share_line"]
+a, b = s["stage_counter_addr"], s["consumer_counter_addr"]
+shared = sys.argv[1].endswith("share.json")
+if shared:
+    assert a // 64 == b // 64 and a != b, (a, b)
+else:
+    assert a // 64 != b // 64 and abs(a - b) >= 128, (a, b)
+'
+done
+
+# The table says n/a with each reason, once.
+expect_exit 0 "$LATLAB" pipeline $small
+grep -q '^counters per hot thread' "$T_TMP/out" ||
+	fail "no counters table under the latency table"
+python3 - "$T_TMP/base.json" "$T_TMP/out" <<'PY' || fail "n/a reasons missing from the table"
+import json, sys
+na = json.load(open(sys.argv[1]))["counters_unavailable"]
+text = open(sys.argv[2]).read()
+for name, why in na.items():
+    lines = [l for l in text.splitlines() if l.startswith("n/a:") and why in l]
+    assert len(lines) == 1 and name in lines[0], (name, why, lines)
+PY
+
+# Flight recorder: a 200 ms stall on event 2000, threshold 100 ms.
+expect_exit 0 "$LATLAB" pipeline --events 4000 --rate 40000 \
+	--stall-at 2000:200ms --freeze-above 100ms --flight-post 8 \
+	--flight-out "$T_TMP/f.csv"
+grep -q 'frozen on seq 2000' "$T_TMP/err" || fail "no freeze note: $(cat "$T_TMP/err")"
+python3 - "$T_TMP/f.csv" <<'PY' || fail "flight CSV checks"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+seqs = [int(r["seq"]) for r in rows]
+assert seqs == list(range(seqs[0], 2009)), (seqs[0], seqs[-1])
+by = {int(r["seq"]): r for r in rows}
+parts = ["pace", "q1+wake", "work1", "q2+wake"]
+for s in (1999, 2000, 2001):
+    r = by[s]
+    total = sum(int(r[p]) for p in parts)
+    assert total <= int(r["e2e_ns"]) <= total + 4, r
+assert by[2000]["mark"].startswith("trigger"), by[2000]
+assert int(by[2000]["work1"]) >= 200e6, by[2000]
+assert int(by[1999]["work1"]) < 100e6 and int(by[2001]["work1"]) < 100e6
+for s in range(2001, 2009):   # queued behind the stall
+    assert int(by[s]["q1+wake"]) >= 100e6, by[s]
+    assert "q1+wake" in by[s]["mark"], by[s]
+PY
+expect_exit 0 "$LATLAB" pipeline --events 4000 --rate 40000 \
+	--stall-at 2000:200ms --freeze-above 100ms --flight-post 8
+grep -q '<- trigger' "$T_TMP/err" || fail "no trigger row in the stderr table"
+grep -q 'q1+wake: slow in the 8 samples right after the trigger' "$T_TMP/err" ||
+	fail "the backlog is not named: $(tail -5 "$T_TMP/err")"
+grep -q 'work1: slow at the trigger only' "$T_TMP/err" ||
+	fail "the slow work is not named: $(tail -5 "$T_TMP/err")"
+
+# Usage errors: one line, exit 2.
+expect_exit 2 "$LATLAB" pipeline --flight-post 8
+expect_one_line_error
+expect_exit 2 "$LATLAB" pipeline --freeze-above soon
+expect_one_line_error
+expect_exit 2 "$LATLAB" pipeline --freeze-above 1ms --no-stamps
+expect_one_line_error
+done_
