@@ -70,7 +70,8 @@ done
 expect_exit 0 "$LATLAB" pipeline $small
 grep -q '^counters per hot thread' "$T_TMP/out" ||
 	fail "no counters table under the latency table"
-python3 - "$T_TMP/base.json" "$T_TMP/out" <<'PY' || fail "n/a reasons missing from the table"
+python3 - "$T_TMP/base.json" "$T_TMP/out" <<'PY' ||
+	fail "n/a reasons missing from the table"
 import json, sys
 na = json.load(open(sys.argv[1]))["counters_unavailable"]
 text = open(sys.argv[2]).read()
@@ -83,7 +84,8 @@ PY
 expect_exit 0 "$LATLAB" pipeline --events 4000 --rate 40000 \
 	--stall-at 2000:200ms --freeze-above 100ms --flight-post 8 \
 	--flight-out "$T_TMP/f.csv"
-grep -q 'frozen on seq 2000' "$T_TMP/err" || fail "no freeze note: $(cat "$T_TMP/err")"
+grep -q 'frozen on seq 2000' "$T_TMP/err" ||
+	fail "no freeze note: $(cat "$T_TMP/err")"
 python3 - "$T_TMP/f.csv" <<'PY' || fail "flight CSV checks"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
