@@ -115,11 +115,16 @@ int lat_lab_base_init(struct lat_lab_base *b, const struct lat_lab_row *rows,
 /* A throughput below this fraction of the slowest baseline run counts. */
 #define THROUGHPUT_DROP 0.95
 
-/* How far a ratio must go to count: the baseline's spread, at least. */
+/*
+ * How far a ratio must go to count: beyond the baseline's spread with a
+ * margin (three runs estimate their spread loosely), and at least
+ * LAT_LAB_MIN_RATIO.
+ */
 static double tolerance(double spread_of_baseline)
 {
-	return spread_of_baseline > LAT_LAB_MIN_RATIO ? spread_of_baseline :
-							 LAT_LAB_MIN_RATIO;
+	double t = spread_of_baseline * LAT_LAB_SPREAD_MARGIN;
+
+	return t > LAT_LAB_MIN_RATIO ? t : LAT_LAB_MIN_RATIO;
 }
 
 static double ratio(double x, double ref)

@@ -116,6 +116,17 @@ int main(void)
 	T_CHECK(!strstr(fp, "tail disease"));
 	T_CHECK(has(fp, "baseline runs vary p99.9 ×3.1"));
 
+	/* Just past a 1.4x spread is still inside the margin. */
+	rows[1].p999 = 140000;
+	rows[2].p999 = 100000;
+	lat_lab_base_init(&b, rows, 3);
+	rows[6].p999 = 145000;
+	lat_lab_fingerprint(&b, &rows[6], fp, sizeof(fp));
+	T_CHECK(has(fp, "within the baseline's run-to-run spread"));
+	rows[6].p999 = 170000;
+	lat_lab_fingerprint(&b, &rows[6], fp, sizeof(fp));
+	T_CHECK(has(fp, "tail disease: p99.9 ×1.7"));
+
 	/* n/a in the experiment: never compared, never a +N. */
 	row(&rows[7], "sanitized", false, 1.0);
 	rows[7].has_metric[LAT_LAB_ALLOCATIONS] = false;

@@ -22,8 +22,12 @@
 
 #define LAT_LAB_MAX_PARTS 32
 #define LAT_LAB_NAME_LEN 32
-/* A ratio must exceed both this and the baseline's spread to count. */
+/*
+ * A ratio counts when it exceeds both LAT_LAB_MIN_RATIO and the baseline's
+ * spread (max/min over its runs) times LAT_LAB_SPREAD_MARGIN.
+ */
 #define LAT_LAB_MIN_RATIO 1.25
+#define LAT_LAB_SPREAD_MARGIN 1.1
 
 enum lat_lab_metric {
 	LAT_LAB_CTX_SWITCHES,
