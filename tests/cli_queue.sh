@@ -73,14 +73,19 @@ assert w == sorted(w), "common random numbers: waits must rise with rho"
 assert d["complete"] and d["knee"]["slope"] == 10
 PY
 
-# Target p99: M/M/1 has p99 = ln(100)/(1-rho), 20 tau at rho 0.770.
+# Target p99: M/M/1 has p99 = ln(100)/(1-rho), 20 tau at rho 0.770. With
+# 100k customers the answer's spread over seeds is sd ~0.015 (measured on
+# 10 seeds), so 0.06 is 4 sd: this checks the plumbing; test_qsim checks
+# the accuracy with more customers. The bisection's invariant is exact:
+# the same seed at the answer meets the target.
 expect_exit 0 $Q --target-p99 20 --customers 100000 --json
 python3 - "$T_TMP/out" <<'PY' || fail "target-p99 JSON is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "found"
-assert abs(d["rho"] - 0.770) < 0.03, d["rho"]
-assert d["at_rho"]["sojourn_p99"] < 20 * 1.1
+assert abs(d["rho"] - 0.770) < 0.06, d["rho"]
+assert d["at_rho"]["sojourn_p99"] < 20, d["at_rho"]["sojourn_p99"]
+assert d["runs"] == 12 and d["precision"] == 0.001
 PY
 expect_exit 0 $Q --target-p99 2 $N
 grep -q 'no utilization' "$T_TMP/out" || fail "unreachable target not reported"
