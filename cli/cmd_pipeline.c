@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "latlab/flight.h"
 #include "latlab/fmt.h"
+#include "latlab/instr.h"
 #include "latlab/json.h"
 #include "latlab/pipe.h"
 #include "latlab/topo.h"
@@ -28,7 +30,9 @@ static const char usage[] =
 "                       [--work-ns <time>] [--capacity <n>]\n"
 "                       [--wait (spin|yield|block)] [--cpus <list>]\n"
 "                       [--no-pin] [--json] [--hlog <file>]\n"
-"                       [--interval <time>] [--hgrm <dir>] [<experiment>...]\n"
+"                       [--interval <time>] [--hgrm <dir>] [--no-counters]\n"
+"                       [--freeze-above (<time>|auto) [--flight-post <n>]\n"
+"                       [--flight-out <file>]] [<experiment>...]\n"
 "\n"
 "An open-loop producer sends events at their intended times through K\n"
 "work stages to a consumer, each a pinned thread joined by SPSC rings.\n"
@@ -59,6 +63,16 @@ static const char usage[] =
 "  --hgrm <dir>         one percentile distribution per delta, in ns\n"
 "  --no-stamps          only t0 and the final stamp (overhead baseline)\n"
 "\n"
+"counters and flight recorder:\n"
+"  --no-counters        skip the per-hot-thread counters (task-clock,\n"
+"                       switches, migrations, faults, allocations, IPC)\n"
+"  --freeze-above <t>   keep the last 4096 samples and freeze on the first\n"
+"                       e2e above <t>; 'auto' = p99.9 of this run's first\n"
+"                       tenth (the recorder is disarmed during it)\n"
+"  --flight-post <n>    samples kept after the trigger (default 64)\n"
+"  --flight-out <file>  the frozen window as CSV (default: a table of the\n"
+"                       trigger and what followed, on stderr)\n"
+"\n"
 "experiments:\n"
 "  --alloc[=<bytes>]    malloc+free per event in stage 1 (default 256)\n"
 "  --share-line         stage 1's and the consumer's counters share a\n"
@@ -75,13 +89,16 @@ static const char usage[] =
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
 "  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
-"  latlab pipeline --alloc=1M             # allocator slow paths in work1\n";
+"  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
+"  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
+"                                         # one slow work1, then a backlog\n";
 
 enum {
 	OPT_EVENTS = 256, OPT_DURATION, OPT_RATE, OPT_ARRIVALS, OPT_SEED,
 	OPT_STAGES, OPT_WORK, OPT_CAPACITY, OPT_WAIT, OPT_CPUS, OPT_NO_PIN,
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
+	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
 };
 
 static const struct option options[] = {
@@ -106,6 +123,10 @@ static const struct option options[] = {
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
 	{ "noise", no_argument, NULL, OPT_NOISE },
 	{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+	{ "freeze-above", required_argument, NULL, OPT_FREEZE_ABOVE },
+	{ "flight-post", required_argument, NULL, OPT_FLIGHT_POST },
+	{ "flight-out", required_argument, NULL, OPT_FLIGHT_OUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,7 +134,9 @@ struct args {
 	struct lat_pipe_config cfg;
 	bool events_set, wait_set, json, oversubscribed;
 	double duration_ns;
-	const char *cpus, *hlog_path, *hgrm_dir;
+	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
+	struct lat_instr_opts instr;
+	bool flight_post_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
 };
@@ -226,6 +249,25 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_STALL_AT:
 		parse_stall(a, optarg);
 		break;
+	case OPT_NO_COUNTERS:
+		a->instr.counters = false;
+		break;
+	case OPT_FREEZE_ABOVE:
+		a->instr.flight = true;
+		a->instr.freeze_auto = !strcmp(optarg, "auto");
+		if (!a->instr.freeze_auto)
+			a->instr.freeze_above = (lat_ns_t)lat_cli_duration_ns(
+				CMD, "--freeze-above", optarg, 1, 1, 3600e9);
+		break;
+	case OPT_FLIGHT_POST:
+		a->instr.flight_post = lat_cli_u64(
+			CMD, "--flight-post", optarg, 0,
+			LAT_FLIGHT_DEFAULT_CAPACITY - 1);
+		a->flight_post_set = true;
+		break;
+	case OPT_FLIGHT_OUT:
+		a->flight_out = optarg;
+		break;
 	default:
 		lat_cli_bad_option(CMD, argv);
 	}
@@ -236,11 +278,19 @@ static void parse(struct args *a, int argc, char **argv)
 	int c;
 
 	lat_pipe_config_init(&a->cfg);
+	a->instr.counters = true;
+	a->instr.flight_post = 64;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
 		parse_one(a, c, argv);
 	if (optind < argc)
 		lat_cli_usage_error(CMD, "unexpected argument '%s' (see "
 				    "'latlab pipeline --help')", argv[optind]);
+	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
+		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
+				    "--freeze-above");
+	if (a->instr.flight && !a->cfg.stamps)
+		lat_cli_usage_error(CMD, "--freeze-above needs the per-stage "
+				    "stamps that --no-stamps turns off");
 	if (a->duration_ns > 0 && a->events_set)
 		lat_cli_usage_error(CMD, "--events and --duration exclude each "
 				    "other");
@@ -380,19 +430,21 @@ static int run(struct lat_pipe *p, const struct lat_pipe_config *c)
 	return sig ? sig : lat_cli_stop_signal();
 }
 
-static void print(const struct args *a, const struct lat_pipe_result *r,
-		  int sig)
+static void print(const struct args *a, struct lat_instr *in,
+		  const struct lat_pipe_result *r, int sig)
 {
 	struct lat_json j;
 
 	if (!a->json) {
 		lat_pipe_print_table(stdout, r);
+		lat_instr_print_counters(stdout, in, r);
 		return;
 	}
 	lat_json_init(&j, stdout);
 	lat_json_obj_begin(&j, NULL);
 	lat_json_str(&j, "command", CMD);
 	lat_pipe_write_json(&j, r);
+	lat_instr_write_json(&j, in, r);
 	if (a->hlog_path)
 		lat_json_str(&j, "hlog", a->hlog_path);
 	if (a->hgrm_dir)
@@ -419,8 +471,51 @@ static void warn_work(const struct lat_work *w)
 			: "the CPU was busy during calibration");
 }
 
+/* The frozen window: CSV to --flight-out, else the trigger's neighbourhood
+ * as a table on stderr (chatter, not results). */
+static void dump_flight(const struct args *a, struct lat_instr *in,
+			FILE *csv)
+{
+	struct lat_flight *f = &in->flight;
+	struct lat_flight_rec trigger;
+	char t[LAT_FMT_LEN];
+	int rc;
+
+	if (!a->instr.flight)
+		return;
+	fflush(stdout); /* the results, then the recorder's chatter */
+	if (csv) {
+		rc = lat_flight_dump_csv(f, csv);
+		if (fclose(csv) && !rc)
+			rc = -EIO;
+		if (rc)
+			lat_cli_fail(CMD, "writing '%s': %s", a->flight_out,
+				     lat_strerror(rc));
+	}
+	if (f->state == LAT_FLIGHT_RECORDING) {
+		lat_fmt_ns(t, sizeof(t), (double)f->threshold_ns);
+		fprintf(stderr, "flight recorder: never triggered (no e2e "
+			"above %s%s)%s%s\n", f->threshold_ns ? t : "the "
+			"threshold: the warm-up did not finish",
+			a->instr.freeze_auto && f->threshold_ns ? ", auto" : "",
+			csv ? "; last window written to " : "",
+			csv ? a->flight_out : "");
+		return;
+	}
+	if (!csv) {
+		lat_flight_dump_table(f, stderr, 16);
+		return;
+	}
+	lat_flight_get(f, (size_t)lat_flight_trigger_index(f), &trigger);
+	fprintf(stderr, "flight recorder: %s on seq %llu; window written to "
+		"%s\n", lat_flight_state_name(f->state),
+		(unsigned long long)trigger.seq, a->flight_out);
+}
+
 static int cmd_pipeline(int argc, char **argv)
 {
+	static struct lat_instr in; /* perf state per hot thread: large */
+	FILE *flight = NULL;
 	struct args a = { .events_set = false };
 	struct lat_pipe_result r;
 	struct lat_pipe *p;
@@ -434,6 +529,12 @@ static int cmd_pipeline(int argc, char **argv)
 	if (a.hgrm_dir && mkdir(a.hgrm_dir, 0777) && errno != EEXIST)
 		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
 				    a.hgrm_dir, strerror(errno));
+	if (a.flight_out)
+		flight = open_out(a.flight_out);
+	rc = lat_instr_init(&in, &a.instr, &a.cfg);
+	if (rc)
+		lat_cli_fail(CMD, "cannot set up counters and flight recorder: "
+			     "%s", lat_strerror(rc));
 	warn_oversubscribed(&a);
 	lat_cli_catch_stop_signals();
 	rc = lat_pipe_start(&a.cfg, &p);
@@ -444,7 +545,8 @@ static int cmd_pipeline(int argc, char **argv)
 	rc = lat_pipe_wait(p, &r);
 	lat_pipe_free(p);
 	warn_work(&r.work);
-	print(&a, &r, sig);
+	print(&a, &in, &r, sig);
+	dump_flight(&a, &in, flight);
 	if (hlog && fclose(hlog) && !rc)
 		rc = -EIO;
 	if (rc)
@@ -456,6 +558,7 @@ static int cmd_pipeline(int argc, char **argv)
 	if (!r.exact)
 		lat_cli_fail(CMD, "accounting is not exact: this is a bug");
 	lat_pipe_result_destroy(&r);
+	lat_instr_destroy(&in);
 	return sig ? 128 + sig : LAT_EXIT_OK;
 }
 

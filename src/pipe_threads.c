@@ -21,6 +21,9 @@ static bool hot_enter(struct pipe_hot *h)
 
 	if (p->cfg.pin)
 		h->err = lat_topo_pin_self(p->cfg.cpu[h->index]);
+	if (p->cfg.hooks.thread_prepare)
+		p->cfg.hooks.thread_prepare(p->cfg.hooks.ctx, h->index,
+					    h->role);
 	/* release pairs with the acquire in lat_pipe_start: our err is
 	 * visible once our arrival is counted */
 	atomic_fetch_add_explicit(&p->ready, 1, memory_order_release);

@@ -110,7 +110,8 @@ static void test_baseline(void)
 	char name[16];
 
 	placed(&c, 1, 20000, false);
-	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample };
+	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample,
+					   NULL };
 	T_EQ_I64(lat_pipe_run(&c, &r), 0);
 	check_exact(&r, 20000);
 	T_EQ_I64(r.n_deltas, 5);
@@ -149,7 +150,8 @@ static void test_three_stages(void)
 	c.share_line = true;
 	c.alloc_bytes = 300000; /* above the mmap threshold */
 	c.capacity = 64;
-	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample };
+	c.hooks = (struct lat_pipe_hooks){ &s, on_begin, on_end, on_sample,
+					   NULL };
 	T_EQ_I64(lat_pipe_run(&c, &r), 0);
 	check_exact(&r, 10000);
 	T_EQ_I64(r.n_deltas, 9);

@@ -6,6 +6,7 @@
 #define LATLAB_FMT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Buffer size that always fits lat_fmt_ns()/lat_fmt_rate() output. */
 #define LAT_FMT_LEN 32
@@ -18,5 +19,15 @@ char *lat_fmt_ns(char *buf, size_t len, double ns);
 
 /* Format a rate in events/s ("200.0 k/s", "1.25 M/s"). Returns @buf. */
 char *lat_fmt_rate(char *buf, size_t len, double per_s);
+
+/*
+ * Columns @s takes on a terminal: UTF-8 aware, so "12.4 µs" is 7 wide
+ * although it is 8 bytes. printf's %*s counts bytes and would misalign
+ * every table with a µs in it.
+ */
+int lat_fmt_width(const char *s);
+
+/* Write @s right-aligned in @width columns (lat_fmt_width), to @out. */
+void lat_fmt_pad(FILE *out, const char *s, int width);
 
 #endif

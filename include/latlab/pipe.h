@@ -97,8 +97,10 @@ enum lat_pipe_role { LAT_PIPE_PRODUCER, LAT_PIPE_STAGE, LAT_PIPE_CONSUMER };
  * (per-thread perf counters, allocation counting, flight recorder). All
  * may be NULL. thread_begin/thread_end run on hot thread @index (0 =
  * producer, 1..K = stages, K+1 = consumer) just before its measured loop
- * starts and just after it ends, after pinning: the place to open and
- * read per-thread counters. sample runs on the aggregator for every
+ * starts and just after it ends, after pinning: the place to start and
+ * read per-thread counters. thread_prepare runs on the same thread after
+ * pinning but before the start line, so that slow set-up (opening perf
+ * counters: a dozen syscalls) does not delay the first events. sample runs on the aggregator for every
  * recorded sample, after conversion, with the deltas in ns in
  * lat_pipe_delta_name order (only e2e when stamps are off).
  */
@@ -108,6 +110,8 @@ struct lat_pipe_hooks {
 	void (*thread_end)(void *ctx, int index, enum lat_pipe_role role);
 	void (*sample)(void *ctx, const struct lat_pipe_msg *m,
 		       const int64_t *delta_ns, int n_deltas);
+	/* last, so positional initializers of the others stay valid */
+	void (*thread_prepare)(void *ctx, int index, enum lat_pipe_role role);
 };
 
 struct lat_pipe_config {
