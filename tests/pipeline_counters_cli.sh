@@ -105,8 +105,7 @@ PY
 expect_exit 0 "$LATLAB" pipeline $stall --flight-post 8
 grep -q '^counters per hot thread' "$T_TMP/out" ||
 	fail "no counters table under the latency table"
-python3 - "$T_TMP/base.json" "$T_TMP/out" <<'PY' ||
-	fail "n/a reasons missing from the table"
+python3 - "$T_TMP/base.json" "$T_TMP/out" <<'PY' || fail "n/a reasons missing from the table"
 import json, sys
 na = json.load(open(sys.argv[1]))["counters_unavailable"]
 text = open(sys.argv[2]).read()
@@ -117,7 +116,10 @@ PY
 grep -q '<- trigger' "$T_TMP/err" || fail "no trigger row in the stderr table"
 grep -q 'q1+wake: slow in the 8 samples right after the trigger' "$T_TMP/err" ||
 	fail "the backlog is not named: $(tail -5 "$T_TMP/err")"
-grep -q 'work1: slow at the trigger only' "$T_TMP/err" ||
+# The trigger's own excess is in its work; whether a neighbour's work1 was
+# also slow depends on preemption (a loaded sanitizer run sees some), so
+# the classification of isolated work is checked in test_flight instead.
+grep -q "trigger's excess over each stage's median: work1 +" "$T_TMP/err" ||
 	fail "the slow work is not named: $(tail -5 "$T_TMP/err")"
 
 # Usage errors: one line, exit 2.
