@@ -79,6 +79,16 @@ expect_one_line_error
 expect_exit 2 "$LATLAB" report "$T_TMP/empty"
 expect_one_line_error
 
+# Regression: the total took the layout of the first tag added, so a
+# coarse first tag (1 significant digit) blurred a fine one (3 digits):
+# the total's p99 came out above every value in the file.
+# report-mixed.hlog: 'coarse' 1001..2000 at 1 digit, then 'fine'
+# 100007..107000 at 3 digits, written by lat_hlog_writer.
+expect_exit 0 "$LATLAB" report --json "$data/report-mixed.hlog"
+json_eq "$T_TMP/out" '[t["max_ns"] for t in d["tags"] if t["tag"]=="fine"][0] == d["total"]["max_ns"]' True
+json_eq "$T_TMP/out" 'd["total"]["p99_ns"] <= d["total"]["max_ns"] < 107100' True
+grep -q 'merged at 3 significant digits' "$T_TMP/err" || fail "total not at the finest precision: $(cat "$T_TMP/err")"
+
 # usage errors
 expect_exit 2 "$LATLAB" report
 expect_one_line_error
