@@ -68,6 +68,15 @@ printf 'hello\nworld\n' >"$T_TMP/junk"
 expect_exit 2 "$LATLAB" report "$T_TMP/junk"
 expect_one_line_error
 head -c 300 "$hlog" >"$T_TMP/cut.hlog"
+expect_exit 2 "$LATLAB" report "$T_TMP/cut.hlog"
+expect_one_line_error
+grep -q 'line 6: truncated' "$T_TMP/err" || fail "cut file not called truncated: $(cat "$T_TMP/err")"
+expect_exit 2 "$LATLAB" report "$T_TMP/junk"
+grep -q 'malformed' "$T_TMP/err" || fail "text file called truncated: $(cat "$T_TMP/err")"
+mkdir "$T_TMP/dir.hlog"
+expect_exit 2 "$LATLAB" report "$T_TMP/dir.hlog"
+expect_one_line_error
+grep -q 'directory' "$T_TMP/err" || fail "directory not named: $(cat "$T_TMP/err")"
 { cat "$hlog"; echo "5.000,1.000,0.001,HISTFAAAAB42pNpmSzMwMDAxQABzFCaEUoz2X"; } >"$T_TMP/bad.hlog"
 expect_exit 2 "$LATLAB" report "$T_TMP/bad.hlog"
 expect_one_line_error

@@ -594,16 +594,38 @@ static void test_hlog_base_time(void)
 	/* no StartTime at all: timestamps are taken as they are */
 	snprintf(text, sizeof(text), "3.000,1.000,0.000,%s\n", b64);
 	T_NEAR(first_start(text, &rc), 3.0, 1e-6);
-	/* malformed lines */
+	/* malformed lines: a whole line with a field missing is malformed
+	 * (it used to be reported as truncated, which sent people looking
+	 * for a cut file); the same as the file's unterminated last line,
+	 * or a last line cut inside its base64, is truncated */
 	snprintf(text, sizeof(text), "3.000,1.000,%s\n", b64);
 	first_start(text, &rc);
+	T_EQ_I64(rc, -LAT_EFORMAT);
+	snprintf(text, sizeof(text), "3.000,1.000,%s", b64);
+	first_start(text, &rc);
 	T_EQ_I64(rc, -LAT_ETRUNC);
+	snprintf(text, sizeof(text), "3.000,1.000,0.000,%s", b64);
+	text[strlen(text) - 3] = '\0';
+	first_start(text, &rc);
+	T_EQ_I64(rc, -LAT_ETRUNC);
+	first_start("hello\nworld\n", &rc);
+	T_EQ_I64(rc, -LAT_EFORMAT);
 	first_start("x,1.000,0.000,HISTFAAAA\n", &rc);
 	T_EQ_I64(rc, -LAT_EFORMAT);
 	first_start("1,1,0,HISTFAAAA\n", &rc);
 	T_CHECK(rc < 0);
 	free(b64);
 	lat_hist_free(h);
+}
+
+/* Regression: a directory opened, then failed its first read as EIO. */
+static void test_hlog_open_dir(void)
+{
+	struct lat_hlog_reader *r = (struct lat_hlog_reader *)1;
+
+	T_EQ_I64(lat_hlog_reader_open(".", &r), -EISDIR);
+	T_CHECK(r == NULL);
+	T_EQ_I64(lat_hlog_reader_open("no/such/file.hlog", &r), -ENOENT);
 }
 
 int main(void)
@@ -620,5 +642,6 @@ int main(void)
 	test_hgrm();
 	test_hlog_round_trip();
 	test_hlog_base_time();
+	test_hlog_open_dir();
 	T_DONE();
 }
