@@ -32,6 +32,17 @@ json_eq "$T_TMP/all.json" '[(t["count"],t["p50_ns"],t["max_ns"]) for t in d["tag
 json_eq "$T_TMP/all.json" 'd["total"]["count"]' 1126999418482952
 json_eq "$T_TMP/all.json" 'd["intervals"]' 3
 
+# a count wider than the column moves the column, not the rows
+expect_exit 0 "$LATLAB" report "$hlog"
+python3 - "$T_TMP/out" <<'PY' || fail "text columns do not line up: $(cat "$T_TMP/out")"
+import sys
+hdr, *rows = open(sys.argv[1]).read().splitlines()[1:]
+right = hdr.index("count") + len("count")
+for row in rows:
+    label, count = row.split()[:2]
+    if row.index(count, len(label)) + len(count) != right:
+        sys.exit(1)
+PY
 expect_exit 0 "$LATLAB" report --tag e2e --json "$hlog"
 json_eq "$T_TMP/out" 'len(d["tags"]), d["total"]["count"]' '(1, 200)'
 expect_exit 2 "$LATLAB" report --tag nope "$hlog"
@@ -104,5 +115,10 @@ expect_one_line_error
 expect_exit 2 "$LATLAB" report "$hlog" "$hlog"
 expect_one_line_error
 expect_exit 2 "$LATLAB" report --ticks 0 "$hlog"
+expect_one_line_error
+# flags for --hgrm output are refused without it, not ignored
+expect_exit 2 "$LATLAB" report --ticks 5 "$hlog"
+expect_one_line_error
+expect_exit 2 "$LATLAB" report --hgrm-ratio 1e6 "$hlog"
 expect_one_line_error
 done_
