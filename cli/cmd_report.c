@@ -73,6 +73,9 @@ struct report_opts {
 static const double report_pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const report_pct_names[] = { "p50", "p90", "p99",
 						"p99.9", "p99.99" };
+/* JSON keys without dots (jq paths), as 'latlab co' and 'pipeline' */
+static const char *const report_pct_keys[] = { "p50_ns", "p90_ns", "p99_ns",
+					       "p999_ns", "p9999_ns" };
 #define REPORT_NPCTS (sizeof(report_pcts) / sizeof(report_pcts[0]))
 
 /* The numbers one row shows, in ns. */
@@ -177,31 +180,16 @@ static void print_text(const struct report_opts *o,
 
 static void json_stats(struct lat_json *j, const struct row_stats *s)
 {
+	/* an empty histogram has no values: NaN is written as null */
+	double none = s->count ? 0 : NAN;
+
 	lat_json_int(j, "count", s->count);
-	if (!s->count) {
-		lat_json_null(j, "min_ns");
-		for (size_t i = 0; i < REPORT_NPCTS; i++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_ns",
-				 report_pct_names[i]);
-			lat_json_null(j, key);
-		}
-		lat_json_null(j, "max_ns");
-		lat_json_null(j, "mean_ns");
-		lat_json_null(j, "stddev_ns");
-		return;
-	}
-	lat_json_double(j, "min_ns", s->min);
-	for (size_t i = 0; i < REPORT_NPCTS; i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "%s_ns", report_pct_names[i]);
-		lat_json_double(j, key, s->pct[i]);
-	}
-	lat_json_double(j, "max_ns", s->max);
-	lat_json_double(j, "mean_ns", s->mean);
-	lat_json_double(j, "stddev_ns", s->stddev);
+	lat_json_double(j, "min_ns", s->min + none);
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		lat_json_double(j, report_pct_keys[i], s->pct[i] + none);
+	lat_json_double(j, "max_ns", s->max + none);
+	lat_json_double(j, "mean_ns", s->mean + none);
+	lat_json_double(j, "stddev_ns", s->stddev + none);
 }
 
 static void print_json(const struct report_opts *o,
