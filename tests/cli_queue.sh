@@ -39,6 +39,10 @@ assert 0.85 < d["utilization"] < 0.95
 assert d["wait"]["count"] == 20000 and d["wait"]["overflow"] == 0
 PY
 
+# A sweep with no exact formula shows '-' in that column, never 'nan'.
+expect_exit 0 $Q --sweep 0.5:0.7:0.1 --ca 0.5 --cs 2 $N
+grep -qi 'nan' "$T_TMP/out" && fail "sweep table prints nan: $(cat "$T_TMP/out")"
+
 # Sweep: rho >= 1 is reported unstable, not simulated; knee; SVG.
 expect_exit 0 $Q --sweep 0.3:1.05:0.05 $N --svg "$T_TMP/k.svg"
 grep -q 'unstable' "$T_TMP/out" || fail "sweep does not report unstable points"
