@@ -507,6 +507,30 @@ static void test_hgrm(void)
 	lat_hist_free(h);
 }
 
+/*
+ * Regression: the footer's "Total count" was parsed as a double, so a
+ * total above 2^53 came back rounded, disagreed with the last row and
+ * the whole file was refused as malformed.
+ */
+static void test_hgrm_big_total(void)
+{
+	const int64_t big = ((int64_t)1 << 60) + 1;
+	struct lat_hist *h = new_hist(1, 1000000, 3), *back = NULL;
+	struct lat_hgrm_info info;
+	size_t len;
+	char *text;
+
+	lat_hist_record_n(h, 5, big);
+	lat_hist_record(h, 700);
+	text = hgrm_text(h, 1.0, false, &len);
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), 0);
+	T_EQ_I64(info.total_count, big + 1);
+	T_CHECK(back && back->total_count == big + 1);
+	lat_hist_free(back);
+	free(text);
+	lat_hist_free(h);
+}
+
 static void test_hlog_round_trip(void)
 {
 	struct lat_hlog_writer_opts opts = { .start_time_s = 1700000000.25,
@@ -640,6 +664,7 @@ int main(void)
 	test_hostile_headers();
 	test_js_quirks();
 	test_hgrm();
+	test_hgrm_big_total();
 	test_hlog_round_trip();
 	test_hlog_base_time();
 	test_hlog_open_dir();
