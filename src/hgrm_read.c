@@ -16,6 +16,13 @@
 #include "latlab/hist_io.h"
 
 #define HGRM_MAX_FIELD 64
+/*
+ * Most rows read: 32 MiB of row structs. The densest output there is
+ * (1000 ticks per half distance, up to 64 halvings) has at most 64k
+ * rows; more is not a .hgrm file, and a 6-byte row must not cost 32
+ * bytes of memory without a bound.
+ */
+#define HGRM_MAX_ROWS (1 << 20)
 
 struct hgrm_row {
 	double value;
@@ -303,7 +310,7 @@ int lat_hgrm_read(const char *text, size_t len, double scale,
 			int32_t ncap = cap ? cap * 2 : 64;
 			struct hgrm_row *grown;
 
-			if (ncap > (1 << 24)) {
+			if (ncap > HGRM_MAX_ROWS) {
 				rc = -LAT_EFORMAT;
 				break;
 			}

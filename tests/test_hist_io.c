@@ -531,6 +531,44 @@ static void test_hgrm_big_total(void)
 	lat_hist_free(h);
 }
 
+/*
+ * Regression: the row table could grow to 2^24 rows (512 MiB) from ~100
+ * MB of repeated rows. Dense real output (1000 ticks per half distance,
+ * 2^62 counts: 1000 rows for each of ~43 halvings a double resolves)
+ * parses; past the row bound the text is refused before any more memory
+ * is taken.
+ */
+static void test_hgrm_row_bound(void)
+{
+	struct lat_hist *h = new_hist(1, 1000, 1), *back = NULL;
+	struct lat_hgrm_info info;
+	const char row[] = "0.0 0.0 0 1.0\n";
+	size_t n = (1u << 20) + 1, len = 0;
+	char *text;
+	FILE *f;
+
+	lat_hist_record_n(h, 1, (int64_t)1 << 62);
+	lat_hist_record(h, 2);
+	f = open_memstream(&text, &len);
+	T_EQ_I64(lat_hgrm_write(f, h, 1000, 1.0, false), 0);
+	fclose(f);
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), 0);
+	T_CHECK(info.rows > 40000);
+	lat_hist_free(back);
+	free(text);
+	lat_hist_free(h);
+
+	text = malloc(16 + n * (sizeof(row) - 1));
+	strcpy(text, "Value P Count\n");
+	len = strlen(text);
+	for (size_t i = 0; i < n; i++, len += sizeof(row) - 1)
+		memcpy(text + len, row, sizeof(row) - 1);
+	back = NULL;
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), -LAT_EFORMAT);
+	T_CHECK(back == NULL);
+	free(text);
+}
+
 static void test_hlog_round_trip(void)
 {
 	struct lat_hlog_writer_opts opts = { .start_time_s = 1700000000.25,
@@ -665,6 +703,7 @@ int main(void)
 	test_js_quirks();
 	test_hgrm();
 	test_hgrm_big_total();
+	test_hgrm_row_bound();
 	test_hlog_round_trip();
 	test_hlog_base_time();
 	test_hlog_open_dir();
