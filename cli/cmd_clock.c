@@ -361,7 +361,8 @@ static int print_json(const struct clock_opts *o,
 	lat_json_double(&j, "calibration_spread_ppm", r->cal_spread_ppm);
 	lat_json_bool(&j, "calibration_stable",
 		      r->cal_spread_ppm <= STABLE_PPM);
-	lat_json_double(&j, "hw_hz", in->hw_hz);
+	/* null, not 0, when the hardware states no frequency (x86) */
+	lat_json_double(&j, "hw_hz", in->hw_hz > 0 ? in->hw_hz : NAN);
 	lat_json_obj_begin(&j, "drift");
 	lat_json_double(&j, "seconds", r->drift_s);
 	lat_json_double(&j, "ppm", r->drift_ppm);

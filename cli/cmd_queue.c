@@ -115,7 +115,7 @@ static const struct option longopts[] = {
 struct raw {
 	const char *rho, *arrival, *service, *warmup, *target, *sweep;
 	double ca, cs;
-	bool have_ca, have_cs;
+	bool have_ca, have_cs, have_knee;
 };
 
 static void parse_dist(const char *flag, const char *spec,
@@ -210,6 +210,7 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 	case OPT_KNEE:
 		o->knee_slope = lat_cli_double(CMD, "--knee-slope", optarg,
 					       1e-6, 1e9);
+		w->have_knee = true;
 		break;
 	case OPT_TARGET: w->target = optarg; break;
 	case OPT_JSON: o->json = true; break;
@@ -250,14 +251,16 @@ static void set_dists(struct queue_opts *o, const struct raw *w)
 /* --target-p99: a bare number is in τ; a duration needs τ in ns. */
 static double parse_target(const struct queue_opts *o, const char *arg)
 {
-	size_t n = strlen(arg);
+	char *end;
 
-	if (n && ((arg[n - 1] >= 'a' && arg[n - 1] <= 'z') ||
-		  (unsigned char)arg[n - 1] >= 0x80)) {
+	/* whatever strtod takes whole ("nan" too) is a number, checked as
+	 * one; anything else must be a duration */
+	(void)strtod(arg, &end);
+	if (end == arg || *end) {
 		if (!(o->tau_ns > 0))
-			lat_cli_usage_error(CMD, "--target-p99 '%s' has a unit "
-					    "but tau has none: add "
-					    "--service-mean", arg);
+			lat_cli_usage_error(CMD, "--target-p99 needs a number "
+					    "(in tau), or a duration with "
+					    "--service-mean, not '%s'", arg);
 		return lat_cli_duration_ns(CMD, "--target-p99", arg, 1, 1e-3,
 					   1e18) / o->tau_ns;
 	}
@@ -287,6 +290,8 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
 	if (o->svg && !w.sweep)
 		lat_cli_usage_error(CMD, "--svg needs --sweep");
+	if (w.have_knee && !w.sweep)
+		lat_cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (w.sweep)
 		parse_sweep(o, w.sweep);
 	if (w.rho) {

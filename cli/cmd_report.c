@@ -73,6 +73,9 @@ struct report_opts {
 static const double report_pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const report_pct_names[] = { "p50", "p90", "p99",
 						"p99.9", "p99.99" };
+/* JSON keys without dots (jq paths), as 'latlab co' and 'pipeline' */
+static const char *const report_pct_keys[] = { "p50_ns", "p90_ns", "p99_ns",
+					       "p999_ns", "p9999_ns" };
 #define REPORT_NPCTS (sizeof(report_pcts) / sizeof(report_pcts[0]))
 
 /* The numbers one row shows, in ns. */
@@ -107,11 +110,17 @@ static const char *tag_label(const char *name)
 	return *name ? name : "(untagged)";
 }
 
-static void print_text_row(const char *label, const struct row_stats *s)
+/* Column widths wide enough for the longest tag and the largest count. */
+struct text_widths {
+	int label, count;
+};
+
+static void print_text_row(const struct text_widths *w, const char *label,
+			   const struct row_stats *s)
 {
 	char b[LAT_FMT_LEN];
 
-	printf("%-12s %10lld", label, (long long)s->count);
+	printf("%-*s %*lld", w->label, label, w->count, (long long)s->count);
 	if (!s->count) {
 		printf("  (no values)\n");
 		return;
@@ -123,58 +132,64 @@ static void print_text_row(const char *label, const struct row_stats *s)
 	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
 }
 
+static void text_widths(const struct report_data *d, struct text_widths *w)
+{
+	char n[32];
+
+	w->label = 12;
+	w->count = snprintf(n, sizeof(n), "%lld",
+			    (long long)d->total.hist->total_count);
+	if (w->count < 10)
+		w->count = 10;
+	for (int i = 0; i < d->ntags; i++) {
+		int len = (int)strlen(tag_label(d->tags[i].name));
+
+		if (len > w->label)
+			w->label = len;
+	}
+}
+
 static void print_text(const struct report_opts *o,
 		       const struct report_data *d, double ns)
 {
+	struct text_widths w;
 	struct row_stats s;
 
 	if (d->is_hgrm)
-		printf("%s: .hgrm, %d rows, %d significant digits\n", o->path,
-		       d->hgrm.rows, d->hgrm.sig_figs);
+		printf("%s: .hgrm, %d row%s, %d significant digit%s\n",
+		       o->path, d->hgrm.rows, d->hgrm.rows == 1 ? "" : "s",
+		       d->hgrm.sig_figs, d->hgrm.sig_figs == 1 ? "" : "s");
 	else
-		printf("%s: %lld intervals, %d tag%s, %.3f s\n", o->path,
-		       (long long)d->total.intervals, d->ntags,
+		printf("%s: %lld interval%s, %d tag%s, %.3f s\n", o->path,
+		       (long long)d->total.intervals,
+		       d->total.intervals == 1 ? "" : "s", d->ntags,
 		       d->ntags == 1 ? "" : "s",
 		       d->total.last_end_s - d->total.first_start_s);
-	printf("%-12s %10s %9s", "tag", "count", "min");
+	text_widths(d, &w);
+	printf("%-*s %*s %9s", w.label, "tag", w.count, "count", "min");
 	for (size_t i = 0; i < REPORT_NPCTS; i++)
 		printf(" %9s", report_pct_names[i]);
 	printf(" %9s %9s\n", "max", "mean");
 	for (int i = 0; i < d->ntags; i++) {
 		stats_of(d, d->tags[i].hist, ns, &s);
-		print_text_row(tag_label(d->tags[i].name), &s);
+		print_text_row(&w, tag_label(d->tags[i].name), &s);
 	}
 	stats_of(d, d->total.hist, ns, &s);
-	print_text_row("(all)", &s);
+	print_text_row(&w, "(all)", &s);
 }
 
 static void json_stats(struct lat_json *j, const struct row_stats *s)
 {
+	/* an empty histogram has no values: NaN is written as null */
+	double none = s->count ? 0 : NAN;
+
 	lat_json_int(j, "count", s->count);
-	if (!s->count) {
-		lat_json_null(j, "min_ns");
-		for (size_t i = 0; i < REPORT_NPCTS; i++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_ns",
-				 report_pct_names[i]);
-			lat_json_null(j, key);
-		}
-		lat_json_null(j, "max_ns");
-		lat_json_null(j, "mean_ns");
-		lat_json_null(j, "stddev_ns");
-		return;
-	}
-	lat_json_double(j, "min_ns", s->min);
-	for (size_t i = 0; i < REPORT_NPCTS; i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "%s_ns", report_pct_names[i]);
-		lat_json_double(j, key, s->pct[i]);
-	}
-	lat_json_double(j, "max_ns", s->max);
-	lat_json_double(j, "mean_ns", s->mean);
-	lat_json_double(j, "stddev_ns", s->stddev);
+	lat_json_double(j, "min_ns", s->min + none);
+	for (size_t i = 0; i < REPORT_NPCTS; i++)
+		lat_json_double(j, report_pct_keys[i], s->pct[i] + none);
+	lat_json_double(j, "max_ns", s->max + none);
+	lat_json_double(j, "mean_ns", s->mean + none);
+	lat_json_double(j, "stddev_ns", s->stddev + none);
 }
 
 static void print_json(const struct report_opts *o,
@@ -245,6 +260,7 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 		{ "unit-ns-per-value", required_argument, NULL, OPT_UNIT },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool ratio_set = false, ticks_set = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -261,10 +277,12 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_HGRM_RATIO:
 			o->hgrm_ratio = lat_cli_double("report", "--hgrm-ratio",
 						       optarg, 1e-9, 1e15);
+			ratio_set = true;
 			break;
 		case OPT_TICKS:
 			o->ticks = (int32_t)lat_cli_u64("report", "--ticks",
 							optarg, 1, 1000);
+			ticks_set = true;
 			break;
 		case OPT_UNIT:
 			o->ns_per_value = lat_cli_double("report",
@@ -281,6 +299,10 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 		lat_cli_usage_error("report", "one file at a time, got '%s' "
 				    "and '%s'", argv[optind], argv[optind + 1]);
 	o->path = argv[optind];
+	if (!o->hgrm_out && (ratio_set || ticks_set))
+		lat_cli_usage_error("report", "%s only applies to --hgrm "
+				    "output", ratio_set ? "--hgrm-ratio" :
+				    "--ticks");
 }
 
 /* Tell the reader, on stderr, what an .hgrm file could not keep. */
@@ -325,13 +347,15 @@ static int report_run(int argc, char **argv)
 		if (t->mixed_precision)
 			fprintf(stderr, "latlab report: note: %s mixes "
 				"intervals of different precision; merged at "
-				"%d significant digits as HdrHistogram's add() "
-				"does\n", i < 0 ? "the total" :
-				tag_label(t->name), t->hist->sig_figs);
+				"%d significant digit%s as HdrHistogram's "
+				"add() does\n", i < 0 ? "the total" :
+				tag_label(t->name), t->hist->sig_figs,
+				t->hist->sig_figs == 1 ? "" : "s");
 	}
 	if (d.refused)
 		fprintf(stderr, "latlab report: warning: %lld counts could "
-			"not be merged (outside every accumulator's range)\n",
+			"not be merged (beyond the accumulator's range, or a "
+			"total beyond 2^63)\n",
 			(long long)d.refused);
 	if (o.json)
 		print_json(&o, &d, ns);

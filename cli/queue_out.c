@@ -341,6 +341,15 @@ void queue_json_point(const struct queue_opts *o,
 
 /* ---- sweep --------------------------------------------------------------- */
 
+/* A sweep table number; '-' where there is none (no exact formula). */
+static void sweep_col(double v)
+{
+	if (isfinite(v))
+		printf(" %10.4g", v);
+	else
+		printf(" %10s", "-");
+}
+
 void queue_print_sweep(const struct queue_opts *o,
 		       const struct queue_sweep *s)
 {
@@ -362,10 +371,13 @@ void queue_print_sweep(const struct queue_opts *o,
 			continue;
 		}
 		suspect |= p->r.wait.suspect;
-		printf("%6.3f %10.4g %9.2g%s %10.4g %10.4g %10.4g %10.4g\n",
-		       p->rho, p->r.wait.mean, p->r.wait.half,
-		       p->r.wait.suspect ? "*" : " ", p->f.approx_wait,
-		       p->f.exact_wait, p->r.p99.mean, p->r.p999.mean);
+		printf("%6.3f %10.4g %9.2g%s", p->rho, p->r.wait.mean,
+		       p->r.wait.half, p->r.wait.suspect ? "*" : " ");
+		sweep_col(p->f.approx_wait);
+		sweep_col(p->f.exact_wait);
+		sweep_col(p->r.p99.mean);
+		sweep_col(p->r.p999.mean);
+		putchar('\n');
 	}
 	if (s->done < s->n)
 		printf("interrupted after %zu of %zu points\n", s->done, s->n);

@@ -114,13 +114,14 @@ static bool finer(const struct lat_hist *a, const struct lat_hist *b)
 
 /*
  * The total, built from the tags at the finest precision among them, so
- * a coarse tag cannot blur a fine one (Java has no cross-tag total).
+ * a coarse tag cannot blur a fine one (Java has no cross-tag total). The
+ * finest tag goes in first: tag_add() gives an empty accumulator the
+ * layout of the first histogram added to it.
  */
 static int merge_total(struct report_data *d)
 {
 	const struct lat_hist *best = NULL;
-	int64_t highest = 0;
-	int rc;
+	int rc = 0;
 
 	for (int i = 0; i < d->ntags; i++) {
 		const struct lat_hist *h = d->tags[i].hist;
@@ -128,14 +129,13 @@ static int merge_total(struct report_data *d)
 		if (!best || (h->total_count && (!best->total_count ||
 						 finer(h, best))))
 			best = h;
-		if (h->highest_trackable > highest)
-			highest = h->highest_trackable;
 	}
 	if (!best)
 		return 0;
-	rc = new_hist_like(best, highest, &d->total.hist);
+	rc = tag_add(&d->total, best, &d->refused);
 	for (int i = 0; !rc && i < d->ntags; i++)
-		rc = tag_add(&d->total, d->tags[i].hist, &d->refused);
+		if (d->tags[i].hist != best)
+			rc = tag_add(&d->total, d->tags[i].hist, &d->refused);
 	return rc;
 }
 

@@ -16,6 +16,13 @@
 #include "latlab/hist_io.h"
 
 #define HGRM_MAX_FIELD 64
+/*
+ * Most rows read: 32 MiB of row structs. The densest output there is
+ * (1000 ticks per half distance, up to 64 halvings) has at most 64k
+ * rows; more is not a .hgrm file, and a 6-byte row must not cost 32
+ * bytes of memory without a bound.
+ */
+#define HGRM_MAX_ROWS (1 << 20)
 
 struct hgrm_row {
 	double value;
@@ -133,8 +140,13 @@ static int parse_row(struct span s, bool csv, struct hgrm_row *row)
 	return 0;
 }
 
-/* "#[Key = number, Key2 = number]": the two numbers. */
-static int parse_footer_pair(struct span s, double *a, double *b)
+/*
+ * "#[Key = number, Key2 = number]": the two numbers. When @b_int is not
+ * NULL the second is a whole count, parsed exactly into it: a double
+ * keeps only 53 bits, and the footer's total must equal the last row's.
+ */
+static int parse_footer_pair(struct span s, double *a, double *b,
+			     int64_t *b_int)
 {
 	char buf[160];
 	size_t n = (size_t)(s.end - s.p);
@@ -158,6 +170,8 @@ static int parse_footer_pair(struct span s, double *a, double *b)
 		eq2 = p;
 	if (!parse_double(eq1 + 1, a) || !parse_double(eq2 + 1, b))
 		return -LAT_EFORMAT;
+	if (b_int && !parse_i64(eq2 + 1, b_int))
+		return -LAT_EFORMAT;
 	return 0;
 }
 
@@ -166,18 +180,17 @@ static int parse_comment(struct span s, struct lat_hgrm_info *info)
 	double a, b;
 
 	if (span_starts(s, "#[Mean")) {
-		if (parse_footer_pair(s, &a, &b))
+		if (parse_footer_pair(s, &a, &b, NULL))
 			return -LAT_EFORMAT;
 		info->mean = a;
 		info->stddev = b;
 		info->has_footer = true;
 	} else if (span_starts(s, "#[Max")) {
-		if (parse_footer_pair(s, &a, &b) || b < 0 || b > 9.2e18)
+		if (parse_footer_pair(s, &a, &b, &info->total_count))
 			return -LAT_EFORMAT;
 		info->max = a;
-		info->total_count = (int64_t)b;
 	} else if (span_starts(s, "#[Buckets")) {
-		if (parse_footer_pair(s, &a, &b) || a < 0 || a > 64 ||
+		if (parse_footer_pair(s, &a, &b, NULL) || a < 0 || a > 64 ||
 		    b < 0 || b > (1 << 20))
 			return -LAT_EFORMAT;
 		info->buckets = (int32_t)a;
@@ -297,7 +310,7 @@ int lat_hgrm_read(const char *text, size_t len, double scale,
 			int32_t ncap = cap ? cap * 2 : 64;
 			struct hgrm_row *grown;
 
-			if (ncap > (1 << 24)) {
+			if (ncap > HGRM_MAX_ROWS) {
 				rc = -LAT_EFORMAT;
 				break;
 			}

@@ -164,6 +164,12 @@ int64_t lat_hist_value_at_index(const struct lat_hist *h, int32_t index)
 	return (int64_t)((uint64_t)sub << (bucket + h->unit_magnitude));
 }
 
+/* a + b for tallies >= 0: overflow_count saturates rather than wraps. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 bool lat_hist_record_slow(struct lat_hist *h, int64_t value, int64_t count)
 {
 	uint32_t index = (uint32_t)lat_hist_index_of(h, value);
@@ -172,8 +178,25 @@ bool lat_hist_record_slow(struct lat_hist *h, int64_t value, int64_t count)
 		return false;
 	if (index < (uint32_t)h->counts_len)
 		return lat_hist_record_n(h, value, count);
-	h->overflow_count += count;
+	h->overflow_count = sat_add(h->overflow_count, count);
 	return false;
+}
+
+/*
+ * lat_hist_record_n() for counts that come from data (merges, decoded
+ * files, correction runs) rather than from one event: a count that would
+ * take total_count past INT64_MAX is refused and tallied instead of
+ * wrapping (signed overflow). total_count bounds every slot, so checking
+ * it is enough. The hot path does not pay for this check.
+ */
+static bool record_n_checked(struct lat_hist *h, int64_t value,
+			     int64_t count)
+{
+	if (count > INT64_MAX - h->total_count) {
+		h->overflow_count = sat_add(h->overflow_count, count);
+		return false;
+	}
+	return lat_hist_record_n(h, value, count);
 }
 
 /* Highest value whose slot is inside the counts array. */
@@ -187,8 +210,8 @@ bool lat_hist_record_n_corrected(struct lat_hist *h, int64_t value,
 				 int64_t count, int64_t expected_interval)
 {
 	const int64_t step = expected_interval;
-	int64_t top, v, n, floor_value;
-	bool ok = lat_hist_record_n(h, value, count);
+	int64_t top, v, n, n_count, floor_value;
+	bool ok = record_n_checked(h, value, count);
 
 	if (step <= 0 || count < 1 || value < 0 || value - step < step)
 		return ok;
@@ -202,7 +225,9 @@ bool lat_hist_record_n_corrected(struct lat_hist *h, int64_t value,
 		if (v > top) {
 			floor_value = top < step ? step : top + 1;
 			n = (v - floor_value) / step + 1;
-			ok = lat_hist_record_slow(h, v, n * count) && ok;
+			if (__builtin_mul_overflow(n, count, &n_count))
+				n_count = INT64_MAX;
+			ok = lat_hist_record_slow(h, v, n_count) && ok;
 			continue;
 		}
 		floor_value = lat_hist_lowest_equivalent(h, v);
@@ -210,7 +235,9 @@ bool lat_hist_record_n_corrected(struct lat_hist *h, int64_t value,
 			floor_value = step;
 		n = (v - floor_value) / step + 1;
 		/* One slot: its extrema are those of v, the run's largest. */
-		lat_hist_record_n(h, v, n * count);
+		if (__builtin_mul_overflow(n, count, &n_count))
+			n_count = INT64_MAX; /* refused below, and tallied */
+		ok = record_n_checked(h, v, n_count) && ok;
 	}
 	return ok;
 }
@@ -266,30 +293,40 @@ static void merge_timestamps(struct lat_hist *dst, const struct lat_hist *src)
 
 int64_t lat_hist_add(struct lat_hist *dst, const struct lat_hist *src)
 {
-	int64_t overflow_before = dst->overflow_count, refused;
-	int64_t added = 0;
+	int64_t added = 0, refused = 0, c;
 	int32_t i;
 
 	if (same_layout(dst, src)) {
 		for (i = 0; i < src->counts_len; i++) {
-			if (src->counts[i] > 0) {
-				dst->counts[i] += src->counts[i];
-				added += src->counts[i];
+			c = src->counts[i];
+			if (c <= 0)
+				continue;
+			/* total + added <= INT64_MAX: no overflow here */
+			if (c > INT64_MAX - dst->total_count - added) {
+				refused = sat_add(refused, c);
+				continue;
 			}
+			dst->counts[i] += c;
+			added += c;
 		}
 		dst->total_count += added;
-		merge_extrema(dst, src);
+		dst->overflow_count = sat_add(dst->overflow_count, refused);
+		/* src's extrema may lie in a refused slot: recount then */
+		if (refused)
+			lat_hist_recount(dst);
+		else
+			merge_extrema(dst, src);
 	} else {
 		for (i = 0; i < src->counts_len; i++) {
-			if (src->counts[i] > 0)
-				lat_hist_record_n(dst,
-					lat_hist_value_at_index(src, i),
-					src->counts[i]);
+			c = src->counts[i];
+			if (c > 0 && !record_n_checked(dst,
+					lat_hist_value_at_index(src, i), c))
+				refused = sat_add(refused, c);
 		}
 	}
 	merge_timestamps(dst, src);
-	refused = dst->overflow_count - overflow_before;
-	dst->overflow_count += src->overflow_count;
+	dst->overflow_count = sat_add(dst->overflow_count,
+				      src->overflow_count);
 	return refused;
 }
 
@@ -308,7 +345,8 @@ int64_t lat_hist_add_corrected(struct lat_hist *dst,
 			expected_interval);
 	}
 	refused = dst->overflow_count - overflow_before;
-	dst->overflow_count += src->overflow_count;
+	dst->overflow_count = sat_add(dst->overflow_count,
+				      src->overflow_count);
 	return refused;
 }
 

@@ -127,6 +127,13 @@ static bool iter_reached_level(const struct lat_hist_iter *it, int64_t count)
 	case LAT_HIST_ITER_PERCENTILE:
 		if (count == 0)
 			return false;
+		/*
+		 * 100% belongs to the slot with the last count. The ratio
+		 * alone says so too, except past 2^53 counts, where an
+		 * earlier slot's ratio rounds up to 100.0.
+		 */
+		if (it->level >= 100.0)
+			return it->total_to_index >= it->total;
 		return 100.0 * (double)it->total_to_index / (double)it->total >=
 			it->level;
 	case LAT_HIST_ITER_LINEAR:
@@ -143,6 +150,7 @@ static double next_percentile_level(double level, int32_t ticks_per_half)
 	double halvings = log(100.0 / (100.0 - level)) / log(2.0);
 	int64_t exponent = lat_hist_d2l(halvings);
 	int64_t ticks;
+	double next;
 
 	/*
 	 * Only a level rounded up to exactly 100 gets here with an infinite
@@ -152,7 +160,15 @@ static double next_percentile_level(double level, int32_t ticks_per_half)
 		return INFINITY;
 	ticks = (int64_t)ticks_per_half *
 		lat_hist_d2l(pow(2.0, (double)(exponent + 1)));
-	return level + 100.0 / (double)ticks;
+	next = level + 100.0 / (double)ticks;
+	/*
+	 * Past ~2^53 counts a slot's percentile rounds to 100.0 while the
+	 * step falls below half an ulp of the level: the level would stop
+	 * and the slot emit rows forever (Java loops here). Move one ulp
+	 * instead; 100 is then a few steps away. Never taken where Java
+	 * terminates, so normal output stays byte-identical.
+	 */
+	return next > level ? next : nextafter(level, INFINITY);
 }
 
 static void iter_advance_level(struct lat_hist_iter *it)
@@ -163,6 +179,9 @@ static void iter_advance_level(struct lat_hist_iter *it)
 		it->visited_index = it->index;
 		break;
 	case LAT_HIST_ITER_PERCENTILE:
+		/* a 100% row was just emitted: it is the last one */
+		if (it->level >= 100.0)
+			it->reached_last = true;
 		it->level = next_percentile_level(it->level, it->ticks_per_half);
 		break;
 	case LAT_HIST_ITER_LINEAR:

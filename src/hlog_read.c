@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "latlab/hist_io.h"
 
@@ -22,6 +23,7 @@ struct lat_hlog_reader {
 	char *line;
 	size_t cap;
 	int64_t lineno;
+	bool unterminated;       /* the last line read had no newline */
 	double start_time;       /* NAN until seen */
 	double base_time;
 	bool have_base;
@@ -45,6 +47,7 @@ int lat_hlog_reader_open_stream(FILE *f, struct lat_hlog_reader **out)
 
 int lat_hlog_reader_open(const char *path, struct lat_hlog_reader **out)
 {
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -54,6 +57,11 @@ int lat_hlog_reader_open(const char *path, struct lat_hlog_reader **out)
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
+	/* fopen() opens a directory; the first read would fail as EIO */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return -EISDIR;
+	}
 	rc = lat_hlog_reader_open_stream(f, out);
 	if (rc) {
 		fclose(f);
@@ -122,6 +130,7 @@ static int read_line(struct lat_hlog_reader *r, size_t *len)
 			break;
 	}
 	r->lineno++;
+	r->unterminated = !n || r->line[n - 1] != '\n';
 	while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
 		n--;
 	r->line[n] = '\0';
@@ -198,7 +207,7 @@ static int parse_interval(struct lat_hlog_reader *r, char *line,
 		i = 1;
 	}
 	if (n - i < 4)
-		return -LAT_ETRUNC;
+		return -LAT_EFORMAT;
 	if (!parse_seconds(f[i], &ts) || !parse_seconds(f[i + 1], &length) ||
 	    !parse_seconds(f[i + 2], &max))
 		return -LAT_EFORMAT;
@@ -244,7 +253,11 @@ int lat_hlog_reader_next(struct lat_hlog_reader *r,
 		}
 		if (!strncmp(s, "\"StartTimestamp\"", 16))
 			continue;
-		return parse_interval(r, s, iv);
+		rc = parse_interval(r, s, iv);
+		/* a bad last line without its newline was cut short */
+		if (rc == -LAT_EFORMAT && r->unterminated)
+			rc = -LAT_ETRUNC;
+		return rc;
 	}
 	return rc;
 }

@@ -39,6 +39,10 @@ assert 0.85 < d["utilization"] < 0.95
 assert d["wait"]["count"] == 20000 and d["wait"]["overflow"] == 0
 PY
 
+# A sweep with no exact formula shows '-' in that column, never 'nan'.
+expect_exit 0 $Q --sweep 0.5:0.7:0.1 --ca 0.5 --cs 2 $N
+grep -qi 'nan' "$T_TMP/out" && fail "sweep table prints nan: $(cat "$T_TMP/out")"
+
 # Sweep: rho >= 1 is reported unstable, not simulated; knee; SVG.
 expect_exit 0 $Q --sweep 0.3:1.05:0.05 $N --svg "$T_TMP/k.svg"
 grep -q 'unstable' "$T_TMP/out" || fail "sweep does not report unstable points"
@@ -101,10 +105,15 @@ for args in "--rho 1" "--rho 1.5" "--rho 0" "--rho abc" "--ca -1" \
 	"--ca 1 --arrival exp" "--cs 0 --service det" "--target-p99 2ms" \
 	"--customers 10" "--batches 1" "--sweep 0.1:0.9:0.1 --rho 0.5" \
 	"--sweep 0.1:0.9:0.1 --target-p99 5" "--sweep 0.0001:10:0.0001" \
-	"--knee-slope 0" "--service-mean 0ns" "stray"; do
+	"--knee-slope 0" "--service-mean 0ns" "stray" "--knee-slope 5" \
+	"--target-p99 nan" "--target-p99 abc"; do
 	expect_exit 2 $Q $args
 	expect_one_line_error
 done
+
+# 'nan' is a bad number, not a duration with a unit
+expect_exit 2 $Q --target-p99 nan
+grep -q 'needs a number' "$T_TMP/err" || fail "--target-p99 nan: $(cat "$T_TMP/err")"
 
 # --service-from: a missing file is bad input.
 expect_exit 2 $Q --service-from "$T_TMP/none.hlog" $N

@@ -32,6 +32,19 @@ json_eq "$T_TMP/all.json" '[(t["count"],t["p50_ns"],t["max_ns"]) for t in d["tag
 json_eq "$T_TMP/all.json" 'd["total"]["count"]' 1126999418482952
 json_eq "$T_TMP/all.json" 'd["intervals"]' 3
 
+# JSON keys are jq paths: no dots in them
+json_has "$T_TMP/all.json" total.p90_ns total.p999_ns total.p9999_ns total.stddev_ns
+# a count wider than the column moves the column, not the rows
+expect_exit 0 "$LATLAB" report "$hlog"
+python3 - "$T_TMP/out" <<'PY' || fail "text columns do not line up: $(cat "$T_TMP/out")"
+import sys
+hdr, *rows = open(sys.argv[1]).read().splitlines()[1:]
+right = hdr.index("count") + len("count")
+for row in rows:
+    label, count = row.split()[:2]
+    if row.index(count, len(label)) + len(count) != right:
+        sys.exit(1)
+PY
 expect_exit 0 "$LATLAB" report --tag e2e --json "$hlog"
 json_eq "$T_TMP/out" 'len(d["tags"]), d["total"]["count"]' '(1, 200)'
 expect_exit 2 "$LATLAB" report --tag nope "$hlog"
@@ -68,6 +81,15 @@ printf 'hello\nworld\n' >"$T_TMP/junk"
 expect_exit 2 "$LATLAB" report "$T_TMP/junk"
 expect_one_line_error
 head -c 300 "$hlog" >"$T_TMP/cut.hlog"
+expect_exit 2 "$LATLAB" report "$T_TMP/cut.hlog"
+expect_one_line_error
+grep -q 'line 6: truncated' "$T_TMP/err" || fail "cut file not called truncated: $(cat "$T_TMP/err")"
+expect_exit 2 "$LATLAB" report "$T_TMP/junk"
+grep -q 'malformed' "$T_TMP/err" || fail "text file called truncated: $(cat "$T_TMP/err")"
+mkdir "$T_TMP/dir.hlog"
+expect_exit 2 "$LATLAB" report "$T_TMP/dir.hlog"
+expect_one_line_error
+grep -q 'directory' "$T_TMP/err" || fail "directory not named: $(cat "$T_TMP/err")"
 { cat "$hlog"; echo "5.000,1.000,0.001,HISTFAAAAB42pNpmSzMwMDAxQABzFCaEUoz2X"; } >"$T_TMP/bad.hlog"
 expect_exit 2 "$LATLAB" report "$T_TMP/bad.hlog"
 expect_one_line_error
@@ -79,11 +101,26 @@ expect_one_line_error
 expect_exit 2 "$LATLAB" report "$T_TMP/empty"
 expect_one_line_error
 
+# Regression: the total took the layout of the first tag added, so a
+# coarse first tag (1 significant digit) blurred a fine one (3 digits):
+# the total's p99 came out above every value in the file.
+# report-mixed.hlog: 'coarse' 1001..2000 at 1 digit, then 'fine'
+# 100007..107000 at 3 digits, written by lat_hlog_writer.
+expect_exit 0 "$LATLAB" report --json "$data/report-mixed.hlog"
+json_eq "$T_TMP/out" '[t["max_ns"] for t in d["tags"] if t["tag"]=="fine"][0] == d["total"]["max_ns"]' True
+json_eq "$T_TMP/out" 'd["total"]["p99_ns"] <= d["total"]["max_ns"] < 107100' True
+grep -q 'merged at 3 significant digits' "$T_TMP/err" || fail "total not at the finest precision: $(cat "$T_TMP/err")"
+
 # usage errors
 expect_exit 2 "$LATLAB" report
 expect_one_line_error
 expect_exit 2 "$LATLAB" report "$hlog" "$hlog"
 expect_one_line_error
 expect_exit 2 "$LATLAB" report --ticks 0 "$hlog"
+expect_one_line_error
+# flags for --hgrm output are refused without it, not ignored
+expect_exit 2 "$LATLAB" report --ticks 5 "$hlog"
+expect_one_line_error
+expect_exit 2 "$LATLAB" report --hgrm-ratio 1e6 "$hlog"
 expect_one_line_error
 done_

@@ -439,6 +439,49 @@ static void test_add(void)
 	lat_hist_destroy(&small);
 }
 
+/*
+ * Regression: merging two histograms whose counts sum beyond INT64_MAX
+ * (two intervals of a hostile .hlog) wrapped total_count (signed
+ * overflow). The counts that do not fit are refused and tallied.
+ */
+static void test_add_count_overflow(void)
+{
+	const int64_t big = (int64_t)3 << 61;
+	struct lat_hist a = t_hist(1, 1000000, 3);
+	struct lat_hist b = t_hist(1, 1000000, 3);
+	struct lat_hist other = t_hist(1, 1000000000, 2);
+	int64_t refused;
+
+	lat_hist_record_n(&a, 100, big);
+	lat_hist_record_n(&b, 100, big);
+	lat_hist_record(&b, 7);
+	refused = lat_hist_add(&a, &b);         /* same layout */
+	T_EQ_I64(refused, big);
+	T_EQ_I64(a.total_count, big + 1);
+	T_EQ_I64(lat_hist_max(&a), 100);
+	T_EQ_I64(lat_hist_min(&a), 7);
+	T_EQ_I64(a.overflow_count, big);
+	a.overflow_count = 0; /* the carry-over is test_add's business */
+	T_EQ_I64(lat_hist_add(&other, &a), 0);  /* other layout */
+	refused = lat_hist_add(&other, &a);
+	T_EQ_I64(refused, big);
+	T_EQ_I64(other.total_count, big + 2);
+	T_CHECK(other.total_count > 0);
+	T_EQ_I64(other.overflow_count, big);
+	/* the tally saturates rather than wraps */
+	T_EQ_I64(lat_hist_add(&other, &a), big);
+	T_EQ_I64(lat_hist_add(&other, &a), big);
+	T_EQ_I64(other.overflow_count, INT64_MAX);
+	/* correction runs: n * count beyond int64 is refused, not wrapped */
+	lat_hist_reset(&other);
+	T_CHECK(!lat_hist_record_n_corrected(&other, 1000000, big, 10));
+	T_CHECK(other.total_count >= big);
+	T_CHECK(other.overflow_count > 0);
+	lat_hist_destroy(&a);
+	lat_hist_destroy(&b);
+	lat_hist_destroy(&other);
+}
+
 static void test_add_corrected(void)
 {
 	/* Java post-correction uses each slot's highest equivalent: 95000
@@ -588,6 +631,7 @@ int main(int argc, char **argv)
 	test_mean_stddev();
 	test_corrected();
 	test_add();
+	test_add_count_overflow();
 	test_add_corrected();
 	test_recount();
 	T_DONE();

@@ -507,6 +507,68 @@ static void test_hgrm(void)
 	lat_hist_free(h);
 }
 
+/*
+ * Regression: the footer's "Total count" was parsed as a double, so a
+ * total above 2^53 came back rounded, disagreed with the last row and
+ * the whole file was refused as malformed.
+ */
+static void test_hgrm_big_total(void)
+{
+	const int64_t big = ((int64_t)1 << 60) + 1;
+	struct lat_hist *h = new_hist(1, 1000000, 3), *back = NULL;
+	struct lat_hgrm_info info;
+	size_t len;
+	char *text;
+
+	lat_hist_record_n(h, 5, big);
+	lat_hist_record(h, 700);
+	text = hgrm_text(h, 1.0, false, &len);
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), 0);
+	T_EQ_I64(info.total_count, big + 1);
+	T_CHECK(back && back->total_count == big + 1);
+	lat_hist_free(back);
+	free(text);
+	lat_hist_free(h);
+}
+
+/*
+ * Regression: the row table could grow to 2^24 rows (512 MiB) from ~100
+ * MB of repeated rows. Dense real output (1000 ticks per half distance,
+ * 2^62 counts: 1000 rows for each of ~43 halvings a double resolves)
+ * parses; past the row bound the text is refused before any more memory
+ * is taken.
+ */
+static void test_hgrm_row_bound(void)
+{
+	struct lat_hist *h = new_hist(1, 1000, 1), *back = NULL;
+	struct lat_hgrm_info info;
+	const char row[] = "0.0 0.0 0 1.0\n";
+	size_t n = (1u << 20) + 1, len = 0;
+	char *text;
+	FILE *f;
+
+	lat_hist_record_n(h, 1, (int64_t)1 << 62);
+	lat_hist_record(h, 2);
+	f = open_memstream(&text, &len);
+	T_EQ_I64(lat_hgrm_write(f, h, 1000, 1.0, false), 0);
+	fclose(f);
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), 0);
+	T_CHECK(info.rows > 40000);
+	lat_hist_free(back);
+	free(text);
+	lat_hist_free(h);
+
+	text = malloc(16 + n * (sizeof(row) - 1));
+	strcpy(text, "Value P Count\n");
+	len = strlen(text);
+	for (size_t i = 0; i < n; i++, len += sizeof(row) - 1)
+		memcpy(text + len, row, sizeof(row) - 1);
+	back = NULL;
+	T_EQ_I64(lat_hgrm_read(text, len, 1, &info, &back), -LAT_EFORMAT);
+	T_CHECK(back == NULL);
+	free(text);
+}
+
 static void test_hlog_round_trip(void)
 {
 	struct lat_hlog_writer_opts opts = { .start_time_s = 1700000000.25,
@@ -594,16 +656,38 @@ static void test_hlog_base_time(void)
 	/* no StartTime at all: timestamps are taken as they are */
 	snprintf(text, sizeof(text), "3.000,1.000,0.000,%s\n", b64);
 	T_NEAR(first_start(text, &rc), 3.0, 1e-6);
-	/* malformed lines */
+	/* malformed lines: a whole line with a field missing is malformed
+	 * (it used to be reported as truncated, which sent people looking
+	 * for a cut file); the same as the file's unterminated last line,
+	 * or a last line cut inside its base64, is truncated */
 	snprintf(text, sizeof(text), "3.000,1.000,%s\n", b64);
 	first_start(text, &rc);
+	T_EQ_I64(rc, -LAT_EFORMAT);
+	snprintf(text, sizeof(text), "3.000,1.000,%s", b64);
+	first_start(text, &rc);
 	T_EQ_I64(rc, -LAT_ETRUNC);
+	snprintf(text, sizeof(text), "3.000,1.000,0.000,%s", b64);
+	text[strlen(text) - 3] = '\0';
+	first_start(text, &rc);
+	T_EQ_I64(rc, -LAT_ETRUNC);
+	first_start("hello\nworld\n", &rc);
+	T_EQ_I64(rc, -LAT_EFORMAT);
 	first_start("x,1.000,0.000,HISTFAAAA\n", &rc);
 	T_EQ_I64(rc, -LAT_EFORMAT);
 	first_start("1,1,0,HISTFAAAA\n", &rc);
 	T_CHECK(rc < 0);
 	free(b64);
 	lat_hist_free(h);
+}
+
+/* Regression: a directory opened, then failed its first read as EIO. */
+static void test_hlog_open_dir(void)
+{
+	struct lat_hlog_reader *r = (struct lat_hlog_reader *)1;
+
+	T_EQ_I64(lat_hlog_reader_open(".", &r), -EISDIR);
+	T_CHECK(r == NULL);
+	T_EQ_I64(lat_hlog_reader_open("no/such/file.hlog", &r), -ENOENT);
 }
 
 int main(void)
@@ -618,7 +702,10 @@ int main(void)
 	test_hostile_headers();
 	test_js_quirks();
 	test_hgrm();
+	test_hgrm_big_total();
+	test_hgrm_row_bound();
 	test_hlog_round_trip();
 	test_hlog_base_time();
+	test_hlog_open_dir();
 	T_DONE();
 }

@@ -90,6 +90,32 @@ static void test_percentile_iter(void)
 	lat_hist_destroy(&h);
 }
 
+/*
+ * Regression: with more than 2^53 counts in the first slot, its
+ * cumulative percentile rounds to 100.0 while the levels creep up to it;
+ * once the level step fell below half an ulp of the level it stopped
+ * moving and the iterator emitted rows forever (Java loops too). 'latlab
+ * report --hgrm' of such a log wrote until the disk was full.
+ */
+static void test_percentile_huge_counts(void)
+{
+	struct lat_hist h;
+	struct lat_hist_iter it;
+	int64_t steps = 0;
+
+	if (lat_hist_init(&h, 1, 1000000, 3))
+		exit(T_EXIT_FAIL);
+	lat_hist_record_n(&h, 5, ((int64_t)1 << 60) + 1);
+	lat_hist_record(&h, 700);
+	lat_hist_iter_percentile_init(&it, &h, 5);
+	while (steps < 10000000 && lat_hist_iter_next(&it))
+		steps++;
+	T_CHECK(steps < 10000); /* 5 ticks * 2 * ~53 halvings, and a few */
+	T_EQ_I64(it.cumulative_count, h.total_count);
+	T_NEAR(it.percentile_level, 100.0, 0.0);
+	lat_hist_destroy(&h);
+}
+
 static void test_recorded_and_all(void)
 {
 	static const struct t_step recorded[] = {
@@ -212,6 +238,7 @@ static void test_consistency(void)
 int main(void)
 {
 	test_percentile_iter();
+	test_percentile_huge_counts();
 	test_recorded_and_all();
 	test_linear_and_log();
 	test_consistency();

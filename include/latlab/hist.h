@@ -150,6 +150,8 @@ bool lat_hist_record_slow(struct lat_hist *h, int64_t value, int64_t count);
  * syscall, one predictable branch plus the min/max updates. Returns false
  * (and adds @count to overflow_count) when the value is negative or beyond
  * the counts array; false without any change when count < 1.
+ * total_count + count must not exceed INT64_MAX: unchecked here, to keep
+ * the hot path short (merges and the corrected records check it).
  * Single writer (see invariants).
  */
 LAT_INLINE bool lat_hist_record_n(struct lat_hist *h, int64_t value,
@@ -203,10 +205,13 @@ void lat_hist_reset(struct lat_hist *h);
  * Add @src's counts into @dst (any layouts), as Java's add(): index by
  * index when the layouts match (same u, m and counts_len), otherwise each
  * non-empty slot of @src is re-recorded at its lowest value. Counts that
- * @dst cannot hold are added to dst->overflow_count (Java throws); src's
- * overflow_count is carried over too. Timestamps widen to cover both
+ * @dst cannot hold, beyond its range or beyond INT64_MAX in total, are
+ * added to dst->overflow_count (Java throws, or wraps); src's
+ * overflow_count is carried over too, and overflow_count saturates at
+ * INT64_MAX. Timestamps widen to cover both
  * (0 = unset). Returns the number of counts refused in this call (>= 0,
- * excluding the carried src->overflow_count). No allocation.
+ * excluding the carried src->overflow_count; saturates at INT64_MAX).
+ * No allocation.
  */
 int64_t lat_hist_add(struct lat_hist *dst, const struct lat_hist *src);
 

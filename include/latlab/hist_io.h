@@ -264,7 +264,8 @@ struct lat_hlog_interval {
 };
 
 /*
- * Open @path for reading. Returns 0 and *out, -errno from fopen, -ENOMEM.
+ * Open @path for reading. Returns 0 and *out, -errno from fopen, -EISDIR
+ * for a directory, -ENOMEM.
  */
 int lat_hlog_reader_open(const char *path, struct lat_hlog_reader **out);
 
@@ -280,8 +281,11 @@ int lat_hlog_reader_open_stream(FILE *f, struct lat_hlog_reader **out);
  * StartTime means relative timestamps, base = StartTime; else base 0; no
  * StartTime means StartTime = the first timestamp).
  * Returns 1 with @iv filled, 0 at end of file, or a negative code
- * (-LAT_EFORMAT, -LAT_ETRUNC, -LAT_EUNSUPP, -LAT_ECOMPAT, -ERANGE,
- * -ENOMEM, -EIO) with lat_hlog_reader_line() telling where.
+ * with lat_hlog_reader_line() telling where: -LAT_EFORMAT for a malformed
+ * line (fewer than 4 fields, a bad number or base64), -LAT_ETRUNC for a
+ * last line without its newline that does not parse (a file cut short)
+ * or a histogram cut short, -LAT_EUNSUPP, -LAT_ECOMPAT, -ERANGE, -ENOMEM,
+ * -EIO.
  */
 int lat_hlog_reader_next(struct lat_hlog_reader *r,
 			 struct lat_hlog_interval *iv);
