@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -42,15 +43,53 @@ void lat_cli_fail(const char *cmd, const char *fmt, ...)
 	exit(LAT_EXIT_FAIL);
 }
 
-void lat_cli_bad_option(const char *cmd, char **argv)
+void lat_cli_bad_option(const char *cmd, char **argv, int c)
 {
 	const char *opt = argv[optind - 1];
+	bool long_opt = opt[0] == '-' && opt[1] == '-';
 
-	if (optopt && !(opt[0] == '-' && opt[1] == '-'))
-		lat_cli_usage_error(cmd, "unknown option '-%c' or missing value "
-				    "(see 'latlab %s --help')", optopt, cmd);
-	lat_cli_usage_error(cmd, "unknown option or missing value in '%s' "
-			    "(see 'latlab %s --help')", opt, cmd);
+	/* getopt returns ':' only for a known option whose value is missing */
+	if (c == ':' && long_opt)
+		lat_cli_usage_error(cmd, "'%s' needs a value (see 'latlab %s "
+				    "--help')", opt, cmd);
+	if (c == ':')
+		lat_cli_usage_error(cmd, "'-%c' needs a value (see 'latlab %s "
+				    "--help')", optopt, cmd);
+	if (optopt && !long_opt)
+		lat_cli_usage_error(cmd, "unknown option '-%c' (see 'latlab %s "
+				    "--help')", optopt, cmd);
+	lat_cli_usage_error(cmd, "unknown option '%s' (see 'latlab %s --help')",
+			    opt, cmd);
+}
+
+/*
+ * Length of the plain decimal number at the start of @s:
+ * [+-]digits[.digits][e[+-]digits]. strtod alone would also take leading
+ * blanks, hex floats, "inf" and "nan", none of which a person means as a
+ * flag value.
+ */
+static size_t decimal_len(const char *s)
+{
+	const char *p = s;
+	size_t digits = 0;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; isdigit((unsigned char)*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (!digits)
+		return 0;
+	if ((*p == 'e' || *p == 'E') &&
+	    (isdigit((unsigned char)p[1]) ||
+	     ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+		p += 2;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return (size_t)(p - s);
 }
 
 uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
@@ -61,7 +100,7 @@ uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
 	uint64_t mul = 1;
 
 	errno = 0;
-	if (!arg || !*arg || arg[0] == '-' || arg[0] == '+')
+	if (!arg || !isdigit((unsigned char)arg[0]))
 		goto bad;
 	v = strtoull(arg, &end, 10);
 	if (errno || end == arg)
@@ -99,7 +138,7 @@ double lat_cli_double(const char *cmd, const char *flag, const char *arg,
 	if (!arg || !*arg)
 		lat_cli_usage_error(cmd, "%s needs a number", flag);
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v))
+	if (errno || decimal_len(arg) != strlen(arg) || *end || !isfinite(v))
 		lat_cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
 				    arg);
 	if (v < min || v > max)
@@ -123,8 +162,12 @@ double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 	if (!arg || !*arg)
 		lat_cli_usage_error(cmd, "%s needs a duration", flag);
 	v = strtod(arg, &end);
-	if (errno || end == arg || !isfinite(v))
+	if (errno || end == arg || !isfinite(v) ||
+	    (size_t)(end - arg) != decimal_len(arg))
 		goto bad;
+	if (!*end && default_unit_ns == 0)
+		lat_cli_usage_error(cmd, "%s needs a unit (ns, us, ms or s), as "
+				    "in %sus", flag, arg);
 	if (*end) {
 		size_t i;
 

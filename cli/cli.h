@@ -44,10 +44,11 @@ _Noreturn void lat_cli_fail(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Report what getopt_long() returned for an unknown option or a missing
- * argument (c == '?' or ':'), then exit 2. Call with opterr = 0.
+ * Report what getopt_long() returned (@c: '?' for an unknown option, ':'
+ * for a missing value, which needs a leading ':' in the optstring), then
+ * exit 2. Call with opterr = 0.
  */
-_Noreturn void lat_cli_bad_option(const char *cmd, char **argv);
+_Noreturn void lat_cli_bad_option(const char *cmd, char **argv, int c);
 
 /*
  * Parse @arg as the value of @flag: a whole number in [min, max], with
@@ -62,7 +63,8 @@ double lat_cli_double(const char *cmd, const char *flag, const char *arg,
 
 /*
  * A duration with a unit (ns, us, ms, s; a bare number is taken in
- * @default_unit_ns nanoseconds), in [min_ns, max_ns]. Exits 2 otherwise.
+ * @default_unit_ns nanoseconds, or refused when @default_unit_ns is 0), in
+ * [min_ns, max_ns]. Exits 2 otherwise.
  */
 double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 			   double default_unit_ns, double min_ns,

@@ -249,7 +249,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->json = true;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv);
+			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
 	if (optind < argc)

@@ -162,7 +162,7 @@ static void parse(struct args *a, int argc, char **argv)
 			a->json = true;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv);
+			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
 	if (optind < argc)

@@ -269,7 +269,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->flight_out = optarg;
 		break;
 	default:
-		lat_cli_bad_option(CMD, argv);
+		lat_cli_bad_option(CMD, argv, c);
 	}
 }
 

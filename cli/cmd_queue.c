@@ -203,7 +203,7 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 		break;
 	case OPT_SERVICE_MEAN:
 		o->tau_ns = lat_cli_duration_ns(CMD, "--service-mean", optarg,
-						1, 1e-3, 1e15);
+						0, 1e-3, 1e15);
 		break;
 	case OPT_SWEEP: w->sweep = optarg; break;
 	case OPT_SVG: o->svg = optarg; break;
@@ -261,7 +261,7 @@ static double parse_target(const struct queue_opts *o, const char *arg)
 			lat_cli_usage_error(CMD, "--target-p99 needs a number "
 					    "(in tau), or a duration with "
 					    "--service-mean, not '%s'", arg);
-		return lat_cli_duration_ns(CMD, "--target-p99", arg, 1, 1e-3,
+		return lat_cli_duration_ns(CMD, "--target-p99", arg, 0, 1e-3,
 					   1e18) / o->tau_ns;
 	}
 	return lat_cli_double(CMD, "--target-p99", arg, 1e-9, 1e9);
@@ -278,7 +278,7 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	o->knee_slope = LAT_QSIM_KNEE_SLOPE;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			lat_cli_bad_option(CMD, argv);
+			lat_cli_bad_option(CMD, argv, c);
 		parse_one(o, &w, c);
 	}
 	if (optind < argc)

@@ -289,7 +289,7 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 				"--unit-ns-per-value", optarg, 1e-9, 1e15);
 			break;
 		default:
-			lat_cli_bad_option("report", argv);
+			lat_cli_bad_option("report", argv, c);
 		}
 	}
 	if (optind >= argc)

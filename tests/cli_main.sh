@@ -19,4 +19,20 @@ for cmd in $("$LATLAB" --help | awk '/^commands:/{on=1;next} on && /^  [a-z]/{pr
 	expect_exit 2 "$LATLAB" "$cmd" --no-such-flag
 	expect_one_line_error
 done
+
+# Numbers are plain decimals: no hex, no blanks, no inf/nan; a missing
+# value is named as such; a unit-only duration refuses a bare number.
+for bad in "0x10" " 2" "inf" "nan" "1e" "2,5"; do
+	expect_exit 2 "$LATLAB" clock --drift-seconds "$bad"
+	expect_one_line_error
+	grep -q "needs a number" "$T_TMP/err" || fail "'$bad': $(cat "$T_TMP/err")"
+done
+expect_exit 2 "$LATLAB" clock --pairs " 5"
+expect_one_line_error
+expect_exit 2 "$LATLAB" clock --pairs
+grep -q "'--pairs' needs a value" "$T_TMP/err" || fail "missing value: $(cat "$T_TMP/err")"
+expect_exit 2 "$LATLAB" clock --no-such-flag
+grep -q "unknown option '--no-such-flag'" "$T_TMP/err" || fail "unknown: $(cat "$T_TMP/err")"
+expect_exit 2 "$LATLAB" queue --service-mean 1
+grep -q "needs a unit" "$T_TMP/err" || fail "bare duration: $(cat "$T_TMP/err")"
 done_
