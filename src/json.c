@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "latlab/json.h"
 
@@ -115,11 +116,28 @@ void lat_json_uint(struct lat_json *j, const char *key, uint64_t val)
 	fprintf(j->out, "%llu", (unsigned long long)val);
 }
 
+/*
+ * The shortest of %.15g..%.17g that reads back as the same double: exact
+ * for scripts, and 1700000000.123 rather than 1700000000.1229999 for
+ * people.
+ */
+static void put_double(FILE *f, double val)
+{
+	char buf[32];
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, val);
+		if (strtod(buf, NULL) == val)
+			break;
+	}
+	fputs(buf, f);
+}
+
 void lat_json_double(struct lat_json *j, const char *key, double val)
 {
 	begin_item(j, key);
 	if (isfinite(val))
-		fprintf(j->out, "%.17g", val);
+		put_double(j->out, val);
 	else
 		fputs("null", j->out);
 }

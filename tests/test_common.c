@@ -42,12 +42,15 @@ static void test_json(void)
 	lat_json_arr_begin(&j, "a");
 	lat_json_int(&j, NULL, -3);
 	lat_json_double(&j, NULL, 0.0 / 0.0);
+	lat_json_double(&j, NULL, 1700000000.123);
+	lat_json_double(&j, NULL, 0.1 + 0.2);
 	lat_json_arr_end(&j);
 	lat_json_bool(&j, "t", true);
 	lat_json_obj_end(&j);
 	T_EQ_I64(lat_json_finish(&j), 0);
 	fclose(f);
-	T_CHECK(!strcmp(buf, "{\"s\":\"a\\\"b\\n\",\"a\":[-3,null],\"t\":true}\n"));
+	T_CHECK(!strcmp(buf, "{\"s\":\"a\\\"b\\n\",\"a\":[-3,null,1700000000.123,"
+		     "0.30000000000000004],\"t\":true}\n"));
 
 	f = fmemopen(buf, sizeof(buf) - 1, "w");
 	lat_json_init(&j, f);
