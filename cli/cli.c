@@ -62,6 +62,13 @@ void lat_cli_bad_option(const char *cmd, char **argv, int c)
 			    opt, cmd);
 }
 
+void lat_cli_no_operands(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc)
+		lat_cli_usage_error(cmd, "unexpected argument '%s' (see 'latlab "
+				    "%s --help')", argv[optind], cmd);
+}
+
 /*
  * Length of the plain decimal number at the start of @s:
  * [+-]digits[.digits][e[+-]digits]. strtod alone would also take leading

@@ -51,6 +51,12 @@ _Noreturn void lat_cli_fail(const char *cmd, const char *fmt, ...)
 _Noreturn void lat_cli_bad_option(const char *cmd, char **argv, int c);
 
 /*
+ * After getopt_long: exit 2 naming the first operand if any is left (for
+ * commands that take options only).
+ */
+void lat_cli_no_operands(const char *cmd, int argc, char **argv);
+
+/*
  * Parse @arg as the value of @flag: a whole number in [min, max], with
  * optional k/M/G (10^3/10^6/10^9) suffix. Exits 2 with a message otherwise.
  */

@@ -252,9 +252,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s'",
-				    argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 	if (o->quick) {
 		if (!reps_set)
 			o->reps = 3;

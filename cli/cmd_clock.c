@@ -93,9 +93,7 @@ static void parse(int argc, char **argv, struct clock_opts *o)
 			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s'",
-				    argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -87,9 +87,7 @@ static void parse(int argc, char **argv, struct co_opts *o)
 			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s'",
-				    argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 	if (!o->stall_at_set)
 		o->cfg.stall_at = o->cfg.requests / 2;
 	if (o->cfg.stall_at >= o->cfg.requests)

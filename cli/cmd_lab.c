@@ -165,9 +165,7 @@ static void parse(struct args *a, int argc, char **argv)
 			lat_cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s' (see "
-				    "'latlab lab --help')", argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 	if (a->quick && !a->events_set)
 		a->events = 20000;
 }

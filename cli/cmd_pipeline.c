@@ -282,9 +282,7 @@ static void parse(struct args *a, int argc, char **argv)
 	a->instr.flight_post = 64;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
 		parse_one(a, c, argv);
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s' (see "
-				    "'latlab pipeline --help')", argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
 		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
 				    "--freeze-above");

@@ -281,9 +281,7 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 			lat_cli_bad_option(CMD, argv, c);
 		parse_one(o, &w, c);
 	}
-	if (optind < argc)
-		lat_cli_usage_error(CMD, "unexpected argument '%s'",
-				    argv[optind]);
+	lat_cli_no_operands(CMD, argc, argv);
 	conflict(w.sweep != NULL, w.target != NULL, "--sweep",
 		 "--target-p99");
 	conflict(w.sweep != NULL, w.rho != NULL, "--sweep", "--rho");
