@@ -18,8 +18,17 @@ BUILD_TSAN := build-tsan
 
 all: build
 
+# Configure quietly, but show what optional features were found or why not
+# (the lines cmake/*.cmake print with a 'latlab:' prefix), and the whole
+# log if configuring fails.
+define configure
+	@mkdir -p $(1)
+	@$(CMAKE) -S . -B $(1) $(2) >$(1)/configure.log 2>&1 || { cat $(1)/configure.log; exit 1; }
+	@grep -h 'latlab: ' $(1)/configure.log | sed 's/^-- /$(1): /' || true
+endef
+
 build:
-	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON >/dev/null
+	$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON)
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 # The main job: the pipeline baseline at its defaults, 2,000,000 events at
@@ -31,13 +40,11 @@ run: build
 	./$(BUILD)/latlab pipeline $(RUN_ARGS)
 
 build-asan:
-	$(CMAKE) -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DLATLAB_WERROR=ON \
-		-DLATLAB_SANITIZE=address -DLATLAB_BENCH=OFF >/dev/null
+	$(call configure,$(BUILD_ASAN),-DCMAKE_BUILD_TYPE=Debug -DLATLAB_WERROR=ON -DLATLAB_SANITIZE=address -DLATLAB_BENCH=OFF)
 	$(CMAKE) --build $(BUILD_ASAN) -j $(JOBS)
 
 build-tsan:
-	$(CMAKE) -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON \
-		-DLATLAB_SANITIZE=thread -DLATLAB_BENCH=OFF >/dev/null
+	$(call configure,$(BUILD_TSAN),-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATLAB_WERROR=ON -DLATLAB_SANITIZE=thread -DLATLAB_BENCH=OFF)
 	$(CMAKE) --build $(BUILD_TSAN) -j $(JOBS)
 
 test-release: build
