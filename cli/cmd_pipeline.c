@@ -388,6 +388,28 @@ static FILE *open_out(const char *path)
 	return f;
 }
 
+/*
+ * --hgrm's directory, made if missing; refused up front when it is a
+ * file or not writable, not after a whole run whose results it loses.
+ */
+static void check_hgrm_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
+				    dir, strerror(errno));
+	if (stat(dir, &st))
+		lat_cli_usage_error(CMD, "cannot use '%s': %s", dir,
+				    strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		lat_cli_usage_error(CMD, "--hgrm '%s' is not a directory",
+				    dir);
+	if (access(dir, W_OK | X_OK))
+		lat_cli_usage_error(CMD, "cannot write into '%s': %s", dir,
+				    strerror(errno));
+}
+
 static void progress(struct lat_pipe *p, const struct lat_pipe_config *c,
 		     bool show)
 {
@@ -522,11 +544,11 @@ static int cmd_pipeline(int argc, char **argv)
 
 	parse(&a, argc, argv);
 	place(&a);
+	/* the directory first: a refusal must not leave an empty hlog */
+	if (a.hgrm_dir)
+		check_hgrm_dir(a.hgrm_dir);
 	if (a.hlog_path)
 		a.cfg.hlog = hlog = open_out(a.hlog_path);
-	if (a.hgrm_dir && mkdir(a.hgrm_dir, 0777) && errno != EEXIST)
-		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
-				    a.hgrm_dir, strerror(errno));
 	if (a.flight_out)
 		flight = open_out(a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);

@@ -161,6 +161,13 @@ for bad in "--rate 0" "--rate -5" "--events -5" "--events 0" "--stages 0" \
 done
 expect_exit 2 "$LATLAB" pipeline --events 10 --hlog /nonexistent/dir/x.hlog
 expect_one_line_error
+# --hgrm on a file: refused before the run, and no empty --hlog left over
+: >"$T_TMP/plain"
+rm -f "$T_TMP/left.hlog"
+expect_exit 2 "$LATLAB" pipeline --events 10 --hgrm "$T_TMP/plain" \
+	--hlog "$T_TMP/left.hlog"
+expect_one_line_error
+[ -e "$T_TMP/left.hlog" ] && fail "a refused run left '$T_TMP/left.hlog'"
 if command -v taskset >/dev/null && [ "$usable" -ge 2 ]; then
 	# a CPU that exists but is outside this process's affinity mask
 	expect_exit 2 taskset -c 0 "$LATLAB" pipeline --events 10 --cpus 1
