@@ -110,6 +110,7 @@ struct lab {
 static void parse_only(struct args *a, const char *list)
 {
 	char buf[256], *save = NULL;
+	bool any = false;
 
 	if (strlen(list) >= sizeof(buf))
 		lat_cli_usage_error(CMD, "--only list too long");
@@ -126,7 +127,13 @@ static void parse_only(struct args *a, const char *list)
 					    "(alloc, no-pin, share-line, "
 					    "noise, stall)", t);
 		a->want[e] = true;
+		any = true;
 	}
+	/* '' or ',' would silently run the baseline alone */
+	if (!any)
+		lat_cli_usage_error(CMD, "--only needs at least one experiment "
+				    "(alloc, no-pin, share-line, noise, "
+				    "stall), not '%s'", list);
 }
 
 static void parse(struct args *a, int argc, char **argv)

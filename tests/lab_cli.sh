@@ -14,6 +14,11 @@ expect_exit 2 "$LATLAB" lab --only alloc,nonsense
 expect_one_line_error
 expect_exit 2 "$LATLAB" lab --runs 0
 expect_one_line_error
+# an empty list named no experiment: refused, not a baseline-only run
+for only in "" ","; do
+	expect_exit 2 "$LATLAB" lab --only "$only"
+	expect_one_line_error
+done
 
 # The lab itself, short.
 expect_exit 0 "$LATLAB" lab --quick --json
