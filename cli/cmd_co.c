@@ -88,6 +88,10 @@ static void parse(int argc, char **argv, struct co_opts *o)
 		}
 	}
 	lat_cli_no_operands(CMD, argc, argv);
+	/* a position for a stall that is not there is a mistake in the
+	 * command, not something to ignore */
+	if (o->stall_at_set && o->cfg.stall_ns == 0)
+		lat_cli_usage_error(CMD, "--stall-at needs a --stall above 0");
 	if (!o->stall_at_set)
 		o->cfg.stall_at = o->cfg.requests / 2;
 	if (o->cfg.stall_at >= o->cfg.requests)
