@@ -136,7 +136,7 @@ struct args {
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
 	struct lat_instr_opts instr;
-	bool flight_post_set;
+	bool flight_post_set, interval_set, seed_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
 };
@@ -188,6 +188,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_SEED:
 		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		a->seed_set = true;
 		break;
 	case OPT_STAGES:
 		cfg->stages = (int)lat_cli_u64(CMD, "--stages", optarg, 1,
@@ -229,6 +230,7 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_INTERVAL:
 		cfg->interval_s = lat_cli_duration_ns(CMD, "--interval", optarg,
 						      1e9, 1e6, 3600e9) / 1e9;
+		a->interval_set = true;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -286,6 +288,12 @@ static void parse(struct args *a, int argc, char **argv)
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
 		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
 				    "--freeze-above");
+	/* options that would change nothing: the command is not what the
+	 * user thinks it is */
+	if (a->interval_set && !a->hlog_path)
+		lat_cli_usage_error(CMD, "--interval needs --hlog");
+	if (a->seed_set && a->cfg.arrivals != LAT_PACE_POISSON)
+		lat_cli_usage_error(CMD, "--seed needs --arrivals poisson");
 	if (a->instr.flight && !a->cfg.stamps)
 		lat_cli_usage_error(CMD, "--freeze-above needs the per-stage "
 				    "stamps that --no-stamps turns off");

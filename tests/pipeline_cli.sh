@@ -154,7 +154,8 @@ for bad in "--rate 0" "--rate -5" "--events -5" "--events 0" "--stages 0" \
 	"--stages 9" "--capacity 1000" "--capacity 0" "--cpus 1023" \
 	"--cpus x" "--wait nap" "--arrivals burst" "--events 5 --duration 1s" \
 	"--stall-at 7" "--stall-at 99:1ms --events 10" "--work-ns 2s" \
-	"--alloc=0" "--interval 0" "--no-pin --cpus 0" "extra"; do
+	"--alloc=0" "--interval 0" "--no-pin --cpus 0" "extra" \
+	"--interval 20ms" "--seed 3"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" pipeline $bad
 	expect_one_line_error
