@@ -250,7 +250,7 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	for (int i = 0; i < 3; i++) {
 		lat_json_obj_begin(&j, rows[i].key);
 		lat_json_int(&j, "n", rows[i].h->total_count);
-		lat_json_int(&j, "overflow", rows[i].h->overflow_count);
+		lat_json_int(&j, "over_range", rows[i].h->overflow_count);
 		lat_json_int(&j, "p50_ns", rows[i].p50);
 		lat_json_int(&j, "p99_ns", rows[i].p99);
 		lat_json_int(&j, "p999_ns", rows[i].p999);

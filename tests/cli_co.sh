@@ -28,7 +28,7 @@ assert abs(opn["max_ns"] - closed["max_ns"]) <= 0.2 * closed["max_ns"], \
     ("max differs", opn["max_ns"], closed["max_ns"])
 assert d["closed_sent_late"] > 0
 for k in ("closed", "open", "corrected"):
-    assert m[k]["overflow"] == 0
+    assert m[k]["over_range"] == 0
 PY
 
 # Wall clock (the default): complete and consistent, the stall visible.
