@@ -418,6 +418,16 @@ static void check_hgrm_dir(const char *dir)
 				    strerror(errno));
 }
 
+/* Two streams on one file would interleave into garbage. */
+static bool same_file(FILE *x, FILE *y)
+{
+	struct stat a, b;
+
+	return !fstat(fileno(x), &a) && !fstat(fileno(y), &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+	       S_ISREG(a.st_mode);
+}
+
 static void progress(struct lat_pipe *p, const struct lat_pipe_config *c,
 		     bool show)
 {
@@ -559,6 +569,9 @@ static int cmd_pipeline(int argc, char **argv)
 		a.cfg.hlog = hlog = open_out(a.hlog_path);
 	if (a.flight_out)
 		flight = open_out(a.flight_out);
+	if (hlog && flight && same_file(hlog, flight))
+		lat_cli_usage_error(CMD, "--hlog and --flight-out are the same "
+				    "file '%s'", a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);
 	if (rc)
 		lat_cli_fail(CMD, "cannot set up counters and flight recorder: "

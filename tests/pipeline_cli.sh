@@ -169,6 +169,10 @@ expect_exit 2 "$LATLAB" pipeline --events 10 --hgrm "$T_TMP/plain" \
 	--hlog "$T_TMP/left.hlog"
 expect_one_line_error
 [ -e "$T_TMP/left.hlog" ] && fail "a refused run left '$T_TMP/left.hlog'"
+# one file for two outputs would interleave them
+expect_exit 2 "$LATLAB" pipeline --events 10 --hlog "$T_TMP/both" \
+	--freeze-above 1ms --flight-out "$T_TMP/./both"
+expect_one_line_error
 if command -v taskset >/dev/null && [ "$usable" -ge 2 ]; then
 	# a CPU that exists but is outside this process's affinity mask
 	expect_exit 2 taskset -c 0 "$LATLAB" pipeline --events 10 --cpus 1
