@@ -390,8 +390,13 @@ static int run(int argc, char **argv)
 		       "L1)\n");
 		print_figure(&s8);
 		print_figure(&s64);
-		printf("\nSPSC ring, cross thread, 8 B messages (cpu %d -> "
-		       "cpu %d)\n", c.place.cpu[0], c.place.cpu[1]);
+		if (c.place.pinned)
+			printf("\nSPSC ring, cross thread, 8 B messages (cpu "
+			       "%d -> cpu %d)\n", c.place.cpu[0],
+			       c.place.cpu[1]);
+		else /* not "cpu -1 -> cpu -1" */
+			printf("\nSPSC ring, cross thread, 8 B messages (%s)"
+			       "\n", c.place.desc);
 		print_figure(&fl);
 		print_figure(&ho);
 		print_figure(&tp);

@@ -88,6 +88,10 @@ static void parse(int argc, char **argv, struct co_opts *o)
 		}
 	}
 	lat_cli_no_operands(CMD, argc, argv);
+	/* a position for a stall that is not there is a mistake in the
+	 * command, not something to ignore */
+	if (o->stall_at_set && o->cfg.stall_ns == 0)
+		lat_cli_usage_error(CMD, "--stall-at needs a --stall above 0");
 	if (!o->stall_at_set)
 		o->cfg.stall_at = o->cfg.requests / 2;
 	if (o->cfg.stall_at >= o->cfg.requests)
@@ -246,7 +250,7 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	for (int i = 0; i < 3; i++) {
 		lat_json_obj_begin(&j, rows[i].key);
 		lat_json_int(&j, "n", rows[i].h->total_count);
-		lat_json_int(&j, "overflow", rows[i].h->overflow_count);
+		lat_json_int(&j, "over_range", rows[i].h->overflow_count);
 		lat_json_int(&j, "p50_ns", rows[i].p50);
 		lat_json_int(&j, "p99_ns", rows[i].p99);
 		lat_json_int(&j, "p999_ns", rows[i].p999);

@@ -100,6 +100,7 @@ struct lab {
 	char where[MAX_ROWS][32];
 	char verdict[MAX_ROWS][512];
 	bool exact[MAX_ROWS];
+	bool interrupted[MAX_ROWS]; /* stopped by a signal: a partial row */
 	uint64_t dropped[MAX_ROWS];
 	int n;
 	struct lat_lab_base base;
@@ -110,6 +111,7 @@ struct lab {
 static void parse_only(struct args *a, const char *list)
 {
 	char buf[256], *save = NULL;
+	bool any = false;
 
 	if (strlen(list) >= sizeof(buf))
 		lat_cli_usage_error(CMD, "--only list too long");
@@ -126,7 +128,13 @@ static void parse_only(struct args *a, const char *list)
 					    "(alloc, no-pin, share-line, "
 					    "noise, stall)", t);
 		a->want[e] = true;
+		any = true;
 	}
+	/* '' or ',' would silently run the baseline alone */
+	if (!any)
+		lat_cli_usage_error(CMD, "--only needs at least one experiment "
+				    "(alloc, no-pin, share-line, noise, "
+				    "stall), not '%s'", list);
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -335,6 +343,7 @@ static bool run_one(struct lab *L, int exp, int baseline_no)
 	fill_metrics(w, &in);
 	capture_na(&L->na, &in);
 	L->exact[L->n] = r.exact;
+	L->interrupted[L->n] = r.interrupted;
 	L->dropped[L->n] = r.dropped;
 	L->n++;
 	lat_pipe_result_destroy(&r);
@@ -464,6 +473,14 @@ static void print_text(const struct lab *L)
 			       "dropped by the aggregator ring\n",
 			       L->row[i].name, L->exact[i] ? "exact" :
 			       "NOT exact", (unsigned long long)L->dropped[i]);
+	/* a Ctrl-C'd row looks like any other in the table: say so */
+	for (int i = 0; i < L->n; i++)
+		if (L->interrupted[i])
+			printf("interrupted: %s stopped after %llu of %llu "
+			       "events; its row is partial and the runs "
+			       "after it did not happen\n", L->row[i].name,
+			       (unsigned long long)L->row[i].events,
+			       (unsigned long long)L->a.events);
 }
 
 static void json_metric(struct lat_json *j, const struct lat_lab_row *w,
@@ -530,6 +547,7 @@ static void print_json(const struct lab *L, int sig)
 			lat_json_null(&j, "ipc");
 		lat_json_bool(&j, "exact", L->exact[i]);
 		lat_json_uint(&j, "dropped", L->dropped[i]);
+		lat_json_bool(&j, "interrupted", L->interrupted[i]);
 		if (w->baseline)
 			lat_json_null(&j, "fingerprint");
 		else

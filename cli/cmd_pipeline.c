@@ -136,7 +136,7 @@ struct args {
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
 	struct lat_instr_opts instr;
-	bool flight_post_set;
+	bool flight_post_set, interval_set, seed_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
 };
@@ -188,6 +188,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_SEED:
 		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		a->seed_set = true;
 		break;
 	case OPT_STAGES:
 		cfg->stages = (int)lat_cli_u64(CMD, "--stages", optarg, 1,
@@ -229,6 +230,7 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_INTERVAL:
 		cfg->interval_s = lat_cli_duration_ns(CMD, "--interval", optarg,
 						      1e9, 1e6, 3600e9) / 1e9;
+		a->interval_set = true;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -286,6 +288,12 @@ static void parse(struct args *a, int argc, char **argv)
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
 		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
 				    "--freeze-above");
+	/* options that would change nothing: the command is not what the
+	 * user thinks it is */
+	if (a->interval_set && !a->hlog_path)
+		lat_cli_usage_error(CMD, "--interval needs --hlog");
+	if (a->seed_set && a->cfg.arrivals != LAT_PACE_POISSON)
+		lat_cli_usage_error(CMD, "--seed needs --arrivals poisson");
 	if (a->instr.flight && !a->cfg.stamps)
 		lat_cli_usage_error(CMD, "--freeze-above needs the per-stage "
 				    "stamps that --no-stamps turns off");
@@ -386,6 +394,38 @@ static FILE *open_out(const char *path)
 		lat_cli_usage_error(CMD, "cannot create '%s': %s", path,
 				    strerror(errno));
 	return f;
+}
+
+/*
+ * --hgrm's directory, made if missing; refused up front when it is a
+ * file or not writable, not after a whole run whose results it loses.
+ */
+static void check_hgrm_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
+				    dir, strerror(errno));
+	if (stat(dir, &st))
+		lat_cli_usage_error(CMD, "cannot use '%s': %s", dir,
+				    strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		lat_cli_usage_error(CMD, "--hgrm '%s' is not a directory",
+				    dir);
+	if (access(dir, W_OK | X_OK))
+		lat_cli_usage_error(CMD, "cannot write into '%s': %s", dir,
+				    strerror(errno));
+}
+
+/* Two streams on one file would interleave into garbage. */
+static bool same_file(FILE *x, FILE *y)
+{
+	struct stat a, b;
+
+	return !fstat(fileno(x), &a) && !fstat(fileno(y), &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+	       S_ISREG(a.st_mode);
 }
 
 static void progress(struct lat_pipe *p, const struct lat_pipe_config *c,
@@ -522,13 +562,16 @@ static int cmd_pipeline(int argc, char **argv)
 
 	parse(&a, argc, argv);
 	place(&a);
+	/* the directory first: a refusal must not leave an empty hlog */
+	if (a.hgrm_dir)
+		check_hgrm_dir(a.hgrm_dir);
 	if (a.hlog_path)
 		a.cfg.hlog = hlog = open_out(a.hlog_path);
-	if (a.hgrm_dir && mkdir(a.hgrm_dir, 0777) && errno != EEXIST)
-		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
-				    a.hgrm_dir, strerror(errno));
 	if (a.flight_out)
 		flight = open_out(a.flight_out);
+	if (hlog && flight && same_file(hlog, flight))
+		lat_cli_usage_error(CMD, "--hlog and --flight-out are the same "
+				    "file '%s'", a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);
 	if (rc)
 		lat_cli_fail(CMD, "cannot set up counters and flight recorder: "

@@ -370,13 +370,31 @@ int lat_instr_print_counters(FILE *out, const struct lat_instr *in,
 	return ferror(out) ? -EIO : 0;
 }
 
+/*
+ * JSON keys: snake_case with the unit, as every other latlab JSON
+ * (latlab lab says ctx_switches and run_delay_ns); perf's own names
+ * ("task-clock") stay in the tables people read.
+ */
+static const char *const json_key[LAT_PERF_NCOUNTERS] = {
+	[LAT_PERF_TASK_CLOCK] = "task_clock_ns",
+	[LAT_PERF_CTX_SWITCHES] = "ctx_switches",
+	[LAT_PERF_MIGRATIONS] = "migrations",
+	[LAT_PERF_MINOR_FAULTS] = "minor_faults",
+	[LAT_PERF_MAJOR_FAULTS] = "major_faults",
+	[LAT_PERF_RUN_DELAY] = "run_delay_ns",
+	[LAT_PERF_CYCLES] = "cycles",
+	[LAT_PERF_INSTRUCTIONS] = "instructions",
+	[LAT_PERF_CACHE_MISSES] = "cache_misses",
+	[LAT_PERF_LLC_MISSES] = "llc_misses",
+};
+
 static void json_counter(struct lat_json *j, const struct lat_instr_thread *t,
 			 enum lat_perf_counter c)
 {
 	if (thread_has(t, c))
-		lat_json_uint(j, lat_perf_name(c), t->reading.value[c]);
+		lat_json_uint(j, json_key[c], t->reading.value[c]);
 	else
-		lat_json_null(j, lat_perf_name(c));
+		lat_json_null(j, json_key[c]);
 }
 
 void lat_instr_write_json(struct lat_json *j, struct lat_instr *in,
@@ -418,7 +436,7 @@ void lat_instr_write_json(struct lat_json *j, struct lat_instr *in,
 			const char *why = lat_instr_reason(in, c);
 
 			if (why)
-				lat_json_str(j, lat_perf_name(c), why);
+				lat_json_str(j, json_key[c], why);
 		}
 		if (in->alloc_reason)
 			lat_json_str(j, "allocations", in->alloc_reason);

@@ -73,11 +73,13 @@ static void print_threads(FILE *out, const struct lat_pipe_result *r)
 
 static void print_accounting(FILE *out, const struct lat_pipe_result *r)
 {
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], w[LAT_FMT_LEN];
 
-	fprintf(out, "rate: offered %s, achieved %s, wall %.2f s%s\n",
+	/* lat_fmt_ns: a short run's wall is 512 us, not "0.00 s" */
+	fprintf(out, "rate: offered %s, achieved %s, wall %s%s\n",
 		lat_fmt_rate(a, sizeof(a), r->offered_rate),
-		lat_fmt_rate(b, sizeof(b), r->achieved_rate), r->wall_s,
+		lat_fmt_rate(b, sizeof(b), r->achieved_rate),
+		lat_fmt_ns(w, sizeof(w), r->wall_s * 1e9),
 		r->interrupted ? " (interrupted: partial results)" : "");
 	fprintf(out, "accounting: planned %" PRIu64 ", produced %" PRIu64
 		", consumed %" PRIu64 ", recorded %" PRIu64 ", dropped %"

@@ -83,15 +83,26 @@ static inline void publish(struct lat_spsc *q, struct lat_wait_pair *w,
 }
 
 /*
- * Wait for @due without holding the CPU (it is shared with the pipeline);
- * the clock at release, as lat_pace_wait returns it.
+ * Wait for @due, spinning or (when the CPU is shared with the pipeline)
+ * yielding; the clock at release, as lat_pace_wait returns it, or 0 when
+ * a stop came first. lat_pace_wait itself would not look at the stop
+ * flag: at --rate 0.01 a Ctrl-C would wait up to 100 s for the next due
+ * time. The relaxed load is of a line nobody writes until the stop.
  */
-static inline lat_cycles_t pace_wait_yielding(lat_cycles_t due)
+static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
+					     lat_cycles_t due, bool yielding)
 {
 	lat_cycles_t now;
 
-	while ((int64_t)((now = lat_clock_now()) - due) < 0)
-		sched_yield();
+	while ((int64_t)((now = lat_clock_now()) - due) < 0) {
+		if (LAT_UNLIKELY(atomic_load_explicit(stop,
+						      memory_order_relaxed)))
+			return 0;
+		if (yielding)
+			sched_yield();
+		else
+			lat_wait_pause();
+	}
 	return now;
 }
 
@@ -133,8 +144,9 @@ void *pipe_producer_main(void *arg)
 			break;
 		m.seq = seq;
 		m.t0 = lat_pace_due(&pace);
-		released = yielding ? pace_wait_yielding(m.t0)
-				    : lat_pace_wait(&pace);
+		released = pace_wait_or_stop(&p->stop, m.t0, yielding);
+		if (LAT_UNLIKELY(!released))
+			break;
 		lat_pace_advance(&pace);
 		publish(q, w, &m, size, stamps, released, &h->wait);
 		if ((seq & 1023) == 1023)
@@ -166,11 +178,13 @@ static void alloc_touch_free(struct pipe_hot *h, size_t bytes, uint64_t seq)
 	free(b);
 }
 
-static void stall(lat_cycles_t cycles)
+/* --stall-at (up to 60 s): cut short by a stop, so Ctrl-C is prompt. */
+static void stall(const atomic_bool *stop, lat_cycles_t cycles)
 {
 	lat_cycles_t until = lat_clock_now() + cycles;
 
-	while ((int64_t)(lat_clock_now() - until) < 0)
+	while ((int64_t)(lat_clock_now() - until) < 0 &&
+	       !atomic_load_explicit(stop, memory_order_relaxed))
 		lat_wait_pause();
 }
 
@@ -199,7 +213,7 @@ void *pipe_stage_main(void *arg)
 		sink += lat_work_run(steps, m.seq);
 		if (first) {
 			if (LAT_UNLIKELY(m.seq == stall_seq))
-				stall(p->stall_cycles);
+				stall(&p->stop, p->stall_cycles);
 			if (alloc)
 				alloc_touch_free(h, alloc, m.seq);
 			bump(counter);

@@ -28,7 +28,7 @@ assert abs(opn["max_ns"] - closed["max_ns"]) <= 0.2 * closed["max_ns"], \
     ("max differs", opn["max_ns"], closed["max_ns"])
 assert d["closed_sent_late"] > 0
 for k in ("closed", "open", "corrected"):
-    assert m[k]["overflow"] == 0
+    assert m[k]["over_range"] == 0
 PY
 
 # Wall clock (the default): complete and consistent, the stall visible.
@@ -60,7 +60,8 @@ tr '\n' ' ' <"$T_TMP/out" | grep -q "coordinated omission\|shows little" ||
 	fail "no sentence saying what the difference means: $(cat "$T_TMP/out")"
 
 for bad in "-n 0" "--rate 0" "--rate 100000" "--service 0" "--stall -1ms" \
-	   "--stall-at 5 -n 5" "--clock tsc" "--frobnicate" "extra"; do
+	   "--stall-at 5 -n 5" "--stall 0 --stall-at 5 -n 10" "--clock tsc" \
+	   "--frobnicate" "extra"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" co $bad
 	expect_one_line_error

@@ -14,6 +14,11 @@ expect_exit 2 "$LATLAB" lab --only alloc,nonsense
 expect_one_line_error
 expect_exit 2 "$LATLAB" lab --runs 0
 expect_one_line_error
+# an empty list named no experiment: refused, not a baseline-only run
+for only in "" ","; do
+	expect_exit 2 "$LATLAB" lab --only "$only"
+	expect_one_line_error
+done
 
 # The lab itself, short.
 expect_exit 0 "$LATLAB" lab --quick --json
@@ -41,4 +46,21 @@ else:
 '
 expect_exit 0 "$LATLAB" lab --quick --only stall --runs 1
 grep -q '^  stall ' "$T_TMP/out" || fail "no verdict line for stall"
+
+# Ctrl-C mid-run: exit 130, and the cut row is named as partial (it used
+# to look like a full run and sit in the baseline unmarked).
+"$LATLAB" lab --runs 1 --only alloc --events 100000000 \
+	>"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+pid=$!
+# the line comes after the signal handlers are in place
+for _ in $(seq 300); do
+	grep -q 'running the baseline' "$T_TMP/int.err" && break
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+got=$?
+[ $got -eq 130 ] || fail "lab SIGINT: exit $got, expected 130"
+grep -q '^interrupted: baseline 1 stopped after' "$T_TMP/int.out" ||
+	fail "the interrupted row is not named: $(tail -3 "$T_TMP/int.out")"
 done_

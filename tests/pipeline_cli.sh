@@ -154,12 +154,24 @@ for bad in "--rate 0" "--rate -5" "--events -5" "--events 0" "--stages 0" \
 	"--stages 9" "--capacity 1000" "--capacity 0" "--cpus 1023" \
 	"--cpus x" "--wait nap" "--arrivals burst" "--events 5 --duration 1s" \
 	"--stall-at 7" "--stall-at 99:1ms --events 10" "--work-ns 2s" \
-	"--alloc=0" "--interval 0" "--no-pin --cpus 0" "extra"; do
+	"--alloc=0" "--interval 0" "--no-pin --cpus 0" "extra" \
+	"--interval 20ms" "--seed 3"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" pipeline $bad
 	expect_one_line_error
 done
 expect_exit 2 "$LATLAB" pipeline --events 10 --hlog /nonexistent/dir/x.hlog
+expect_one_line_error
+# --hgrm on a file: refused before the run, and no empty --hlog left over
+: >"$T_TMP/plain"
+rm -f "$T_TMP/left.hlog"
+expect_exit 2 "$LATLAB" pipeline --events 10 --hgrm "$T_TMP/plain" \
+	--hlog "$T_TMP/left.hlog"
+expect_one_line_error
+[ -e "$T_TMP/left.hlog" ] && fail "a refused run left '$T_TMP/left.hlog'"
+# one file for two outputs would interleave them
+expect_exit 2 "$LATLAB" pipeline --events 10 --hlog "$T_TMP/both" \
+	--freeze-above 1ms --flight-out "$T_TMP/./both"
 expect_one_line_error
 if command -v taskset >/dev/null && [ "$usable" -ge 2 ]; then
 	# a CPU that exists but is outside this process's affinity mask

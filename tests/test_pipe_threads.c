@@ -198,27 +198,92 @@ static void test_no_stamps(void)
 	lat_pipe_result_destroy(&r);
 }
 
+/*
+ * Start @c, wait (polling, no timing) until the producer has published
+ * @produced events and the aggregator has seen @samples samples (or the
+ * run ended), then stop it and collect the result.
+ */
+static void run_then_stop(const struct lat_pipe_config *c, uint64_t produced,
+			  const atomic_int *seen, int samples,
+			  struct lat_pipe_result *r)
+{
+	const struct timespec tick = { 0, 1000000 };
+	struct lat_pipe *p;
+	uint64_t done = 0;
+
+	T_EQ_I64(lat_pipe_start(c, &p), 0);
+	while (!lat_pipe_progress(p, &done, NULL) &&
+	       (done < produced || (seen && atomic_load(seen) < samples)))
+		nanosleep(&tick, NULL);
+	lat_pipe_stop(p);
+	T_EQ_I64(lat_pipe_wait(p, r), 0);
+	lat_pipe_free(p);
+}
+
 /* Stop after some events: the producer stops, everything sent drains. */
 static void test_stop_drains(void)
 {
-	const struct timespec tick = { 0, 1000000 };
 	struct lat_pipe_config c;
 	struct lat_pipe_result r;
-	struct lat_pipe *p;
-	uint64_t produced = 0;
 
 	placed(&c, 1, 100000000, false);
-	T_EQ_I64(lat_pipe_start(&c, &p), 0);
-	while (!lat_pipe_progress(p, &produced, NULL) && produced < 2048)
-		nanosleep(&tick, NULL);
-	lat_pipe_stop(p);
-	T_EQ_I64(lat_pipe_wait(p, &r), 0);
-	lat_pipe_free(p);
+	run_then_stop(&c, 2048, NULL, 0, &r);
 	T_CHECK(r.interrupted);
 	T_CHECK(r.produced >= 2048 && r.produced < c.events);
 	T_CHECK(r.exact);
 	T_EQ_I64(r.consumed, r.produced);
 	T_EQ_I64(r.sum_check_failures, 0);
+	lat_pipe_result_destroy(&r);
+}
+
+static void count_sample(void *ctx, const struct lat_pipe_msg *m,
+			 const int64_t *d, int n)
+{
+	(void)m;
+	(void)d;
+	(void)n;
+	atomic_fetch_add((atomic_int *)ctx, 1);
+}
+
+/*
+ * Regression: a stop while the producer waits for a far-off due time.
+ * At 10^-4 events/s event 1 is due 10^4 s after event 0; the producer
+ * used to spin until then, so Ctrl-C on a slow --rate hung the run (this
+ * test then outlives ctest's timeout). It must leave the wait at once.
+ */
+static void test_stop_while_paced(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+	atomic_int samples = 0;
+
+	placed(&c, 1, 3, false);
+	c.rate = 1e-4;
+	c.hooks.ctx = &samples;
+	c.hooks.sample = count_sample;
+	/* event 0 (due at the start) went through: the producer now waits
+	 * for event 1 */
+	run_then_stop(&c, 0, &samples, 1, &r);
+	T_CHECK(r.interrupted);
+	T_EQ_I64(r.produced, 1);
+	T_EQ_I64(r.consumed, 1);
+	T_CHECK(r.exact);
+	lat_pipe_result_destroy(&r);
+}
+
+/* The same for --stall-at's busy-wait (up to 60 s): a stop ends it. */
+static void test_stop_while_stalled(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+
+	placed(&c, 1, 2, false);
+	c.stall_seq = 0;
+	c.stall_ns = 60e9;
+	run_then_stop(&c, 2, NULL, 0, &r);
+	T_EQ_I64(r.produced, 2);
+	T_EQ_I64(r.consumed, 2);
+	T_CHECK(r.exact);
 	lat_pipe_result_destroy(&r);
 }
 
@@ -261,5 +326,7 @@ int main(void)
 	test_stall_and_no_pin();
 	test_no_stamps();
 	test_stop_drains();
+	test_stop_while_paced();
+	test_stop_while_stalled();
 	T_DONE();
 }
