@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "latlab/fmt.h"
 
 void lat_cli_print_help(const struct lat_cmd *cmd)
 {
@@ -186,9 +187,13 @@ double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 		scale = units[i].ns;
 	}
 	v *= scale;
-	if (v < min_ns || v > max_ns)
-		lat_cli_usage_error(cmd, "%s must be between %g ns and %g ns, "
-				    "not '%s'", flag, min_ns, max_ns, arg);
+	if (v < min_ns || v > max_ns) {
+		char lo[LAT_FMT_LEN], hi[LAT_FMT_LEN];
+
+		lat_cli_usage_error(cmd, "%s must be between %s and %s, not '%s'",
+				    flag, lat_fmt_ns(lo, sizeof(lo), min_ns),
+				    lat_fmt_ns(hi, sizeof(hi), max_ns), arg);
+	}
 	return v;
 bad:
 	lat_cli_usage_error(cmd, "%s needs a duration such as 500us, 20ms or "

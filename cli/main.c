@@ -2,6 +2,7 @@
  * latlab: one binary, a table of subcommands (generated at build time from
  * the cli/cmd_*.c files, so adding a command touches no shared file).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static void print_main_help(void)
 int main(int argc, char **argv)
 {
 	const struct lat_cmd *cmd;
+	int rc;
 
 	if (argc < 2) {
 		print_main_help();
@@ -75,5 +77,13 @@ int main(int argc, char **argv)
 	}
 	optind = 1;
 	opterr = 0;
-	return cmd->run(argc - 1, argv + 1);
+	rc = cmd->run(argc - 1, argv + 1);
+	/* results that never reached their reader are a failure, not a
+	 * success: a full disk or a closed pipe must not exit 0 */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "latlab %s: writing the results failed: %s\n",
+			cmd->name, strerror(errno));
+		return rc ? rc : LAT_EXIT_FAIL;
+	}
+	return rc;
 }

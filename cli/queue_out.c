@@ -262,7 +262,7 @@ static void json_dist(struct lat_json *j, const char *key,
 	lat_json_double(j, "p999", v[3]);
 	lat_json_double(j, "max", v[4]);
 	lat_json_int(j, "count", h->total_count);
-	lat_json_int(j, "overflow", h->overflow_count);
+	lat_json_int(j, "over_range", h->overflow_count);
 	lat_json_obj_end(j);
 }
 

@@ -35,4 +35,12 @@ expect_exit 2 "$LATLAB" clock --no-such-flag
 grep -q "unknown option '--no-such-flag'" "$T_TMP/err" || fail "unknown: $(cat "$T_TMP/err")"
 expect_exit 2 "$LATLAB" queue --service-mean 1
 grep -q "needs a unit" "$T_TMP/err" || fail "bare duration: $(cat "$T_TMP/err")"
+
+# Results that cannot be written are a failure, not a silent exit 0.
+if [ -w /dev/full ]; then
+	"$LATLAB" queue --rho 0.5 --customers 1000 >/dev/full 2>"$T_TMP/err"
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "writing to a full device exited $rc, expected 1"
+	grep -q "writing the results failed" "$T_TMP/err" || fail "no write error: $(cat "$T_TMP/err")"
+fi
 done_

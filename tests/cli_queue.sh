@@ -36,7 +36,7 @@ d = json.load(open(sys.argv[1]))
 assert d["formulas"]["exact"]["name"] == "M/G/1 (P-K)"  # Erlang-4 service
 assert abs(d["little"]["rel_diff"]) < 0.01
 assert 0.85 < d["utilization"] < 0.95
-assert d["wait"]["count"] == 20000 and d["wait"]["overflow"] == 0
+assert d["wait"]["count"] == 20000 and d["wait"]["over_range"] == 0
 PY
 
 # A sweep with no exact formula shows '-' in that column, never 'nan'.
