@@ -309,6 +309,12 @@ static void parse(struct args *a, int argc, char **argv)
 					    n);
 		a->cfg.events = (uint64_t)n;
 	}
+	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
+		lat_cli_usage_error(CMD, "--freeze-above auto measures its "
+				    "threshold over the first %d events, so "
+				    "%llu events can never arm it: give a time",
+				    LAT_INSTR_WARMUP_MIN,
+				    (unsigned long long)a->cfg.events);
 	if (a->cfg.stall_ns > 0 && a->cfg.stall_seq >= a->cfg.events)
 		lat_cli_usage_error(CMD, "--stall-at event %llu is beyond the "
 				    "last event (%llu)",

@@ -9,7 +9,7 @@
 #include "latlab/instr.h"
 
 /* auto: the warm-up is a tenth of the run, within these bounds */
-#define WARMUP_MIN 1000
+#define WARMUP_MIN LAT_INSTR_WARMUP_MIN
 #define WARMUP_MAX 100000
 
 /* Before the start line: the expensive opens (a dozen syscalls). */

@@ -134,4 +134,6 @@ expect_exit 2 "$LATLAB" pipeline --freeze-above soon
 expect_one_line_error
 expect_exit 2 "$LATLAB" pipeline --freeze-above 1ms --no-stamps
 expect_one_line_error
+expect_exit 2 "$LATLAB" pipeline --events 500 --freeze-above auto
+expect_one_line_error
 done_

@@ -32,6 +32,12 @@
 #include "latlab/perfctr.h"
 #include "latlab/pipe.h"
 
+/*
+ * 'auto' freezing measures its threshold over the first tenth of the run,
+ * at least this many samples, before it arms: a shorter run never arms.
+ */
+#define LAT_INSTR_WARMUP_MIN 1000
+
 struct lat_instr_opts {
 	bool counters;           /* perf + allocation counts per hot thread */
 	int perf_flags;          /* lat_perf_open() flags */
