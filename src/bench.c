@@ -217,6 +217,18 @@ int lat_bench_pair(const struct lat_bench_place *p, lat_bench_fn a,
 	return 0;
 }
 
+int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
+		       lat_bench_fn b, void *arg, const uint64_t *sum,
+		       uint64_t iters, double *elapsed_ns)
+{
+	int rc = lat_bench_pair(p, a, b, arg, elapsed_ns);
+
+	if (rc)
+		return rc;
+	/* read after the joins in lat_bench_pair: the threads are done */
+	return *sum == iters * (iters - 1) / 2 ? 0 : -EPROTO;
+}
+
 struct line_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
 	uint64_t iters;

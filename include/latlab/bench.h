@@ -101,6 +101,16 @@ int lat_bench_pair(const struct lat_bench_place *p, lat_bench_fn a,
 		   lat_bench_fn b, void *arg, double *elapsed_ns);
 
 /*
+ * lat_bench_pair() for a job that moves the sequence numbers 0..@iters-1
+ * and leaves the sum of what arrived in *@sum: returns -EPROTO unless every
+ * number arrived exactly once, so a broken harness never yields a figure.
+ * Same returns and thread use as lat_bench_pair() otherwise.
+ */
+int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
+		       lat_bench_fn b, void *arg, const uint64_t *sum,
+		       uint64_t iters, double *elapsed_ns);
+
+/*
  * The floor: one cache line bounced between the two CPUs of @p @iters
  * times each way (each thread waits for the other's write, then writes).
  * *@one_way_ns is half the round trip: the least a message from one core
