@@ -310,6 +310,24 @@ LAT_INLINE size_t lat_spsc_pop_burst(struct lat_spsc *r, void *out, size_t n)
 }
 
 /*
+ * Zero-copy runs stop at the end of the buffer: the longest contiguous
+ * run from slot @at, at most @avail ready slots and at most *@n asked.
+ * Sets *@n to the run and returns it.
+ */
+LAT_INLINE size_t lat_spsc_run_(uint64_t capacity, size_t at, size_t avail,
+				size_t *n)
+{
+	size_t run = (size_t)capacity - at;
+
+	if (run > avail)
+		run = avail;
+	if (run > *n)
+		run = *n;
+	*n = run;
+	return run;
+}
+
+/*
  * Zero-copy producer side (producer only, hot). lat_spsc_reserve returns
  * a pointer to contiguous free slots and sets *@n to how many (at most
  * the *@n asked for, fewer when the ring is nearly full or the free run
@@ -324,14 +342,10 @@ LAT_INLINE void *lat_spsc_reserve(struct lat_spsc *r, size_t *n)
 					     memory_order_relaxed);
 	size_t free_n = lat_spsc_free_slots_(r, tail, *n);
 	size_t at = (size_t)(tail & r->prod.mask);
-	size_t run = (size_t)r->prod.capacity - at;
 
-	if (run > free_n)
-		run = free_n;
-	if (run > *n)
-		run = *n;
-	*n = run;
-	return run ? r->prod.slots + at * r->prod.elem_size : NULL;
+	return lat_spsc_run_(r->prod.capacity, at, free_n, n)
+		       ? r->prod.slots + at * r->prod.elem_size
+		       : NULL;
 }
 
 LAT_INLINE void lat_spsc_commit(struct lat_spsc *r, size_t k)
@@ -358,14 +372,10 @@ LAT_INLINE const void *lat_spsc_peek(struct lat_spsc *r, size_t *n)
 					     memory_order_relaxed);
 	size_t filled = lat_spsc_filled_slots_(r, head, *n);
 	size_t at = (size_t)(head & r->cons.mask);
-	size_t run = (size_t)r->cons.capacity - at;
 
-	if (run > filled)
-		run = filled;
-	if (run > *n)
-		run = *n;
-	*n = run;
-	return run ? r->cons.slots + at * r->cons.elem_size : NULL;
+	return lat_spsc_run_(r->cons.capacity, at, filled, n)
+		       ? r->cons.slots + at * r->cons.elem_size
+		       : NULL;
 }
 
 LAT_INLINE void lat_spsc_consume(struct lat_spsc *r, size_t k)
