@@ -2,7 +2,7 @@
  * latlab lab: the pipeline's diseases side by side. Runs the baseline
  * several times and each experiment once, in this process, with per-thread
  * counters on every hot thread, and prints one table plus one verdict per
- * experiment derived from this run's numbers (src/lab.c).
+ * experiment derived from this run's numbers (src/lab/lab.c).
  */
 #include <errno.h>
 #include <getopt.h>

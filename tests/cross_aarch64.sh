@@ -32,7 +32,7 @@ cflags=(-std=gnu11 -O2 -Wall -Wextra -Wshadow -Wpedantic
 	-I"$LATLAB_SRC/include" -I"$LATLAB_SRC/src" -I"$T_TMP/gen"
 	-idirafter "$T_TMP/hdr")
 objs=()
-for src in "$LATLAB_SRC"/src/*.c; do
+for src in "$LATLAB_SRC"/src/*/*.c; do
 	obj="$T_TMP/obj/$(basename "${src%.c}").o"
 	if ! "$CC_AARCH64" "${cflags[@]}" -c "$src" -o "$obj" 2>"$T_TMP/cc.err"; then
 		fail "aarch64 compile of $(basename "$src"): $(head -c 600 "$T_TMP/cc.err")"

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hist_int.h"
+#include "hist/hist_int.h"
 #include "latlab/hist.h"
 #include "t_test.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist_v2_int.h"
-#include "jfmt_int.h"
+#include "hist/hist_v2_int.h"
+#include "common/jfmt_int.h"
 #include "latlab/hist_io.h"
 #include "t_test.h"
 

@@ -10,7 +10,7 @@
 
 #include "latlab/spsc.h"
 #include "latlab/wait.h"
-#include "spsc_int.h"
+#include "ring/spsc_int.h"
 #include "t_test.h"
 
 struct msg {

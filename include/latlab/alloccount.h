@@ -2,7 +2,7 @@
  * lat_alloc: heap allocations counted per thread, so that "the hot path
  * does not allocate" is measured rather than assumed.
  *
- * How: src/alloccount.c defines malloc, calloc, realloc, reallocarray,
+ * How: src/alloccount/alloccount.c defines malloc, calloc, realloc, reallocarray,
  * free, posix_memalign, aligned_alloc, memalign, valloc and pvalloc. An
  * executable that links liblatlab (statically, as the latlab command and
  * its tests do) uses these instead of libc's; each one bumps a counter of

@@ -13,7 +13,7 @@
  *    no-op branch for spin and yield, and for block one locked
  *    read-modify-write of the sleepers word, followed by FUTEX_WAKE only
  *    when that word is non-zero. No lost wake-ups: see the protocol in
- *    src/wait.c (the waiter announces itself, then re-checks the
+ *    src/ring/wait.c (the waiter announces itself, then re-checks the
  *    condition; the notifier publishes, then checks for an announced
  *    waiter; both do it with an RMW on one word, so at least one of them
  *    sees the other).

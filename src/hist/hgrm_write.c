@@ -13,7 +13,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "jfmt_int.h"
+#include "common/jfmt_int.h"
 #include "latlab/hist_io.h"
 
 /* Java's "%<width>.<prec>f": right-aligned in @width columns. */

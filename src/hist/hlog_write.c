@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "jfmt_int.h"
+#include "common/jfmt_int.h"
 #include "latlab/hist_io.h"
 
 struct lat_hlog_writer {
