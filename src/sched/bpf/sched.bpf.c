@@ -243,117 +243,75 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	return 0;
 }
 
-/* ---- tp_btf programs ---- */
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
-{
-	return on_switch(1, preempt, prev, next, prev_state);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(btf_wakeup, struct task_struct *p)
-{
-	return on_wakeup(1, p, LAT_SCHED_EV_WAKEUP);
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(btf_wakeup_new, struct task_struct *p)
-{
-	return on_wakeup(1, p, LAT_SCHED_EV_WAKEUP_NEW);
-}
-
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(btf_migrate, struct task_struct *p, int dest_cpu)
-{
-	return on_migrate(1, p, dest_cpu);
-}
-
-/* ---- raw_tp twins ---- */
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
-{
-	return on_switch(0, preempt, prev, next, prev_state);
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(raw_wakeup, struct task_struct *p)
-{
-	return on_wakeup(0, p, LAT_SCHED_EV_WAKEUP);
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int BPF_PROG(raw_wakeup_new, struct task_struct *p)
-{
-	return on_wakeup(0, p, LAT_SCHED_EV_WAKEUP_NEW);
-}
-
-SEC("raw_tp/sched_migrate_task")
-int BPF_PROG(raw_migrate, struct task_struct *p, int dest_cpu)
-{
-	return on_migrate(0, p, dest_cpu);
-}
-
 /*
- * Interrupt programs take only integers, so one body serves both flavours;
- * the loader turns each pair off when the kernel lacks the tracepoint.
+ * Each body takes the raw argument array; under tp_btf the verifier still
+ * types ctx[i] from the tracepoint's BTF, so the direct loads are allowed
+ * there. TWIN(tp, body) makes the pair btf_<tp>, raw_<tp>.
  */
-#define IRQ_PAIR(flavour, tp, prefix)                                        \
-	SEC(flavour "/" #tp "_entry")                                        \
-	int BPF_PROG(prefix##_##tp##_entry) { return irq_enter(0); }         \
-	SEC(flavour "/" #tp "_exit")                                         \
-	int BPF_PROG(prefix##_##tp##_exit)                                   \
-	{ return irq_exit(0, LAT_SCHED_EV_IRQ, KIND_##tp, 0); }
+#define TWIN(tp, body)                                                       \
+	SEC("tp_btf/" #tp) int btf_##tp(__u64 *ctx) { return body(1, ctx); } \
+	SEC("raw_tp/" #tp) int raw_##tp(__u64 *ctx) { return body(0, ctx); }
 
-#define KIND_local_timer LAT_SCHED_IRQ_LOCAL_TIMER
-#define KIND_reschedule LAT_SCHED_IRQ_RESCHEDULE
-#define KIND_call_function LAT_SCHED_IRQ_CALL_FUNCTION
-#define KIND_call_function_single LAT_SCHED_IRQ_CALL_FUNCTION_SINGLE
-#define KIND_irq_work LAT_SCHED_IRQ_WORK
-
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(btf_irq_handler_entry, int irq) { return irq_enter(0); }
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(btf_irq_handler_exit, int irq)
+static __always_inline int switch_body(int direct, __u64 *ctx)
 {
-	return irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, irq);
-}
-SEC("raw_tp/irq_handler_entry")
-int BPF_PROG(raw_irq_handler_entry, int irq) { return irq_enter(0); }
-SEC("raw_tp/irq_handler_exit")
-int BPF_PROG(raw_irq_handler_exit, int irq)
-{
-	return irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, irq);
+	/* sched_switch(bool preempt, prev, next, unsigned int prev_state):
+	 * prev_state is an argument since Linux 5.18. */
+	return on_switch(direct, (bool)ctx[0], (struct task_struct *)ctx[1],
+			 (struct task_struct *)ctx[2], (unsigned int)ctx[3]);
 }
 
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(btf_softirq_entry, unsigned int vec) { return irq_enter(1); }
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(btf_softirq_exit, unsigned int vec)
+static __always_inline int wakeup_body(int direct, __u64 *ctx)
 {
-	return irq_exit(1, LAT_SCHED_EV_SOFTIRQ, vec, 0);
+	return on_wakeup(direct, (struct task_struct *)ctx[0],
+			 LAT_SCHED_EV_WAKEUP);
 }
-SEC("raw_tp/softirq_entry")
-int BPF_PROG(raw_softirq_entry, unsigned int vec) { return irq_enter(1); }
-SEC("raw_tp/softirq_exit")
-int BPF_PROG(raw_softirq_exit, unsigned int vec)
+
+static __always_inline int wakeup_new_body(int direct, __u64 *ctx)
 {
-	return irq_exit(1, LAT_SCHED_EV_SOFTIRQ, vec, 0);
+	return on_wakeup(direct, (struct task_struct *)ctx[0],
+			 LAT_SCHED_EV_WAKEUP_NEW);
 }
+
+static __always_inline int migrate_body(int direct, __u64 *ctx)
+{
+	return on_migrate(direct, (struct task_struct *)ctx[0], (int)ctx[1]);
+}
+
+TWIN(sched_switch, switch_body)
+TWIN(sched_wakeup, wakeup_body)
+TWIN(sched_wakeup_new, wakeup_new_body)
+TWIN(sched_migrate_task, migrate_body)
+
+/* Interrupts (integer arguments only); the loader turns a pair off when
+ * the kernel lacks its tracepoint. */
+#define HARDIRQ_ENTER(direct, ctx) irq_enter(0)
+#define SOFTIRQ_ENTER(direct, ctx) irq_enter(1)
+#define HANDLER_EXIT(direct, ctx)                                            \
+	irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, (__u32)ctx[0])
+#define SOFTIRQ_EXIT(direct, ctx)                                            \
+	irq_exit(1, LAT_SCHED_EV_SOFTIRQ, (__u32)ctx[0], 0)
+
+TWIN(irq_handler_entry, HARDIRQ_ENTER)
+TWIN(irq_handler_exit, HANDLER_EXIT)
+TWIN(softirq_entry, SOFTIRQ_ENTER)
+TWIN(softirq_exit, SOFTIRQ_EXIT)
 
 /* x86 system vectors: interrupts that bypass irq_handler_entry. */
 #if defined(__TARGET_ARCH_x86)
-IRQ_PAIR("tp_btf", local_timer, btf)
-IRQ_PAIR("raw_tp", local_timer, raw)
-IRQ_PAIR("tp_btf", reschedule, btf)
-IRQ_PAIR("raw_tp", reschedule, raw)
-IRQ_PAIR("tp_btf", call_function, btf)
-IRQ_PAIR("raw_tp", call_function, raw)
-IRQ_PAIR("tp_btf", call_function_single, btf)
-IRQ_PAIR("raw_tp", call_function_single, raw)
-IRQ_PAIR("tp_btf", irq_work, btf)
-IRQ_PAIR("raw_tp", irq_work, raw)
+#define VECTOR_EXIT(kind) irq_exit(0, LAT_SCHED_EV_IRQ, kind, 0)
+#define TIMER_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_LOCAL_TIMER)
+#define RESCHED_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_RESCHEDULE)
+#define CALLFN_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_CALL_FUNCTION)
+#define CALLFN1_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_CALL_FUNCTION_SINGLE)
+#define IRQWORK_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_WORK)
+TWIN(local_timer_entry, HARDIRQ_ENTER)
+TWIN(local_timer_exit, TIMER_EXIT)
+TWIN(reschedule_entry, HARDIRQ_ENTER)
+TWIN(reschedule_exit, RESCHED_EXIT)
+TWIN(call_function_entry, HARDIRQ_ENTER)
+TWIN(call_function_exit, CALLFN_EXIT)
+TWIN(call_function_single_entry, HARDIRQ_ENTER)
+TWIN(call_function_single_exit, CALLFN1_EXIT)
+TWIN(irq_work_entry, HARDIRQ_ENTER)
+TWIN(irq_work_exit, IRQWORK_EXIT)
 #endif
