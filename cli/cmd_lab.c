@@ -196,7 +196,7 @@ static void place(struct lab *L, struct lat_pipe_config *c)
 		snprintf(L->place_note, sizeof(L->place_note),
 			 "%d hot threads on %d usable CPUs: they share CPUs, "
 			 "waits yield", n, topo.n_usable);
-	c->noise_cpu = lat_topo_free_cpu(&topo, &pl);
+	c->noise_cpu = lat_topo_unused_cpu(&topo, &pl);
 }
 
 static void configure(struct lab *L, struct lat_pipe_config *c, int exp)
