@@ -142,31 +142,47 @@ static __always_inline int on_switch(int direct, bool preempt,
 	return 0;
 }
 
-static __always_inline int on_wakeup(int direct, struct task_struct *p,
-				     __u32 type)
+/*
+ * A record about one followed task p (a wakeup or a migration), with its
+ * CPU before the event in arg; NULL when p is not followed or the ring is
+ * full.
+ */
+static __always_inline struct lat_sched_ev *task_record(int direct,
+							struct task_struct *p,
+							__u32 type)
 {
 	__u32 pid = TASK_FIELD(direct, p, pid);
 	__u32 tgid = TASK_FIELD(direct, p, tgid);
 	struct lat_sched_ev *ev;
-	__u64 id;
 
 	if (!followed(pid, tgid))
-		return 0;
+		return NULL;
 	ev = reserve();
 	if (!ev)
-		return 0;
+		return NULL;
 	ev->ts = bpf_ktime_get_ns();
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = pid;
 	ev->tgid = tgid;
+	ev->arg = bpf_core_field_exists(p->wake_cpu) ?
+			  TASK_FIELD(direct, p, wake_cpu) : ~0u;
+	task_comm(direct, p, ev->comm);
+	return ev;
+}
+
+static __always_inline int on_wakeup(int direct, struct task_struct *p,
+				     __u32 type)
+{
+	struct lat_sched_ev *ev = task_record(direct, p, type);
+	__u64 id;
+
+	if (!ev)
+		return 0;
 	id = bpf_get_current_pid_tgid();
 	ev->pid2 = (__u32)id;
 	ev->tgid2 = id >> 32;
-	ev->arg = bpf_core_field_exists(p->wake_cpu) ?
-			  TASK_FIELD(direct, p, wake_cpu) : ~0u;
 	ev->arg2 = 0;
-	task_comm(direct, p, ev->comm);
 	bpf_get_current_comm(ev->comm2, sizeof(ev->comm2));
 	bpf_ringbuf_submit(ev, 0);
 	return 0;
@@ -175,26 +191,13 @@ static __always_inline int on_wakeup(int direct, struct task_struct *p,
 static __always_inline int on_migrate(int direct, struct task_struct *p,
 				      int dest_cpu)
 {
-	__u32 pid = TASK_FIELD(direct, p, pid);
-	__u32 tgid = TASK_FIELD(direct, p, tgid);
-	struct lat_sched_ev *ev;
+	struct lat_sched_ev *ev = task_record(direct, p, LAT_SCHED_EV_MIGRATE);
 
-	if (!followed(pid, tgid))
-		return 0;
-	ev = reserve();
 	if (!ev)
 		return 0;
-	ev->ts = bpf_ktime_get_ns();
-	ev->type = LAT_SCHED_EV_MIGRATE;
-	ev->cpu = bpf_get_smp_processor_id();
-	ev->pid = pid;
-	ev->tgid = tgid;
 	ev->pid2 = 0;
 	ev->tgid2 = 0;
-	ev->arg = bpf_core_field_exists(p->wake_cpu) ?
-			  TASK_FIELD(direct, p, wake_cpu) : ~0u;
 	ev->arg2 = dest_cpu;
-	task_comm(direct, p, ev->comm);
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
 	bpf_ringbuf_submit(ev, 0);
 	return 0;
