@@ -50,7 +50,7 @@ static const char usage[] =
 "  --quick           20000 events per run and short calibrations (tests)\n"
 "  --json            one JSON object: the rows and the verdicts\n"
 "\n"
-"EXAMPLES\n"
+"EXAMPLES:\n"
 "  latlab lab                       # baseline x3 + 5 experiments, ~25 s\n"
 "  latlab lab --quick --json        # a few seconds, for scripts\n"
 "  latlab lab --only alloc,stall --runs 5   # two diseases, more baseline\n";
