@@ -27,6 +27,23 @@ struct {
 	__uint(max_entries, 4 << 20); /* the loader may resize it */
 } events SEC(".maps");
 
+/*
+ * Wake the consumer only when the ring is this full (set by the loader to
+ * a quarter of the ring); otherwise it drains on its own timer. Waking it
+ * on every record would make the probe its own biggest intruder: each
+ * switch of a followed thread would wake the consumer, which preempts the
+ * thread, whose switch wakes the consumer...
+ */
+const volatile __u64 wake_bytes = 1 << 20;
+
+static __always_inline void submit(struct lat_sched_ev *ev)
+{
+	__u64 queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(ev, queued >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+						    : BPF_RB_NO_WAKEUP);
+}
+
 /* Followed threads: tid -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -121,8 +138,10 @@ static __always_inline int on_switch(int direct, bool preempt,
 	__u32 ntgid = TASK_FIELD(direct, next, tgid);
 	struct lat_sched_ev *ev;
 
-	if (!watched_cpu(cpu) && !followed(ppid, ptgid) &&
-	    !followed(npid, ntgid))
+	int prev_ours = followed(ppid, ptgid);
+	int next_ours = followed(npid, ntgid);
+
+	if (!prev_ours && !next_ours && !watched_cpu(cpu))
 		return 0;
 	ev = reserve();
 	if (!ev)
@@ -135,10 +154,12 @@ static __always_inline int on_switch(int direct, bool preempt,
 	ev->pid2 = npid;
 	ev->tgid2 = ntgid;
 	ev->arg = prev_state;
-	ev->arg2 = preempt;
+	ev->arg2 = (preempt ? LAT_SCHED_SW_PREEMPT : 0) |
+		   (prev_ours ? LAT_SCHED_SW_PREV_OURS : 0) |
+		   (next_ours ? LAT_SCHED_SW_NEXT_OURS : 0);
 	task_comm(direct, prev, ev->comm);
 	task_comm(direct, next, ev->comm2);
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -184,7 +205,7 @@ static __always_inline int on_wakeup(int direct, struct task_struct *p,
 	ev->tgid2 = id >> 32;
 	ev->arg2 = 0;
 	bpf_get_current_comm(ev->comm2, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -199,7 +220,7 @@ static __always_inline int on_migrate(int direct, struct task_struct *p,
 	ev->tgid2 = 0;
 	ev->arg2 = dest_cpu;
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -242,7 +263,7 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	ev->arg2 = kind;
 	__builtin_memset(ev->comm, 0, sizeof(ev->comm));
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
