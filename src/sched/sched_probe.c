@@ -41,6 +41,10 @@ struct lat_sched {
 	atomic_uint_fast64_t win_from, win_to, win_gen;
 	uint64_t applied_gen;
 	int feed_err;
+	/* reorder buffer: records wait here until none older can come */
+	struct lat_sched_ev *pend;
+	size_t n_pend, cap_pend;
+	uint64_t max_ts;
 #if LATLAB_HAVE_BPF
 	struct lat_sched_bpf *skel;
 	struct ring_buffer *rb;
@@ -113,19 +117,72 @@ static void apply_window(struct lat_sched *s)
 	s->st.to_ns = to;
 }
 
+/*
+ * Records reach the ring in reservation order, which is not quite time
+ * order: a program stamps its record first and then reserves, so a wakeup
+ * stamped on one CPU can land after the switch-in it caused on another.
+ * The gap is the few instructions between stamp and reserve (an interrupt
+ * at worst), so records are held until LAT_SCHED_REORDER_NS newer ones
+ * have been seen, then fed in time order.
+ */
+#define LAT_SCHED_REORDER_NS 2000000ull
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct lat_sched *s = ctx;
-	int rc;
+	const struct lat_sched_ev *ev = data;
 
-	if (len < sizeof(struct lat_sched_ev))
+	if (len < sizeof(*ev))
 		return 0;
-	apply_window(s);
-	rc = lat_sched_state_feed(&s->st, data);
-	if (rc == -ENOMEM && !s->feed_err)
-		s->feed_err = rc;
-	atomic_fetch_add_explicit(&s->records, 1, memory_order_release);
+	if (s->n_pend == s->cap_pend) {
+		size_t cap = s->cap_pend ? 2 * s->cap_pend : 4096;
+		struct lat_sched_ev *p = realloc(s->pend, cap * sizeof(*p));
+
+		if (!p) {
+			s->feed_err = -ENOMEM;
+			s->st.unpaired++;
+			return 0;
+		}
+		s->pend = p;
+		s->cap_pend = cap;
+	}
+	s->pend[s->n_pend++] = *ev;
+	if (ev->ts > s->max_ts)
+		s->max_ts = ev->ts;
 	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct lat_sched_ev *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Feed the held records older than the reorder horizon (all: @flush). */
+static void feed_pending(struct lat_sched *s, bool flush)
+{
+	uint64_t upto = flush ? UINT64_MAX
+			      : (s->max_ts > LAT_SCHED_REORDER_NS
+					 ? s->max_ts - LAT_SCHED_REORDER_NS
+					 : 0);
+	size_t i;
+
+	if (!s->n_pend)
+		return;
+	qsort(s->pend, s->n_pend, sizeof(*s->pend), ev_cmp);
+	for (i = 0; i < s->n_pend && s->pend[i].ts <= upto; i++) {
+		int rc;
+
+		apply_window(s);
+		rc = lat_sched_state_feed(&s->st, &s->pend[i]);
+		if (rc == -ENOMEM && !s->feed_err)
+			s->feed_err = rc;
+		atomic_fetch_add_explicit(&s->records, 1,
+					  memory_order_release);
+	}
+	memmove(s->pend, s->pend + i, (s->n_pend - i) * sizeof(*s->pend));
+	s->n_pend -= i;
 }
 
 /*
@@ -303,9 +360,13 @@ static void *consumer(void *arg)
 	struct lat_sched *s = arg;
 
 	/* Records do not wake us (see wake_bytes in sched.bpf.c) unless the
-	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS. */
-	while (!atomic_load_explicit(&s->stop, memory_order_acquire))
+	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS (poll only
+	 * consumes when woken, so consume after it either way). */
+	while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
 		ring_buffer__poll(s->rb, LAT_SCHED_POLL_MS);
+		ring_buffer__consume(s->rb);
+		feed_pending(s, false);
+	}
 	return NULL;
 }
 
@@ -388,6 +449,7 @@ int lat_sched_stop(struct lat_sched *s)
 	/* What is still in the ring happened before the detach. */
 	while (ring_buffer__consume(s->rb) > 0)
 		;
+	feed_pending(s, true);
 	apply_window(s);
 	lat_sched_state_finish(&s->st, to, &s->res);
 	s->res.flavour = s->flavour;
@@ -408,6 +470,7 @@ void lat_sched_close(struct lat_sched *s)
 	ring_buffer__free(s->rb);
 	lat_sched_bpf__destroy(s->skel);
 	lat_sched_state_destroy(&s->st);
+	free(s->pend);
 	free(s);
 }
 

@@ -100,7 +100,9 @@ static __always_inline int watched_cpu(__u32 cpu)
 	return on && *on;
 }
 
-static __always_inline struct lat_sched_ev *reserve(void)
+/* A record stamped @ts (taken first: the reservation may spin on the
+ * ring's lock while another CPU reserves). */
+static __always_inline struct lat_sched_ev *reserve(__u64 ts)
 {
 	struct lat_sched_ev *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
@@ -110,7 +112,9 @@ static __always_inline struct lat_sched_ev *reserve(void)
 
 		if (n)
 			(*n)++; /* per-CPU slot: no other writer */
+		return NULL;
 	}
+	ev->ts = ts;
 	return ev;
 }
 
@@ -131,22 +135,21 @@ static __always_inline int on_switch(int direct, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
+	__u64 now = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 ppid = TASK_FIELD(direct, prev, pid);
 	__u32 ptgid = TASK_FIELD(direct, prev, tgid);
 	__u32 npid = TASK_FIELD(direct, next, pid);
 	__u32 ntgid = TASK_FIELD(direct, next, tgid);
 	struct lat_sched_ev *ev;
-
 	int prev_ours = followed(ppid, ptgid);
 	int next_ours = followed(npid, ntgid);
 
 	if (!prev_ours && !next_ours && !watched_cpu(cpu))
 		return 0;
-	ev = reserve();
+	ev = reserve(now);
 	if (!ev)
 		return 0;
-	ev->ts = bpf_ktime_get_ns();
 	ev->type = LAT_SCHED_EV_SWITCH;
 	ev->cpu = cpu;
 	ev->pid = ppid;
@@ -172,16 +175,16 @@ static __always_inline struct lat_sched_ev *task_record(int direct,
 							struct task_struct *p,
 							__u32 type)
 {
+	__u64 now = bpf_ktime_get_ns();
 	__u32 pid = TASK_FIELD(direct, p, pid);
 	__u32 tgid = TASK_FIELD(direct, p, tgid);
 	struct lat_sched_ev *ev;
 
 	if (!followed(pid, tgid))
 		return NULL;
-	ev = reserve();
+	ev = reserve(now);
 	if (!ev)
 		return NULL;
-	ev->ts = bpf_ktime_get_ns();
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = pid;
@@ -249,10 +252,9 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	start = *t;
 	*t = 0;
 	now = bpf_ktime_get_ns();
-	ev = reserve();
+	ev = reserve(start);
 	if (!ev)
 		return 0;
-	ev->ts = start;
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = 0;
