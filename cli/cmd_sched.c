@@ -496,6 +496,9 @@ static int sched_main(int argc, char **argv)
 		cli_fail(CMD, "the probe did not attach: %s", lat_strerror(rc));
 	if (t.child)
 		release_child(&a, &t);
+	/* On stderr, so --json stays one object; tests wait for it. */
+	fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to stop\n",
+		(int)t.pid, lat_sched_flavour(s));
 	watch_target(&t);
 	sig = wait_window(&a, &t);
 	rc = lat_sched_stop(s);

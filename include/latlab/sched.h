@@ -212,6 +212,9 @@ int lat_sched_follow_tid(struct lat_sched *s, pid_t tid);
 void lat_sched_set_window(struct lat_sched *s, uint64_t from_ns,
 			  uint64_t to_ns);
 
+/* "tp_btf" or "raw_tp": the programs that loaded. */
+const char *lat_sched_flavour(const struct lat_sched *s);
+
 /* Records consumed so far (any thread): to wait for events in tests. */
 uint64_t lat_sched_records(const struct lat_sched *s);
 

@@ -78,6 +78,11 @@ const struct lat_sched_result *lat_sched_result(const struct lat_sched *s)
 	return &s->res;
 }
 
+const char *lat_sched_flavour(const struct lat_sched *s)
+{
+	return s->flavour ? s->flavour : "none";
+}
+
 uint64_t lat_sched_records(const struct lat_sched *s)
 {
 	return atomic_load_explicit(&s->records, memory_order_acquire);
