@@ -60,6 +60,9 @@
 /* Above this the profiler's own cost starts to show (see docs/profile.md). */
 #define LAT_PROF_COSTLY_HZ 1000
 
+/* Deepest stack accepted (a folded line of more frames is refused). */
+#define LAT_PROF_MAX_FRAMES 4096
+
 /* Room for a one-line reason ("perf_event_paranoid=2 ..."). */
 #define LAT_PROF_NOTE_LEN 160
 
@@ -92,7 +95,8 @@ void lat_prof_folded_release(struct lat_prof_folded *f);
 /*
  * Add @weight to the stack @frames (root first, ';'-separated, no
  * newline; copied). A frame may not be empty. Returns 0, -EINVAL (empty
- * stack or frame, a newline in it, total overflow) or -ENOMEM.
+ * stack or frame, a newline in it, more than LAT_PROF_MAX_FRAMES frames,
+ * total overflow) or -ENOMEM.
  */
 int lat_prof_folded_add(struct lat_prof_folded *f, const char *frames,
 			uint64_t weight);

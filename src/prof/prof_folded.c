@@ -57,9 +57,13 @@ static bool valid_stack(const char *s)
 {
 	size_t len = strlen(s);
 
+	size_t frames = 1;
+
 	if (!len || s[0] == ';' || s[len - 1] == ';' || strstr(s, ";;"))
 		return false;
-	return !strpbrk(s, "\n\r");
+	for (const char *c = s; (c = strchr(c, ';')); c++)
+		frames++;
+	return frames <= LAT_PROF_MAX_FRAMES && !strpbrk(s, "\n\r");
 }
 
 int lat_prof_folded_add(struct lat_prof_folded *f, const char *frames,
