@@ -17,12 +17,13 @@
 #include "latlab/prof.h"
 #include "profile.h"
 
-static const char profile_usage[] =
+static const char usage[] =
 "latlab profile: where the time goes, as folded stacks and flame graphs\n"
 "\n"
 "usage: latlab profile -p <pid> [--duration <time>] [<options>]\n"
 "       latlab profile [<options>] -- <command> [<args>...]\n"
 "       latlab profile --diff <before.folded> <after.folded> [--svg <out>]\n"
+"       latlab profile --render <in.folded> [--palette cold] [--svg <out>]\n"
 "\n"
 "Samples the stacks of every thread of a process (and of the threads and\n"
 "processes it starts) with perf_event_open: the cpu-clock software event\n"
@@ -48,6 +49,9 @@ static const char profile_usage[] =
 "  --diff <before>      with a second operand <after>: the differential\n"
 "                       flame graph of two folded files (red grew, blue\n"
 "                       shrank, by share of the total) to --svg or stdout\n"
+"  --render <file>      draw a folded file (ours, perf's, any\n"
+"                       stackcollapse's) as a flame graph to --svg or stdout\n"
+"  --palette <p>        hot (on-CPU, the default) or cold (off-CPU)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
@@ -61,13 +65,15 @@ static const char profile_usage[] =
 "                                                      # what changed\n";
 
 enum {
-	OPT_DURATION = 1000,
+	OPT_DURATION = 256,
 	OPT_FREQ,
 	OPT_USER_ONLY,
 	OPT_FOLDED,
 	OPT_SVG,
 	OPT_TITLE,
 	OPT_DIFF,
+	OPT_RENDER,
+	OPT_PALETTE,
 	OPT_JSON,
 };
 
@@ -81,17 +87,18 @@ struct profile_opts {
 	const char *title;
 	const char *diff_before;
 	const char *diff_after;
+	const char *render;
+	enum lat_prof_palette palette;
 	bool json;
 	char **cmd;             /* after "--" */
 };
 
 #define CMD "profile"
 
-extern const struct lat_cmd lat_cmd_profile;
 
 static void parse(int argc, char **argv, struct profile_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option options[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "freq", required_argument, NULL, OPT_FREQ },
@@ -100,8 +107,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "render", required_argument, NULL, OPT_RENDER },
+		{ "palette", required_argument, NULL, OPT_PALETTE },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, dashdash = 0;
@@ -116,20 +124,20 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		argc = dashdash;
 	}
 	opterr = 0;
-	/* '+': stop at the first operand (the --diff after file) */
-	while ((c = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
+	/* GNU order: the --diff <after> operand may come before options */
+	while ((c = getopt_long(argc, argv, ":p:", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			o->pid = (pid_t)lat_cli_u64(CMD, "--pid", optarg, 1,
+			o->pid = (pid_t)cli_u64(CMD, "--pid", optarg, 1,
 						    4194304);
 			break;
 		case OPT_DURATION:
-			o->duration_ns = lat_cli_duration_ns(CMD, "--duration",
+			o->duration_ns = cli_duration_ns(CMD, "--duration",
 							     optarg, 1e9, 1e6,
 							     86400e9);
 			break;
 		case OPT_FREQ:
-			o->freq_hz = (double)lat_cli_u64(CMD, "--freq", optarg,
+			o->freq_hz = (double)cli_u64(CMD, "--freq", optarg,
 							 1, LAT_PROF_MAX_HZ);
 			break;
 		case OPT_USER_ONLY:
@@ -147,37 +155,50 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		case OPT_DIFF:
 			o->diff_before = optarg;
 			break;
+		case OPT_RENDER:
+			o->render = optarg;
+			break;
+		case OPT_PALETTE:
+			if (!strcmp(optarg, "hot"))
+				o->palette = LAT_PROF_HOT;
+			else if (!strcmp(optarg, "cold"))
+				o->palette = LAT_PROF_COLD;
+			else
+				cli_usage_error(CMD, "--palette is hot or cold, "
+						"not '%s'", optarg);
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
-		case 'h':
-			lat_cli_print_help(&lat_cmd_profile);
-			exit(LAT_EXIT_OK);
 		default:
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		}
 	}
 	if (o->diff_before) {
 		if (optind >= argc)
-			lat_cli_usage_error(CMD, "--diff needs two files: "
+			cli_usage_error(CMD, "--diff needs two files: "
 					    "--diff <before> <after>");
 		o->diff_after = argv[optind++];
 		if (o->pid || o->cmd || o->folded || o->freq_hz ||
 		    o->duration_ns || o->user_only)
-			lat_cli_usage_error(CMD, "--diff compares two files; "
+			cli_usage_error(CMD, "--diff compares two files; "
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
-	lat_cli_no_operands(CMD, argc, argv);
-	if (o->diff_before)
+	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
+			  o->freq_hz || o->duration_ns || o->user_only))
+		cli_usage_error(CMD, "--render draws one file; it takes only "
+				"--svg, --title, --palette and --json");
+	cli_no_operands(CMD, argc, argv);
+	if (o->diff_before || o->render)
 		return;
 	if (o->cmd && !o->cmd[0])
-		lat_cli_usage_error(CMD, "no command after '--'");
+		cli_usage_error(CMD, "no command after '--'");
 	if (!o->pid && !o->cmd)
-		lat_cli_usage_error(CMD, "nothing to profile: give -p <pid> "
+		cli_usage_error(CMD, "nothing to profile: give -p <pid> "
 				    "or -- <command> (see --help)");
 	if (o->pid && o->cmd)
-		lat_cli_usage_error(CMD, "-p and a command exclude each other");
+		cli_usage_error(CMD, "-p and a command exclude each other");
 	if (!o->freq_hz)
 		o->freq_hz = LAT_PROF_DEFAULT_HZ;
 	if (o->pid && !o->duration_ns)
@@ -192,7 +213,7 @@ static FILE *open_out(const char *path, const char *what)
 		return stdout;
 	f = fopen(path, "we");
 	if (!f)
-		lat_cli_usage_error(CMD, "cannot write %s '%s': %s", what,
+		cli_usage_error(CMD, "cannot write %s '%s': %s", what,
 				    path, strerror(errno));
 	return f;
 }
@@ -201,14 +222,14 @@ static void close_out(FILE *f, const char *path, int rc)
 {
 	if (f == stdout) {
 		if (rc)
-			lat_cli_fail(CMD, "writing to stdout failed: %s",
+			cli_fail(CMD, "writing to stdout failed: %s",
 				     lat_strerror(rc));
 		return;
 	}
 	if (fclose(f) != 0 && !rc)
 		rc = -EIO;
 	if (rc)
-		lat_cli_fail(CMD, "writing '%s' failed: %s", path,
+		cli_fail(CMD, "writing '%s' failed: %s", path,
 			     lat_strerror(rc));
 }
 
@@ -219,18 +240,18 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 	int rc;
 
 	if (!in)
-		lat_cli_usage_error(CMD, "cannot read '%s': %s", path,
+		cli_usage_error(CMD, "cannot read '%s': %s", path,
 				    strerror(errno));
 	rc = lat_prof_folded_read(f, in, &line);
 	fclose(in);
 	if (rc == -LAT_EFORMAT)
-		lat_cli_usage_error(CMD, "'%s' line %zu: not a folded stack "
+		cli_usage_error(CMD, "'%s' line %zu: not a folded stack "
 				    "('frame;frame;... count')", path, line);
 	if (rc)
-		lat_cli_usage_error(CMD, "cannot read '%s': %s", path,
+		cli_usage_error(CMD, "cannot read '%s': %s", path,
 				    lat_strerror(rc));
 	if (!f->total)
-		lat_cli_usage_error(CMD, "'%s' holds no samples", path);
+		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
 /* The frames whose share changed, for --diff --json. */
@@ -247,7 +268,7 @@ static void diff_json(const struct lat_prof_folded *b,
 	lat_json_uint(&j, "after_stacks", a->n);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail(CMD, "JSON output failed");
+		cli_fail(CMD, "JSON output failed");
 	printf("\n");
 }
 
@@ -265,17 +286,17 @@ static int run_diff(const struct profile_opts *o)
 	lat_prof_folded_init(&a);
 	read_folded(o->diff_before, &b);
 	read_folded(o->diff_after, &a);
+	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
+		cli_usage_error(CMD, "--json with the SVG on stdout: give "
+				"--svg <file>");
 	out = open_out(o->svg ? o->svg : "-", "the SVG");
-	if (out == stdout && o->json)
-		lat_cli_usage_error(CMD, "--json with the SVG on stdout: give "
-				    "--svg <file>");
 	rc = lat_prof_svg_write_diff(&b, &a, &so, out);
 	close_out(out, o->svg ? o->svg : "-", rc);
 	if (o->json)
 		diff_json(&b, &a);
 	lat_prof_folded_release(&b);
 	lat_prof_folded_release(&a);
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* Weight per distinct name of the frame at @pos (0: the root, -1: the
@@ -312,12 +333,12 @@ static size_t tally_frames(const struct lat_prof_folded *f, bool leaf,
 			name = strndup(s, strcspn(s, ";"));
 		}
 		if (!name || lat_prof_folded_add(&by, name, f->v[i].weight))
-			lat_cli_fail(CMD, "out of memory");
+			cli_fail(CMD, "out of memory");
 		free(name);
 	}
 	t = calloc(by.n ? by.n : 1, sizeof(*t));
 	if (!t)
-		lat_cli_fail(CMD, "out of memory");
+		cli_fail(CMD, "out of memory");
 	for (size_t i = 0; i < by.n; i++) {
 		t[i].name = by.v[i].frames;
 		t[i].w = by.v[i].weight;
@@ -420,7 +441,7 @@ static void print_json(pid_t pid, const struct lat_prof_stats *st,
 	lat_json_obj_end(&j);
 	free_tally(leaves, nl);
 	if (lat_json_finish(&j))
-		lat_cli_fail(CMD, "JSON output failed");
+		cli_fail(CMD, "JSON output failed");
 	printf("\n");
 }
 
@@ -429,16 +450,16 @@ static _Noreturn void attach_failed(struct lat_prof *p,
 				    const struct profile_opts *o, int rc)
 {
 	if (o->cmd && rc == -ENOENT)
-		lat_cli_usage_error(CMD, "command '%s' not found", o->cmd[0]);
+		cli_usage_error(CMD, "command '%s' not found", o->cmd[0]);
 	if (o->cmd && (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR) &&
 	    !*lat_prof_error_note(p))
-		lat_cli_usage_error(CMD, "cannot run '%s': %s", o->cmd[0],
+		cli_usage_error(CMD, "cannot run '%s': %s", o->cmd[0],
 				    strerror(-rc));
 	if (rc == -LAT_EUNSUPP)
-		lat_cli_fail(CMD, "unavailable: %s", lat_prof_error_note(p));
+		cli_fail(CMD, "unavailable: %s", lat_prof_error_note(p));
 	if (rc == -ESRCH || rc == -EACCES || rc == -EPERM)
-		lat_cli_usage_error(CMD, "%s", lat_prof_error_note(p));
-	lat_cli_fail(CMD, "%s", *lat_prof_error_note(p) ?
+		cli_usage_error(CMD, "%s", lat_prof_error_note(p));
+	cli_fail(CMD, "%s", *lat_prof_error_note(p) ?
 		     lat_prof_error_note(p) : lat_strerror(rc));
 }
 
@@ -464,11 +485,11 @@ static int run_sample(const struct profile_opts *o)
 
 	if (o->json && ((o->svg && !strcmp(o->svg, "-")) ||
 			(o->folded && !strcmp(o->folded, "-"))))
-		lat_cli_usage_error(CMD, "--json and an output on stdout "
+		cli_usage_error(CMD, "--json and an output on stdout "
 				    "('-') exclude each other");
 	if (o->svg && o->folded && !strcmp(o->svg, "-") &&
 	    !strcmp(o->folded, "-"))
-		lat_cli_usage_error(CMD, "only one output can go to stdout");
+		cli_usage_error(CMD, "only one output can go to stdout");
 	/* bad output paths fail before the profile is taken */
 	if (o->svg)
 		svg = open_out(o->svg, "the SVG");
@@ -476,11 +497,11 @@ static int run_sample(const struct profile_opts *o)
 		folded = open_out(o->folded, "the folded stacks");
 	rc = lat_prof_create(&cfg, &p);
 	if (rc)
-		lat_cli_fail(CMD, "%s", lat_strerror(rc));
-	lat_cli_catch_stop_signals();
+		cli_fail(CMD, "%s", lat_strerror(rc));
+	cli_catch_stop_signals();
 	t0 = mono_s();
 	if (o->cmd) {
-		rc = profile_spawn(p, o->cmd, &pid);
+		rc = cli_profile_spawn(p, o->cmd, &pid);
 	} else {
 		rc = lat_prof_attach_pid(p, pid, false);
 		if (!rc)
@@ -488,13 +509,13 @@ static int run_sample(const struct profile_opts *o)
 	}
 	if (rc)
 		attach_failed(p, o, rc);
-	rc = profile_loop(p, pid, o->cmd != NULL, o->duration_ns, &status);
+	rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns, &status);
 	if (rc)
-		lat_cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
+		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&f);
 	rc = lat_prof_fold(p, &f);
 	if (rc)
-		lat_cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
+		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
 	lat_prof_get_stats(p, &st);
 	if (folded)
 		close_out(folded, o->folded, lat_prof_folded_write(&f, folded));
@@ -528,9 +549,42 @@ static int run_sample(const struct profile_opts *o)
 			st.samples ? st.reader_cpu_ns / 1e3 / st.samples : 0);
 	lat_prof_folded_release(&f);
 	lat_prof_free(p);
-	if (lat_cli_stop_signal())
-		return 128 + lat_cli_stop_signal();
-	return LAT_EXIT_OK;
+	if (cli_stop_signal())
+		return 128 + cli_stop_signal();
+	return CLI_EXIT_OK;
+}
+
+static int run_render(const struct profile_opts *o)
+{
+	struct lat_prof_folded f;
+	struct lat_prof_svg_opts so = {
+		.title = o->title ? o->title : "Flame graph",
+		.subtitle = o->render,
+		.palette = o->palette,
+	};
+	FILE *out;
+
+	lat_prof_folded_init(&f);
+	read_folded(o->render, &f);
+	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
+		cli_usage_error(CMD, "--json with the SVG on stdout: give "
+				"--svg <file>");
+	out = open_out(o->svg ? o->svg : "-", "the SVG");
+	close_out(out, o->svg ? o->svg : "-", lat_prof_svg_write(&f, &so, out));
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_json_obj_begin(&j, NULL);
+		lat_json_uint(&j, "total", f.total);
+		lat_json_uint(&j, "stacks", f.n);
+		lat_json_obj_end(&j);
+		if (lat_json_finish(&j))
+			cli_fail(CMD, "JSON output failed");
+		printf("\n");
+	}
+	lat_prof_folded_release(&f);
+	return CLI_EXIT_OK;
 }
 
 static int profile_main(int argc, char **argv)
@@ -538,14 +592,16 @@ static int profile_main(int argc, char **argv)
 	struct profile_opts o = { 0 };
 
 	parse(argc, argv, &o);
+	if (o.render)
+		return run_render(&o);
 	if (o.diff_before)
 		return run_diff(&o);
 	return run_sample(&o);
 }
 
-const struct lat_cmd lat_cmd_profile = {
+const struct cli_cmd cli_cmd_profile = {
 	.name = "profile",
 	.summary = "on-CPU flame graphs of a process or command; diff two",
-	.usage = profile_usage,
+	.usage = usage,
 	.run = profile_main,
 };

@@ -16,14 +16,14 @@
  * -ENOENT/-EACCES/... when the command cannot be executed (the child is
  * reaped), or the error of lat_prof_attach_pid() (the child is killed).
  */
-int profile_spawn(struct lat_prof *p, char **argv, pid_t *pid);
+int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid);
 
 /*
  * Sample until @duration_ns passes (0: no limit), the target exits, or a
  * stop signal arrives. @child: the target is our child (reap it; its exit
  * status goes to *status). Returns 0 or a -errno from the sampler.
  */
-int profile_loop(struct lat_prof *p, pid_t pid, bool child,
+int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
 		 double duration_ns, int *status);
 
 #endif

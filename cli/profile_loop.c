@@ -26,7 +26,7 @@ static bool gone(pid_t pid, bool child, int *status)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
-int profile_loop(struct lat_prof *p, pid_t pid, bool child,
+int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
 		 double duration_ns, int *status)
 {
 	double end = now_ns() + duration_ns;
@@ -34,7 +34,7 @@ int profile_loop(struct lat_prof *p, pid_t pid, bool child,
 	int rc;
 
 	*status = 0;
-	while (!lat_cli_stop_signal()) {
+	while (!cli_stop_signal()) {
 		rc = lat_prof_poll(p, 100);
 		if (rc < 0 && rc != -EINTR)
 			return rc;

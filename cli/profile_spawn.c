@@ -30,7 +30,7 @@ static void child(int go, int report, char **argv)
 	_exit(127);
 }
 
-int profile_spawn(struct lat_prof *p, char **argv, pid_t *pid)
+int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid)
 {
 	int go[2], report[2], err = 0, rc;
 	ssize_t n;

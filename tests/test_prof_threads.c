@@ -164,8 +164,25 @@ static void test_split(void)
 	lat_prof_free(p);
 }
 
-int main(void)
+/* `test_prof_threads --hotsplit SECONDS`: only run the hot thread, for
+ * tests/prof_cli.sh to profile as a command. */
+static int hotsplit_only(double seconds)
 {
+	pthread_t th;
+
+	atomic_store(&stop_hot, false);
+	if (pthread_create(&th, NULL, hot_thread_main, NULL))
+		return 1;
+	usleep((useconds_t)(seconds * 1e6));
+	atomic_store(&stop_hot, true);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--hotsplit"))
+		return hotsplit_only(atof(argv[2]));
 	if (!LATLAB_HAVE_DW)
 		T_SKIP("no symbols: %s", lat_prof_symbols_note());
 	test_split();

@@ -165,30 +165,38 @@ static const char *errno_tag(int err)
 static int choose_event(struct lat_prof *p, pid_t tid)
 {
 	bool exclude_kernel = p->cfg.user_only;
-	int fd, err;
+	int fd = -EINVAL, err, kernel_err = 0;
 
-	p->event_type = PERF_TYPE_HARDWARE;
-	p->event_config = PERF_COUNT_HW_CPU_CYCLES;
-	fd = open_event(p, tid, -1, exclude_kernel);
-	if (fd == -ENOENT || fd == -ENODEV || fd == -EOPNOTSUPP ||
-	    fd == -EINVAL) {
-		snprintf(p->st.event_note, sizeof(p->st.event_note),
-			 "cpu-clock: no hardware PMU for cycles (%s)",
-			 errno_tag(-fd));
-		p->event_type = PERF_TYPE_SOFTWARE;
-		p->event_config = PERF_COUNT_SW_CPU_CLOCK;
+	/* kernel frames first; unprivileged at paranoid 2 the kernel refuses
+	 * them (EACCES) before it even looks for the event */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (exclude_kernel)
+				break;
+			exclude_kernel = true;
+		}
+		p->event_type = PERF_TYPE_HARDWARE;
+		p->event_config = PERF_COUNT_HW_CPU_CYCLES;
 		fd = open_event(p, tid, -1, exclude_kernel);
+		if (fd == -ENOENT || fd == -ENODEV || fd == -EOPNOTSUPP ||
+		    fd == -EINVAL) {
+			snprintf(p->st.event_note, sizeof(p->st.event_note),
+				 "cpu-clock: no hardware PMU for cycles (%s)",
+				 errno_tag(-fd));
+			p->event_type = PERF_TYPE_SOFTWARE;
+			p->event_config = PERF_COUNT_SW_CPU_CLOCK;
+			fd = open_event(p, tid, -1, exclude_kernel);
+		}
+		if (fd >= 0 || (fd != -EACCES && fd != -EPERM))
+			break;
+		if (!kernel_err)
+			kernel_err = -fd;
 	}
-	if ((fd == -EACCES || fd == -EPERM) && !exclude_kernel) {
-		err = -fd;
-		exclude_kernel = true;
-		fd = open_event(p, tid, -1, true);
-		if (fd >= 0)
-			snprintf(p->st.kernel_note, sizeof(p->st.kernel_note),
-				 "kernel frames excluded: perf_event_paranoid"
-				 "=%d and no CAP_PERFMON (%s)", paranoid(),
-				 errno_tag(err));
-	}
+	if (fd >= 0 && kernel_err)
+		snprintf(p->st.kernel_note, sizeof(p->st.kernel_note),
+			 "excluded: perf_event_paranoid=%d and "
+			 "no CAP_PERFMON (%s)", paranoid(),
+			 errno_tag(kernel_err));
 	if (fd < 0) {
 		err = -fd;
 		if (err == EACCES || err == EPERM)
@@ -211,7 +219,7 @@ static int choose_event(struct lat_prof *p, pid_t tid)
 	close(fd);
 	if (p->cfg.user_only)
 		snprintf(p->st.kernel_note, sizeof(p->st.kernel_note),
-			 "kernel frames excluded: user-only asked for");
+			 "excluded: user-only requested");
 	p->st.kernel = !exclude_kernel;
 	p->st.hardware = p->event_type == PERF_TYPE_HARDWARE;
 	return 0;

@@ -143,7 +143,7 @@ static void frame(struct svg_ctx *c, const struct prof_node *n, double x)
 		snprintf(info, sizeof(info), " (%llu %s, %.2f%%)",
 			 (unsigned long long)n->w[PROF_AFTER], c->unit, pct);
 	}
-	if (n->depth == 0)
+	if (n->depth == 0 && !c->diff)
 		snprintf(fill, sizeof(fill), "rgb(200,200,200)");
 	fputs("<g class=\"f\" data-n=\"", c->out);
 	lat_svg_put_text(c->out, n->name);

@@ -159,7 +159,10 @@ void prof_sym_user(struct prof_sym *s, uint64_t ip, bool exact, char *buf,
 		const char *name = mod ? dwfl_module_addrname(mod, at) : NULL;
 
 		if (name && *name) {
-			snprintf(buf, len, "%s", name);
+			/* "memcpy@@GLIBC_2.14": the version is noise here */
+			int n = (int)strcspn(name + 1, "@") + 1;
+
+			snprintf(buf, len, "%.*s", n, name);
 			return;
 		}
 	}
