@@ -79,7 +79,8 @@ int prof_ksyms_load(struct prof_ksyms **out)
 		prof_ksyms_free(k);
 		return rc;
 	}
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	*out = k;
 	return 0;
 }

@@ -101,7 +101,8 @@ static int cmp_node(const void *a, const void *b)
  * time, and sorted siblings make two graphs comparable). */
 void prof_tree_sort(struct prof_node *n)
 {
-	qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
 	for (size_t i = 0; i < n->nkids; i++)
 		prof_tree_sort(n->kids[i]);
 }
