@@ -58,21 +58,23 @@ struct doctor_args {
 	bool json, strict;
 };
 
+enum { OPT_JSON = 256, OPT_STRICT, OPT_STEAL, OPT_ROOT };
+
+static const struct option options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "steal", required_argument, NULL, OPT_STEAL },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse(int argc, char **argv, struct doctor_args *a)
 {
-	enum { OPT_JSON = 256, OPT_STRICT, OPT_STEAL, OPT_ROOT };
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "steal", required_argument, NULL, OPT_STEAL },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ NULL, 0, NULL, 0 },
-	};
 	double ms;
 	int c;
 
 	lat_doctor_opts_init(&a->o);
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON:
 			a->json = true;
@@ -83,10 +85,10 @@ static void parse(int argc, char **argv, struct doctor_args *a)
 		case OPT_STEAL:
 			/* a bare 0 needs no unit: nothing is measured */
 			ms = !strcmp(optarg, "0") ? 0
-				: lat_cli_duration_ns(CMD, "--steal", optarg,
+				: cli_duration_ns(CMD, "--steal", optarg,
 						      0, 0, 60e9) / 1e6;
 			if (ms > 0 && ms < 10)
-				lat_cli_usage_error(CMD, "--steal must be 0 or "
+				cli_usage_error(CMD, "--steal must be 0 or "
 						    "at least 10ms, not '%s'",
 						    optarg);
 			a->o.steal_ms = (unsigned)ms;
@@ -96,18 +98,18 @@ static void parse(int argc, char **argv, struct doctor_args *a)
 			break;
 		case OPT_ROOT:
 			if (!*optarg)
-				lat_cli_usage_error(CMD, "--root needs a "
+				cli_usage_error(CMD, "--root needs a "
 						    "directory");
 			a->o.root = optarg;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		}
 	}
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 }
 
-static int cmd_doctor(int argc, char **argv)
+static int doctor_main(int argc, char **argv)
 {
 	static struct lat_doctor_facts facts; /* ~40 KiB */
 	static struct lat_doctor_report report;
@@ -118,7 +120,7 @@ static int cmd_doctor(int argc, char **argv)
 	parse(argc, argv, &a);
 	rc = lat_doctor_gather(&facts, &a.o);
 	if (rc)
-		lat_cli_fail(CMD, "cannot gather the facts: %s",
+		cli_fail(CMD, "cannot gather the facts: %s",
 			     lat_strerror(rc));
 	lat_doctor_judge(&facts, &report);
 	if (a.json) {
@@ -129,17 +131,17 @@ static int cmd_doctor(int argc, char **argv)
 		lat_json_bool(&j, "strict", a.strict);
 		lat_json_obj_end(&j);
 		if (lat_json_finish(&j))
-			lat_cli_fail(CMD, "internal error: unbalanced JSON");
+			cli_fail(CMD, "internal error: unbalanced JSON");
 	} else if (lat_doctor_print(stdout, &report)) {
-		lat_cli_fail(CMD, "writing the report failed");
+		cli_fail(CMD, "writing the report failed");
 	}
 	return a.strict && lat_doctor_count(&report, LAT_DOCTOR_BAD)
-		       ? LAT_EXIT_FAIL : LAT_EXIT_OK;
+		       ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_doctor = {
+const struct cli_cmd cli_cmd_doctor = {
 	.name = "doctor",
 	.summary = "is this machine fit to measure on? (checks and fixes)",
 	.usage = usage,
-	.run = cmd_doctor,
+	.run = doctor_main,
 };
