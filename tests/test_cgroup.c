@@ -18,46 +18,23 @@
 #include "latlab/cgroup.h"
 #include "latlab/sysfile.h"
 #include "t_test.h"
+#include "t_tree.h"
 
 static char root[256];
 
-/* Write @text to <root>/<rel>, creating directories on the way. */
 static void put(const char *rel, const char *text)
 {
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = path + strlen(root) + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(path, 0755);
-			*s = '/';
-		}
-	f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		exit(T_EXIT_FAIL);
-	}
-	fputs(text, f);
-	fclose(f);
+	t_tree_put(root, rel, text);
 }
 
 static void fresh_root(void)
 {
-	snprintf(root, sizeof(root), "/tmp/latlab-cgroup-XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		exit(T_EXIT_FAIL);
-	}
+	t_tree_new(root, sizeof(root), "cgroup");
 }
 
 static void rm_root(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	T_CHECK(system(cmd) == 0);
+	T_CHECK(t_tree_remove(root));
 }
 
 /* The shape of this project's VMs: v1 controllers, v2 with none. */
