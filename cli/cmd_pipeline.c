@@ -83,7 +83,7 @@ static const char usage[] =
 "Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
 "SIGINT/SIGTERM (partial results are printed and files are complete).\n"
 "\n"
-"EXAMPLES\n"
+"EXAMPLES:\n"
 "  latlab pipeline                        # the baseline: 2M events, ~10 s\n"
 "  latlab pipeline --events 20000 --json  # a short run for scripts\n"
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
@@ -148,14 +148,14 @@ static void parse_stall(struct args *a, const char *arg)
 	char seq[32];
 
 	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(seq))
-		lat_cli_usage_error(CMD, "--stall-at needs <seq>:<time>, "
+		cli_usage_error(CMD, "--stall-at needs <seq>:<time>, "
 				    "e.g. 5000:2ms, not '%s'", arg);
 	memcpy(seq, arg, (size_t)(colon - arg));
 	seq[colon - arg] = '\0';
-	a->cfg.stall_seq = lat_cli_u64(CMD, "--stall-at", seq, 0,
+	a->cfg.stall_seq = cli_u64(CMD, "--stall-at", seq, 0,
 				       UINT64_MAX - 1);
 	/* above 0: a zero stall would be no experiment at all */
-	a->cfg.stall_ns = lat_cli_duration_ns(CMD, "--stall-at", colon + 1, 1,
+	a->cfg.stall_ns = cli_duration_ns(CMD, "--stall-at", colon + 1, 1,
 					      1, INFINITY);
 }
 
@@ -165,16 +165,16 @@ static void parse_one(struct args *a, int c, char **argv)
 
 	switch (c) {
 	case OPT_EVENTS:
-		cfg->events = lat_cli_u64(CMD, "--events", optarg, 0,
+		cfg->events = cli_u64(CMD, "--events", optarg, 0,
 					  UINT64_MAX);
 		a->events_set = true;
 		break;
 	case OPT_DURATION:
-		a->duration_ns = lat_cli_duration_ns(CMD, "--duration", optarg,
+		a->duration_ns = cli_duration_ns(CMD, "--duration", optarg,
 						     1e9, 1, INFINITY);
 		break;
 	case OPT_RATE:
-		cfg->rate = lat_cli_double(CMD, "--rate", optarg, -INFINITY,
+		cfg->rate = cli_double(CMD, "--rate", optarg, -INFINITY,
 					   INFINITY);
 		break;
 	case OPT_ARRIVALS:
@@ -183,34 +183,34 @@ static void parse_one(struct args *a, int c, char **argv)
 		else if (!strcmp(optarg, "poisson"))
 			cfg->arrivals = LAT_PACE_POISSON;
 		else
-			lat_cli_usage_error(CMD, "--arrivals must be fixed or "
+			cli_usage_error(CMD, "--arrivals must be fixed or "
 					    "poisson, not '%s'", optarg);
 		break;
 	case OPT_SEED:
-		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		cfg->seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
 		a->seed_set = true;
 		break;
 	case OPT_STAGES:
-		cfg->stages = (int)lat_cli_u64(CMD, "--stages", optarg, 0,
+		cfg->stages = (int)cli_u64(CMD, "--stages", optarg, 0,
 					       INT32_MAX);
 		break;
 	case OPT_WORK:
-		cfg->work_ns = lat_cli_duration_ns(CMD, "--work-ns", optarg,
+		cfg->work_ns = cli_duration_ns(CMD, "--work-ns", optarg,
 						   1, 0, INFINITY);
 		break;
 	case OPT_CAPACITY:
-		cfg->capacity = lat_cli_u64(CMD, "--capacity", optarg, 0,
+		cfg->capacity = cli_u64(CMD, "--capacity", optarg, 0,
 					    SIZE_MAX);
 		break;
 	case OPT_WAIT:
 		if (lat_wait_kind_parse(optarg, &cfg->wait))
-			lat_cli_usage_error(CMD, "--wait must be spin, yield "
+			cli_usage_error(CMD, "--wait must be spin, yield "
 					    "or block, not '%s'", optarg);
 		a->wait_set = true;
 		break;
 	case OPT_SPINS:
 		/* 0 would mean "the default": refuse it as a value */
-		cfg->wait_spins = (uint32_t)lat_cli_u64(CMD, "--spins", optarg,
+		cfg->wait_spins = (uint32_t)cli_u64(CMD, "--spins", optarg,
 							1, UINT32_MAX);
 		break;
 	case OPT_CPUS:
@@ -226,7 +226,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->hlog_path = optarg;
 		break;
 	case OPT_INTERVAL:
-		cfg->interval_s = lat_cli_duration_ns(CMD, "--interval", optarg,
+		cfg->interval_s = cli_duration_ns(CMD, "--interval", optarg,
 						      1e9, 0, INFINITY) / 1e9;
 		a->interval_set = true;
 		break;
@@ -238,7 +238,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_ALLOC:
 		/* 0 would mean "off": refuse it as a value */
-		cfg->alloc_bytes = optarg ? lat_cli_u64(CMD, "--alloc", optarg,
+		cfg->alloc_bytes = optarg ? cli_u64(CMD, "--alloc", optarg,
 							1, SIZE_MAX) : 256;
 		break;
 	case OPT_SHARE_LINE:
@@ -257,11 +257,11 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->instr.flight = true;
 		a->instr.freeze_auto = !strcmp(optarg, "auto");
 		if (!a->instr.freeze_auto)
-			a->instr.freeze_above = (lat_ns_t)lat_cli_duration_ns(
+			a->instr.freeze_above = (lat_ns_t)cli_duration_ns(
 				CMD, "--freeze-above", optarg, 1, 1, 3600e9);
 		break;
 	case OPT_FLIGHT_POST:
-		a->instr.flight_post = lat_cli_u64(
+		a->instr.flight_post = cli_u64(
 			CMD, "--flight-post", optarg, 0,
 			LAT_FLIGHT_DEFAULT_CAPACITY - 1);
 		a->flight_post_set = true;
@@ -270,7 +270,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->flight_out = optarg;
 		break;
 	default:
-		lat_cli_bad_option(CMD, argv, c);
+		cli_bad_option(CMD, argv, c);
 	}
 }
 
@@ -301,7 +301,7 @@ static void check_config(const struct args *a)
 			flag = flag_of[i][1];
 	if (!strcmp(field, "events") && a->duration_ns > 0)
 		flag = "--duration at --rate";
-	lat_cli_usage_error(CMD, "%s %s", flag, rest);
+	cli_usage_error(CMD, "%s %s", flag, rest);
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -313,34 +313,34 @@ static void parse(struct args *a, int argc, char **argv)
 	a->instr.flight_post = 64;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
 		parse_one(a, c, argv);
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
-		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
+		cli_usage_error(CMD, "--flight-post and --flight-out need "
 				    "--freeze-above");
 	/* options that would change nothing: the command is not what the
 	 * user thinks it is */
 	if (a->interval_set && !a->hlog_path)
-		lat_cli_usage_error(CMD, "--interval needs --hlog");
+		cli_usage_error(CMD, "--interval needs --hlog");
 	if (a->seed_set && a->cfg.arrivals != LAT_PACE_POISSON)
-		lat_cli_usage_error(CMD, "--seed needs --arrivals poisson");
+		cli_usage_error(CMD, "--seed needs --arrivals poisson");
 	if (a->instr.flight && !a->cfg.stamps)
-		lat_cli_usage_error(CMD, "--freeze-above needs the per-stage "
+		cli_usage_error(CMD, "--freeze-above needs the per-stage "
 				    "stamps that --no-stamps turns off");
 	if (a->duration_ns > 0 && a->events_set)
-		lat_cli_usage_error(CMD, "--events and --duration exclude each "
+		cli_usage_error(CMD, "--events and --duration exclude each "
 				    "other");
 	if (a->duration_ns > 0) {
 		double n = ceil(a->cfg.rate * a->duration_ns / 1e9);
 
 		if (!(n >= 1 && n <= (double)LAT_PIPE_MAX_EVENTS))
-			lat_cli_usage_error(CMD, "--duration at --rate gives "
+			cli_usage_error(CMD, "--duration at --rate gives "
 					    "%.0f events, outside 1..10^12",
 					    n);
 		a->cfg.events = (uint64_t)n;
 	}
 	check_config(a);
 	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
-		lat_cli_usage_error(CMD, "--freeze-above auto measures its "
+		cli_usage_error(CMD, "--freeze-above auto measures its "
 				    "threshold over the first %d events, so "
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
@@ -349,11 +349,11 @@ static void parse(struct args *a, int argc, char **argv)
 		a->n_cpu_list = lat_topo_list_parse_seq(a->cpus, a->cpu_list,
 							LAT_TOPO_MAX_HOT);
 		if (a->n_cpu_list <= 0)
-			lat_cli_usage_error(CMD, "--cpus needs a CPU list such "
+			cli_usage_error(CMD, "--cpus needs a CPU list such "
 					    "as 2,4,6 or 2-4, not '%s'",
 					    a->cpus);
 		if (!a->cfg.pin)
-			lat_cli_usage_error(CMD, "--cpus and --no-pin exclude "
+			cli_usage_error(CMD, "--cpus and --no-pin exclude "
 					    "each other");
 	}
 }
@@ -365,11 +365,11 @@ static void place(struct args *a)
 				     &a->placed);
 
 	if (rc == -ESRCH)
-		lat_cli_usage_error(CMD, "--cpus: cpu %d is not online and in "
+		cli_usage_error(CMD, "--cpus: cpu %d is not online and in "
 				    "this process's affinity mask (usable: %s)",
 				    a->placed.bad_cpu, a->placed.usable);
 	if (rc)
-		lat_cli_fail(CMD, "cannot place %d threads: %s",
+		cli_fail(CMD, "cannot place %d threads: %s",
 			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
 }
 
@@ -393,7 +393,7 @@ static FILE *open_out(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		lat_cli_usage_error(CMD, "cannot create '%s': %s", path,
+		cli_usage_error(CMD, "cannot create '%s': %s", path,
 				    strerror(errno));
 	return f;
 }
@@ -407,16 +407,16 @@ static void check_hgrm_dir(const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0777) && errno != EEXIST)
-		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
+		cli_usage_error(CMD, "cannot create directory '%s': %s",
 				    dir, strerror(errno));
 	if (stat(dir, &st))
-		lat_cli_usage_error(CMD, "cannot use '%s': %s", dir,
+		cli_usage_error(CMD, "cannot use '%s': %s", dir,
 				    strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		lat_cli_usage_error(CMD, "--hgrm '%s' is not a directory",
+		cli_usage_error(CMD, "--hgrm '%s' is not a directory",
 				    dir);
 	if (access(dir, W_OK | X_OK))
-		lat_cli_usage_error(CMD, "cannot write into '%s': %s", dir,
+		cli_usage_error(CMD, "cannot write into '%s': %s", dir,
 				    strerror(errno));
 }
 
@@ -444,7 +444,7 @@ static bool watch(void *ctx, uint64_t done, double t)
 	double rate;
 	char r[LAT_FMT_LEN];
 
-	w->sig = lat_cli_stop_signal();
+	w->sig = cli_stop_signal();
 	if (w->sig)
 		return true;
 	if (!w->show || t < 0.5 || t - w->drawn_s < 0.25)
@@ -482,7 +482,7 @@ static void print(const struct args *a, struct lat_instr *in,
 	lat_json_int(&j, "signal", sig);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail(CMD, "internal error: unbalanced JSON");
+		cli_fail(CMD, "internal error: unbalanced JSON");
 }
 
 /* The library judges the calibration (lat_work_check); we say it. */
@@ -521,7 +521,7 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 		if (fclose(csv) && !rc)
 			rc = -EIO;
 		if (rc)
-			lat_cli_fail(CMD, "writing '%s': %s", a->flight_out,
+			cli_fail(CMD, "writing '%s': %s", a->flight_out,
 				     lat_strerror(rc));
 	}
 	if (f->state == LAT_FLIGHT_RECORDING) {
@@ -544,7 +544,7 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 		(unsigned long long)trigger.seq, a->flight_out);
 }
 
-static int cmd_pipeline(int argc, char **argv)
+static int pipeline_main(int argc, char **argv)
 {
 	static struct lat_instr in; /* perf state per hot thread: large */
 	FILE *flight = NULL;
@@ -564,44 +564,44 @@ static int cmd_pipeline(int argc, char **argv)
 	if (a.flight_out)
 		flight = open_out(a.flight_out);
 	if (hlog && flight && same_file(hlog, flight))
-		lat_cli_usage_error(CMD, "--hlog and --flight-out are the same "
+		cli_usage_error(CMD, "--hlog and --flight-out are the same "
 				    "file '%s'", a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);
 	if (rc)
-		lat_cli_fail(CMD, "cannot set up counters and flight recorder: "
+		cli_fail(CMD, "cannot set up counters and flight recorder: "
 			     "%s", lat_strerror(rc));
 	warn_oversubscribed(&a);
-	lat_cli_catch_stop_signals();
+	cli_catch_stop_signals();
 	w.cfg = &a.cfg;
 	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
 	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
 	if (w.shown)
 		fprintf(stderr, "\r%79s\r", "");
 	if (rc && !r.n_deltas)
-		lat_cli_fail(CMD, "cannot start the pipeline: %s",
+		cli_fail(CMD, "cannot start the pipeline: %s",
 			     lat_strerror(rc));
-	sig = w.sig ? w.sig : lat_cli_stop_signal();
+	sig = w.sig ? w.sig : cli_stop_signal();
 	warn_work(&r.work);
 	print(&a, &in, &r, sig);
 	dump_flight(&a, &in, flight);
 	if (hlog && fclose(hlog) && !rc)
 		rc = -EIO;
 	if (rc)
-		lat_cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
+		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
 			     lat_strerror(rc));
 	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
-		lat_cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
+		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
 			     lat_strerror(rc));
 	if (!r.exact)
-		lat_cli_fail(CMD, "accounting is not exact: this is a bug");
+		cli_fail(CMD, "accounting is not exact: this is a bug");
 	lat_pipe_result_destroy(&r);
 	lat_instr_destroy(&in);
-	return sig ? 128 + sig : LAT_EXIT_OK;
+	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_pipeline = {
+const struct cli_cmd cli_cmd_pipeline = {
 	.name = "pipeline",
 	.summary = "instrumented producer -> stages -> consumer pipeline",
 	.usage = usage,
-	.run = cmd_pipeline,
+	.run = pipeline_main,
 };

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
-#include "report.h"
+#include "latlab/hist_io.h"
 
 static const char report_usage[] =
 "latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
@@ -70,41 +70,6 @@ struct report_opts {
 	double ns_per_value;      /* 0 = default / what the file says */
 };
 
-static const double report_pcts[] = { 50, 90, 99, 99.9, 99.99 };
-static const char *const report_pct_names[] = { "p50", "p90", "p99",
-						"p99.9", "p99.99" };
-/* JSON keys without dots (jq paths), as 'latlab co' and 'pipeline' */
-static const char *const report_pct_keys[] = { "p50_ns", "p90_ns", "p99_ns",
-					       "p999_ns", "p9999_ns" };
-#define REPORT_NPCTS (sizeof(report_pcts) / sizeof(report_pcts[0]))
-
-/* The numbers one row shows, in ns. */
-struct row_stats {
-	int64_t count;
-	double min, max, mean, stddev;
-	double pct[REPORT_NPCTS];
-};
-
-static void stats_of(const struct report_data *d, const struct lat_hist *h,
-		     double ns, struct row_stats *s)
-{
-	s->count = h->total_count;
-	s->min = (double)lat_hist_min(h) * ns;
-	s->max = (double)lat_hist_max(h) * ns;
-	s->mean = lat_hist_mean(h) * ns;
-	s->stddev = lat_hist_stddev(h) * ns;
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		s->pct[i] = (double)lat_hist_value_at_percentile(h,
-				report_pcts[i]) * ns;
-	if (d->is_hgrm && d->hgrm.has_footer) {
-		/* the footer is exact where the rebuilt histogram is not;
-		 * it is in file units, the rebuilt histogram in ns */
-		s->mean = d->hgrm.mean * d->hgrm_scale;
-		s->stddev = d->hgrm.stddev * d->hgrm_scale;
-		s->max = d->hgrm.max * d->hgrm_scale;
-	}
-}
-
 static const char *tag_label(const char *name)
 {
 	return *name ? name : "(untagged)";
@@ -116,7 +81,7 @@ struct text_widths {
 };
 
 static void print_text_row(const struct text_widths *w, const char *label,
-			   const struct row_stats *s)
+			   const struct lat_hist_summary *s)
 {
 	char b[LAT_FMT_LEN];
 
@@ -126,13 +91,13 @@ static void print_text_row(const struct text_widths *w, const char *label,
 		return;
 	}
 	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->min));
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
+	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
 		printf(" %9s", lat_fmt_ns(b, sizeof(b), s->pct[i]));
 	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->max));
 	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
 }
 
-static void text_widths(const struct report_data *d, struct text_widths *w)
+static void text_widths(const struct lat_hlog_data *d, struct text_widths *w)
 {
 	char n[32];
 
@@ -150,10 +115,10 @@ static void text_widths(const struct report_data *d, struct text_widths *w)
 }
 
 static void print_text(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	struct text_widths w;
-	struct row_stats s;
+	struct lat_hist_summary s;
 
 	if (d->is_hgrm)
 		printf("%s: .hgrm, %d row%s, %d significant digit%s\n",
@@ -167,36 +132,22 @@ static void print_text(const struct report_opts *o,
 		       d->total.last_end_s - d->total.first_start_s);
 	text_widths(d, &w);
 	printf("%-*s %*s %9s", w.label, "tag", w.count, "count", "min");
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		printf(" %9s", report_pct_names[i]);
+	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
+		printf(" %9s", lat_hist_summary_names[i]);
 	printf(" %9s %9s\n", "max", "mean");
 	for (int i = 0; i < d->ntags; i++) {
-		stats_of(d, d->tags[i].hist, ns, &s);
+		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
 		print_text_row(&w, tag_label(d->tags[i].name), &s);
 	}
-	stats_of(d, d->total.hist, ns, &s);
+	lat_hlog_summarize(d, d->total.hist, ns, &s);
 	print_text_row(&w, "(all)", &s);
 }
 
-static void json_stats(struct lat_json *j, const struct row_stats *s)
-{
-	/* an empty histogram has no values: NaN is written as null */
-	double none = s->count ? 0 : NAN;
-
-	lat_json_int(j, "count", s->count);
-	lat_json_double(j, "min_ns", s->min + none);
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		lat_json_double(j, report_pct_keys[i], s->pct[i] + none);
-	lat_json_double(j, "max_ns", s->max + none);
-	lat_json_double(j, "mean_ns", s->mean + none);
-	lat_json_double(j, "stddev_ns", s->stddev + none);
-}
-
 static void print_json(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	struct lat_json j;
-	struct row_stats s;
+	struct lat_hist_summary s;
 
 	lat_json_init(&j, stdout);
 	lat_json_obj_begin(&j, NULL);
@@ -217,28 +168,28 @@ static void print_json(const struct report_opts *o,
 		lat_json_obj_begin(&j, NULL);
 		lat_json_str(&j, "tag", d->tags[i].name);
 		lat_json_int(&j, "intervals", d->tags[i].intervals);
-		stats_of(d, d->tags[i].hist, ns, &s);
-		json_stats(&j, &s);
+		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
+		lat_hist_summary_write_json(&j, &s);
 		lat_json_obj_end(&j);
 	}
 	lat_json_arr_end(&j);
 	lat_json_obj_begin(&j, "total");
-	stats_of(d, d->total.hist, ns, &s);
-	json_stats(&j, &s);
+	lat_hlog_summarize(d, d->total.hist, ns, &s);
+	lat_hist_summary_write_json(&j, &s);
 	lat_json_obj_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail("report", "internal error: bad JSON nesting");
+		cli_fail("report", "internal error: bad JSON nesting");
 }
 
 static void write_hgrm(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	FILE *f = fopen(o->hgrm_out, "w");
 	int rc;
 
 	if (!f)
-		lat_cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
+		cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
 			     strerror(errno));
 	/* a comment the plotter ignores and our reader uses for the unit */
 	fprintf(f, "#[Value unit: %.17g ns per value]\n", ns * o->hgrm_ratio);
@@ -246,7 +197,7 @@ static void write_hgrm(const struct report_opts *o,
 	if (fclose(f) && !rc)
 		rc = -1;
 	if (rc)
-		lat_cli_fail("report", "cannot write '%s'", o->hgrm_out);
+		cli_fail("report", "cannot write '%s'", o->hgrm_out);
 }
 
 static void parse_args(int argc, char **argv, struct report_opts *o)
@@ -275,39 +226,39 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 			o->hgrm_out = optarg;
 			break;
 		case OPT_HGRM_RATIO:
-			o->hgrm_ratio = lat_cli_double("report", "--hgrm-ratio",
+			o->hgrm_ratio = cli_double("report", "--hgrm-ratio",
 						       optarg, 1e-9, 1e15);
 			ratio_set = true;
 			break;
 		case OPT_TICKS:
-			o->ticks = (int32_t)lat_cli_u64("report", "--ticks",
+			o->ticks = (int32_t)cli_u64("report", "--ticks",
 							optarg, 1, 1000);
 			ticks_set = true;
 			break;
 		case OPT_UNIT:
-			o->ns_per_value = lat_cli_double("report",
+			o->ns_per_value = cli_double("report",
 				"--unit-ns-per-value", optarg, 1e-9, 1e15);
 			break;
 		default:
-			lat_cli_bad_option("report", argv, c);
+			cli_bad_option("report", argv, c);
 		}
 	}
 	if (optind >= argc)
-		lat_cli_usage_error("report", "no file given (see 'latlab "
+		cli_usage_error("report", "no file given (see 'latlab "
 				    "report --help')");
 	if (optind + 1 < argc)
-		lat_cli_usage_error("report", "one file at a time, got '%s' "
+		cli_usage_error("report", "one file at a time, got '%s' "
 				    "and '%s'", argv[optind], argv[optind + 1]);
 	o->path = argv[optind];
 	if (!o->hgrm_out && (ratio_set || ticks_set))
-		lat_cli_usage_error("report", "%s only applies to --hgrm "
+		cli_usage_error("report", "%s only applies to --hgrm "
 				    "output", ratio_set ? "--hgrm-ratio" :
 				    "--ticks");
 }
 
 /* Tell the reader, on stderr, what an .hgrm file could not keep. */
 static void hgrm_notes(const struct report_opts *o,
-		       const struct report_data *d)
+		       const struct lat_hlog_data *d)
 {
 	fprintf(stderr, "latlab report: note: .hgrm keeps one value per "
 		"percentile tick; counts between ticks are placed at the "
@@ -320,21 +271,20 @@ static void hgrm_notes(const struct report_opts *o,
 			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
 }
 
-static int report_run(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
-	struct report_data d;
-	char why[512];
+	static struct lat_hlog_data d; /* ~10 KiB: not on the stack */
 	double ns;
 	int rc;
 
 	parse_args(argc, argv, &o);
-	rc = report_load(o.path, o.tag, o.ns_per_value, &d, why, sizeof(why));
+	rc = lat_hlog_load(o.path, o.tag, o.ns_per_value, &d);
 	if (rc)
-		lat_cli_usage_error("report", "%s", why);
+		cli_usage_error("report", "%s", d.why);
 	if (d.is_hgrm && o.tag) {
-		report_data_free(&d);
-		lat_cli_usage_error("report", "--tag applies to .hlog files; "
+		lat_hlog_data_free(&d);
+		cli_usage_error("report", "--tag applies to .hlog files; "
 				    "'%s' is .hgrm", o.path);
 	}
 	/* .hgrm values were scaled to ns while reading; hlog values not */
@@ -342,7 +292,7 @@ static int report_run(int argc, char **argv)
 	if (d.is_hgrm)
 		hgrm_notes(&o, &d);
 	for (int i = -1; i < d.ntags; i++) {
-		const struct report_tag *t = i < 0 ? &d.total : &d.tags[i];
+		const struct lat_hlog_tag *t = i < 0 ? &d.total : &d.tags[i];
 
 		if (t->mixed_precision)
 			fprintf(stderr, "latlab report: note: %s mixes "
@@ -363,13 +313,13 @@ static int report_run(int argc, char **argv)
 		print_text(&o, &d, ns);
 	if (o.hgrm_out)
 		write_hgrm(&o, &d, ns);
-	report_data_free(&d);
-	return fflush(stdout) ? LAT_EXIT_FAIL : LAT_EXIT_OK;
+	lat_hlog_data_free(&d);
+	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_report = {
+const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.summary = "percentiles of an .hlog interval log or .hgrm file",
 	.usage = report_usage,
-	.run = report_run,
+	.run = report_main,
 };
