@@ -35,8 +35,8 @@ static const char usage[] =
 "                   1/40 of the rate against a baseline at that rate\n"
 "  no-pin           the scheduler places the threads\n"
 "  noise            a thread streaming over 64 MiB beside the pipeline\n"
-"  stall            stage 1 stalls once (2x the last baseline's max e2e,\n"
-"                   >= 2 ms); the flight recorder freezes on it\n"
+"  stall            stage 1 stalls once (4x the baselines' worst e2e so\n"
+"                   far, >= 2 ms); the flight recorder freezes on it\n"
 "  share-line       stage 1's and the consumer's counters on one cache\n"
 "                   line, the two threads on different CPUs\n"
 "  share-line-1cpu  the same line with both on one CPU: the control\n"
@@ -189,7 +189,7 @@ static int lab_main(int argc, char **argv)
 		cli_fail(CMD, "cannot place the pipeline's threads: %s",
 			 lat_strerror(rc));
 	cli_catch_stop_signals();
-	rc = lat_lab_run(&L, stop_on_signal, NULL, a.json ? NULL : stderr);
+	rc = lat_lab_run(&L, stop_on_signal, NULL, stderr);
 	if (rc)
 		cli_fail(CMD, "run %d (%s) failed: %s", L.n_rows + 1,
 			 L.row[L.n_rows].name, lat_strerror(rc));

@@ -295,10 +295,11 @@ int lat_lab_plan(struct lat_lab *L);
 
 /*
  * The pipeline configuration of planned row @i (placement, rate, the
- * experiment's switch). Stall: sized from the row before it (the baseline
- * just run): twice its max e2e, at least 2 ms, at most 200 ms, on event
+ * experiment's switch). Stall: sized from the baselines run before it:
+ * 4x their largest max e2e, at least 2 ms, at most 200 ms, on event
  * events/20; *@freeze_ns (may be NULL) gets the recorder's threshold, half
- * the stall (so at least that baseline's max), 0 for other rows. Returns
+ * the stall (so above anything those baselines did), 0 for other rows.
+ * Returns
  * 0 or lat_pipe_place_pool's error.
  */
 int lat_lab_configure(const struct lat_lab *L, int i,

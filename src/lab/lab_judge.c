@@ -576,7 +576,7 @@ void lat_lab_judge(struct lat_lab *L)
 			continue;
 		V->wanted = true;
 		for (int i = 0; i < L->n_rows; i++)
-			V->ran |= !L->row[i].baseline && L->row[i].exp == e;
+			V->ran |= !L->row[i].baseline && (int)L->row[i].exp == e;
 		judge_one(L, V);
 	}
 }

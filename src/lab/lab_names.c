@@ -23,9 +23,9 @@ static const struct {
 			     LAT_LAB_FP_SCHED },
 	[LAT_LAB_NOISE] = { "noise", "a thread streaming writes over 64 MiB "
 			    "beside the pipeline", LAT_LAB_FP_BODY },
-	[LAT_LAB_STALL] = { "stall", "stage 1 busy-waits once (2x the last "
-			    "baseline's max e2e, at least 2 ms); the flight "
-			    "recorder freezes on it", LAT_LAB_FP_STALL },
+	[LAT_LAB_STALL] = { "stall", "stage 1 busy-waits once (4x the worst "
+			    "e2e of the baselines so far, at least 2 ms); the "
+			    "flight recorder freezes on it", LAT_LAB_FP_STALL },
 	[LAT_LAB_SHARE_LINE] = { "share-line", "stage 1's and the consumer's "
 				 "counters on one cache line, the two on "
 				 "different CPUs", LAT_LAB_FP_LINE },

@@ -165,11 +165,19 @@ int lat_lab_plan(struct lat_lab *L)
 	return 0;
 }
 
-/* The stall: twice the max e2e of the baseline just run, 2 ms .. 200 ms. */
-static double stall_ns_after(const struct lat_lab_row *before)
+/*
+ * The stall: 4x the largest max e2e of the baselines run before row @i,
+ * within 2 ms .. 200 ms, so that half of it is still above anything those
+ * baselines did, on a quiet machine or a loaded one.
+ */
+static double stall_ns_before(const struct lat_lab *L, int i)
 {
-	double s = before ? 2 * before->max_ns : 0;
+	double worst = 0, s;
 
+	for (int j = 0; j < i; j++)
+		if (L->row[j].baseline && L->row[j].max_ns > worst)
+			worst = L->row[j].max_ns;
+	s = 4 * worst;
 	return s < 2e6 ? 2e6 : s > 2e8 ? 2e8 : s;
 }
 
@@ -208,9 +216,9 @@ int lat_lab_configure(const struct lat_lab *L, int i,
 	case LAT_LAB_STALL:
 		/* early in the run, so few ordinary outliers come first */
 		c->stall_seq = c->events / 20;
-		c->stall_ns = stall_ns_after(i ? &L->row[i - 1] : NULL);
-		/* half the stall is at least the baseline's max: nothing the
-		 * baseline did would freeze the recorder */
+		c->stall_ns = stall_ns_before(L, i);
+		/* half the stall is twice the baselines' worst: nothing they
+		 * did would freeze the recorder */
 		if (freeze_ns)
 			*freeze_ns = c->stall_ns / 2;
 		break;

@@ -117,7 +117,7 @@ static void print_cmp(FILE *out, const char *name,
 static void print_evidence(FILE *out, const struct lat_lab *L,
 			   const struct lat_lab_verdict *V)
 {
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
 
 	fprintf(out, "      ");
 	switch (V->expected) {
@@ -135,7 +135,7 @@ static void print_evidence(FILE *out, const struct lat_lab *L,
 		fprintf(out, "stall %s, froze on e2e %s > %s: ",
 			lat_fmt_ns(a, sizeof(a), V->stall_ns),
 			lat_fmt_ns(b, sizeof(b), V->flight.trigger_e2e_ns),
-			lat_fmt_ns(a, sizeof(a), V->flight.threshold_ns));
+			lat_fmt_ns(c, sizeof(c), V->flight.threshold_ns));
 		if (V->flight.trigger_part < 0)
 			fprintf(out, "no part slow at the trigger");
 		else
