@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
-#include "report.h"
+#include "latlab/hist_io.h"
 
 static const char report_usage[] =
 "latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
@@ -85,7 +85,7 @@ struct row_stats {
 	double pct[REPORT_NPCTS];
 };
 
-static void stats_of(const struct report_data *d, const struct lat_hist *h,
+static void stats_of(const struct lat_hlog_data *d, const struct lat_hist *h,
 		     double ns, struct row_stats *s)
 {
 	s->count = h->total_count;
@@ -132,7 +132,7 @@ static void print_text_row(const struct text_widths *w, const char *label,
 	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
 }
 
-static void text_widths(const struct report_data *d, struct text_widths *w)
+static void text_widths(const struct lat_hlog_data *d, struct text_widths *w)
 {
 	char n[32];
 
@@ -150,7 +150,7 @@ static void text_widths(const struct report_data *d, struct text_widths *w)
 }
 
 static void print_text(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	struct text_widths w;
 	struct row_stats s;
@@ -193,7 +193,7 @@ static void json_stats(struct lat_json *j, const struct row_stats *s)
 }
 
 static void print_json(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	struct lat_json j;
 	struct row_stats s;
@@ -232,7 +232,7 @@ static void print_json(const struct report_opts *o,
 }
 
 static void write_hgrm(const struct report_opts *o,
-		       const struct report_data *d, double ns)
+		       const struct lat_hlog_data *d, double ns)
 {
 	FILE *f = fopen(o->hgrm_out, "w");
 	int rc;
@@ -307,7 +307,7 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 
 /* Tell the reader, on stderr, what an .hgrm file could not keep. */
 static void hgrm_notes(const struct report_opts *o,
-		       const struct report_data *d)
+		       const struct lat_hlog_data *d)
 {
 	fprintf(stderr, "latlab report: note: .hgrm keeps one value per "
 		"percentile tick; counts between ticks are placed at the "
@@ -323,17 +323,19 @@ static void hgrm_notes(const struct report_opts *o,
 static int report_run(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
-	struct report_data d;
+	struct lat_hlog_data d;
 	char why[512];
 	double ns;
 	int rc;
 
 	parse_args(argc, argv, &o);
-	rc = report_load(o.path, o.tag, o.ns_per_value, &d, why, sizeof(why));
+	rc = lat_hlog_load(o.path, &(struct lat_hlog_load_opts){
+				.tag = o.tag, .hgrm_scale = o.ns_per_value },
+			   &d, why, sizeof(why));
 	if (rc)
 		lat_cli_usage_error("report", "%s", why);
 	if (d.is_hgrm && o.tag) {
-		report_data_free(&d);
+		lat_hlog_data_free(&d);
 		lat_cli_usage_error("report", "--tag applies to .hlog files; "
 				    "'%s' is .hgrm", o.path);
 	}
@@ -342,7 +344,7 @@ static int report_run(int argc, char **argv)
 	if (d.is_hgrm)
 		hgrm_notes(&o, &d);
 	for (int i = -1; i < d.ntags; i++) {
-		const struct report_tag *t = i < 0 ? &d.total : &d.tags[i];
+		const struct lat_hlog_tag *t = i < 0 ? &d.total : &d.tags[i];
 
 		if (t->mixed_precision)
 			fprintf(stderr, "latlab report: note: %s mixes "
@@ -363,7 +365,7 @@ static int report_run(int argc, char **argv)
 		print_text(&o, &d, ns);
 	if (o.hgrm_out)
 		write_hgrm(&o, &d, ns);
-	report_data_free(&d);
+	lat_hlog_data_free(&d);
 	return fflush(stdout) ? LAT_EXIT_FAIL : LAT_EXIT_OK;
 }
 

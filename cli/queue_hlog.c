@@ -1,7 +1,7 @@
 /*
  * latlab queue --service-from FILE.hlog[:TAG]: service times measured by
  * latlab (e.g. a pipeline's work stage) as an empirical distribution. The
- * file is read by report_load() (the 'latlab report' reader: .hlog or
+ * file is read by lat_hlog_load() (as 'latlab report' reads it: .hlog or
  * .hgrm, intervals merged, refused counts counted), so both commands agree
  * on what a log holds.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latlab/hist_io.h"
 #include "queue.h"
-#include "report.h"
 
 /* FILE[:TAG]: the tag follows ".hlog:" or ".hgrm:". */
 static void split_spec(const char *spec, char *path, size_t len,
@@ -36,13 +36,14 @@ static void split_spec(const char *spec, char *path, size_t len,
 void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 			double *tau_ns)
 {
-	static struct report_data data; /* large; one per process */
+	static struct lat_hlog_data data; /* large; one per process */
 	char path[4096], why[512] = "";
 	const char *tag;
 	int rc;
 
 	split_spec(spec, path, sizeof(path), &tag);
-	rc = report_load(path, tag, 0, &data, why, sizeof(why));
+	rc = lat_hlog_load(path, &(struct lat_hlog_load_opts){ .tag = tag },
+			   &data, why, sizeof(why));
 	if (rc)
 		lat_cli_usage_error("queue", "--service-from: %s", why);
 	if (data.refused)
@@ -50,7 +51,7 @@ void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 			"did not fit while merging and are left out\n",
 			(long long)data.refused);
 	rc = lat_qsim_dist_init_hist(d, data.total.hist);
-	report_data_free(&data);
+	lat_hlog_data_free(&data);
 	if (rc == -ENOMEM)
 		lat_cli_fail("queue", "out of memory");
 	if (rc)

@@ -300,4 +300,71 @@ int64_t lat_hlog_reader_line(const struct lat_hlog_reader *r);
 /* Close (if opened by path) and free. Accepts NULL. */
 void lat_hlog_reader_close(struct lat_hlog_reader *r);
 
+/* ------------------------------------------------------------------ */
+/* A whole file: every interval of an .hlog merged per tag, or a .hgrm */
+/* ------------------------------------------------------------------ */
+
+/* More tags than this in one log is refused (memory is per tag). */
+#define LAT_HLOG_MAX_TAGS 64
+
+/*
+ * The percentiles kept per interval when asked (lat_hlog_load_opts.
+ * interval_pcts): p50, p90, p99, p99.9, p99.99 and max (100).
+ */
+#define LAT_HLOG_NPCTS 6
+extern const double lat_hlog_pcts[LAT_HLOG_NPCTS];
+
+struct lat_hlog_tag {
+	char name[64];            /* "" = untagged */
+	struct lat_hist *hist;    /* merged intervals, owned */
+	int64_t intervals;
+	double first_start_s;     /* absolute seconds since the epoch */
+	double last_end_s;
+	bool mixed_precision;     /* intervals of another layout were merged */
+	/* with interval_pcts: per non-empty interval i, its value at
+	 * lat_hlog_pcts[k] is ipct[i * LAT_HLOG_NPCTS + k] (file units) */
+	int64_t *ipct;
+	int64_t n_ipct;           /* non-empty intervals kept */
+};
+
+struct lat_hlog_data {
+	bool is_hgrm;
+	struct lat_hlog_tag tags[LAT_HLOG_MAX_TAGS];
+	int ntags;
+	struct lat_hlog_tag total;  /* every selected interval merged */
+	int64_t refused;          /* counts lost while merging */
+	double start_time_s;      /* hlog StartTime, NAN if none */
+	struct lat_hgrm_info hgrm;/* when is_hgrm */
+	double hgrm_scale;        /* ns per .hgrm file value actually used */
+};
+
+struct lat_hlog_load_opts {
+	const char *tag;          /* NULL: every tag; else only intervals
+				   * with this tag ("" = untagged) */
+	double hgrm_scale;        /* .hgrm values are multiplied by it; 0 =
+				   * what the file says, else 1 */
+	bool interval_pcts;       /* keep each interval's percentiles */
+};
+
+/*
+ * Load @path, told apart by content: a file whose first non-comment line
+ * is a "Value" header is .hgrm (rebuilt as lat_hgrm_read does, as one
+ * "interval" in total), anything else is read as an .hlog. Intervals are
+ * merged per tag and in total; an accumulator grows (as Java's
+ * auto-resizing one) when an interval holds values beyond its range, so
+ * no count is dropped; counts refused anyway (a total beyond 2^63) are
+ * counted in refused. Intervals of different precision are merged at the
+ * precision of the first non-empty one (mixed_precision says so). The
+ * total is built at the finest precision among the tags.
+ * @opts may be NULL (every tag, file's unit, no per-interval values).
+ * Returns 0, or a negative code with a one-line reason naming the file
+ * (and the line when known) in @why: -errno (cannot open), -LAT_EFORMAT,
+ * -LAT_ETRUNC (no interval, or none with the tag), -ENOMEM, and the
+ * decoders' codes. Free @d with lat_hlog_data_free() either way.
+ */
+int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
+		  struct lat_hlog_data *d, char *why, size_t why_len);
+
+void lat_hlog_data_free(struct lat_hlog_data *d);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * Reading and merging for 'latlab report'. An .hgrm file is recognised by
+ * lat_hlog_load: a whole .hlog or .hgrm file. An .hgrm file is recognised by
  * its "Value" header line, anything else is read as an .hlog. Intervals
  * are merged into one histogram per tag and one in total; an accumulator
  * grows (a new, larger histogram, old counts added in) when an interval
@@ -7,7 +7,7 @@
  * so no count is dropped. Counts refused anyway are counted and shown.
  * Intervals of different precision are merged as Java's add() does, at
  * the precision of the first non-empty one (each slot of a newcomer is
- * recorded at its lowest value); the report says when that happened.
+ * recorded at its lowest value); mixed_precision says when that happened.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "latlab/hist_io.h"
+
+const double lat_hlog_pcts[LAT_HLOG_NPCTS] = { 50, 90, 99, 99.9, 99.99,
+						100 };
 
 /* Largest .hgrm file read into memory. */
-#define REPORT_MAX_HGRM (256u << 20)
+#define HLOG_LOAD_MAX_HGRM (256u << 20)
 
 static int new_hist_like(const struct lat_hist *like, int64_t highest,
 			 struct lat_hist **out)
@@ -40,7 +43,7 @@ static int new_hist_like(const struct lat_hist *like, int64_t highest,
 }
 
 /* Merge @src into @t, growing the accumulator first when needed. */
-static int tag_add(struct report_tag *t, const struct lat_hist *src,
+static int tag_add(struct lat_hlog_tag *t, const struct lat_hist *src,
 		   int64_t *refused)
 {
 	int64_t need = src->highest_trackable;
@@ -79,7 +82,7 @@ static int tag_add(struct report_tag *t, const struct lat_hist *src,
 	return 0;
 }
 
-static void tag_note_time(struct report_tag *t,
+static void tag_note_time(struct lat_hlog_tag *t,
 			  const struct lat_hlog_interval *iv)
 {
 	double end = iv->start_s + iv->length_s;
@@ -91,14 +94,37 @@ static void tag_note_time(struct report_tag *t,
 	t->intervals++;
 }
 
-static struct report_tag *find_tag(struct report_data *d, const char *name)
+/* Keep @h's values at lat_hlog_pcts (an empty interval has none). */
+static int tag_keep_pcts(struct lat_hlog_tag *t, const struct lat_hist *h)
+{
+	int64_t *row;
+
+	if (!h->total_count)
+		return 0;
+	/* grow by doubling: n_ipct a power of two means the array is full */
+	if (!(t->n_ipct & (t->n_ipct - 1))) {
+		size_t cap = t->n_ipct ? (size_t)t->n_ipct * 2 : 1;
+		int64_t *grown = realloc(t->ipct, cap * LAT_HLOG_NPCTS *
+					 sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->ipct = grown;
+	}
+	row = t->ipct + t->n_ipct++ * LAT_HLOG_NPCTS;
+	for (int k = 0; k < LAT_HLOG_NPCTS; k++)
+		row[k] = lat_hist_value_at_percentile(h, lat_hlog_pcts[k]);
+	return 0;
+}
+
+static struct lat_hlog_tag *find_tag(struct lat_hlog_data *d, const char *name)
 {
 	for (int i = 0; i < d->ntags; i++)
 		if (!strcmp(d->tags[i].name, name))
 			return &d->tags[i];
-	if (d->ntags == REPORT_MAX_TAGS)
+	if (d->ntags == LAT_HLOG_MAX_TAGS)
 		return NULL;
-	struct report_tag *t = &d->tags[d->ntags++];
+	struct lat_hlog_tag *t = &d->tags[d->ntags++];
 
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
@@ -118,7 +144,7 @@ static bool finer(const struct lat_hist *a, const struct lat_hist *b)
  * finest tag goes in first: tag_add() gives an empty accumulator the
  * layout of the first histogram added to it.
  */
-static int merge_total(struct report_data *d)
+static int merge_total(struct lat_hlog_data *d)
 {
 	const struct lat_hist *best = NULL;
 	int rc = 0;
@@ -139,8 +165,8 @@ static int merge_total(struct report_data *d)
 	return rc;
 }
 
-static int load_hlog(const char *path, const char *tag, struct report_data *d,
-		     char *why, size_t why_len)
+static int load_hlog(const char *path, const char *tag, bool pcts,
+		     struct lat_hlog_data *d, char *why, size_t why_len)
 {
 	struct lat_hlog_reader *r;
 	struct lat_hlog_interval iv;
@@ -153,7 +179,7 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 		return rc;
 	}
 	while ((rc = lat_hlog_reader_next(r, &iv)) == 1) {
-		struct report_tag *t;
+		struct lat_hlog_tag *t;
 
 		if (tag && strcmp(tag, iv.tag)) {
 			lat_hist_free(iv.hist);
@@ -164,13 +190,15 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 			lat_hist_free(iv.hist);
 			snprintf(why, why_len, "'%s' line %lld: more than %d "
 				 "tags", path, (long long)iv.line,
-				 REPORT_MAX_TAGS);
+				 LAT_HLOG_MAX_TAGS);
 			rc = -LAT_EFORMAT;
 			break;
 		}
 		tag_note_time(t, &iv);
 		tag_note_time(&d->total, &iv);
 		rc = tag_add(t, iv.hist, &d->refused);
+		if (!rc && pcts)
+			rc = tag_keep_pcts(t, iv.hist);
 		lat_hist_free(iv.hist);
 		if (rc) {
 			snprintf(why, why_len, "'%s' line %lld: %s", path,
@@ -214,7 +242,7 @@ static int slurp(const char *path, char **text, size_t *len)
 		n += fread(buf + n, 1, cap - n - 1, f);
 		if (n < cap - 1)
 			break;
-		if (cap >= REPORT_MAX_HGRM) {
+		if (cap >= HLOG_LOAD_MAX_HGRM) {
 			free(buf);
 			fclose(f);
 			return -EFBIG;
@@ -260,7 +288,7 @@ static bool looks_like_hgrm(const char *text, size_t len)
 }
 
 static int load_hgrm(const char *path, const char *text, size_t len,
-		     double scale, struct report_data *d, char *why,
+		     double scale, struct lat_hlog_data *d, char *why,
 		     size_t why_len)
 {
 	int rc = lat_hgrm_read(text, len, scale, &d->hgrm, &d->total.hist);
@@ -277,9 +305,10 @@ static int load_hgrm(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-int report_load(const char *path, const char *tag, double scale,
-		struct report_data *d, char *why, size_t why_len)
+int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
+		  struct lat_hlog_data *d, char *why, size_t why_len)
 {
+	static const struct lat_hlog_load_opts none = { NULL, 0, false };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -289,6 +318,8 @@ int report_load(const char *path, const char *tag, double scale,
 
 	memset(d, 0, sizeof(*d));
 	d->start_time_s = NAN;
+	if (!opts)
+		opts = &none;
 	why[0] = '\0';
 	f = fopen(path, "rb");
 	if (!f) {
@@ -300,22 +331,25 @@ int report_load(const char *path, const char *tag, double scale,
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!looks_like_hgrm(head, n))
-		return load_hlog(path, tag, d, why, why_len);
+		return load_hlog(path, opts->tag, opts->interval_pcts, d, why,
+				 why_len);
 	rc = slurp(path, &text, &len);
 	if (rc) {
 		snprintf(why, why_len, "cannot read '%s': %s", path,
 			 lat_strerror(rc));
 		return rc;
 	}
-	rc = load_hgrm(path, text, len, scale, d, why, why_len);
+	rc = load_hgrm(path, text, len, opts->hgrm_scale, d, why, why_len);
 	free(text);
 	return rc;
 }
 
-void report_data_free(struct report_data *d)
+void lat_hlog_data_free(struct lat_hlog_data *d)
 {
-	for (int i = 0; i < d->ntags; i++)
+	for (int i = 0; i < d->ntags; i++) {
 		lat_hist_free(d->tags[i].hist);
+		free(d->tags[i].ipct);
+	}
 	lat_hist_free(d->total.hist);
 	memset(d, 0, sizeof(*d));
 }
