@@ -99,7 +99,7 @@ int lat_svg_end(struct lat_svg *s);
  * The percentile spectrum of latency histograms, as HdrHistogram's
  * plotter draws it: x = percentile on a log(1/(1-p)) axis with ticks and
  * gridlines at 0, 50, 90, 99, 99.9, ... % (as far as the largest count
- * resolves, at most 99.9999 %), y = latency (log by default, decades
+ * resolves, at most 99.99999 %), y = latency (log by default, decades
  * with unit labels; linear on request), one line per curve with a
  * legend. A log axis shows zeros on its floor (the decade below the
  * smallest positive value). A curve with no values is listed in the
@@ -110,7 +110,11 @@ struct lat_svg_curve {
 	const struct lat_hist *hist;
 	double ns_per_value;  /* 0 = 1 (values are ns) */
 	const char *dash;     /* stroke-dasharray, NULL for solid */
+	const char *color;    /* CSS colour, NULL: the i-th of a palette */
 };
+
+/* The palette's i-th colour (cycles through 10). */
+const char *lat_svg_palette(size_t i);
 
 struct lat_svg_spectrum_opts {
 	const char *title;

@@ -5,7 +5,7 @@
  * further nine one step right, so the tail gets as much room as the body.
  * A histogram of N values resolves percentiles up to about 1 - 1/N, so
  * the axis ends at the decade the largest count reaches (at least
- * 99.9 %, at most 99.9999 %); beyond that a curve would only repeat max.
+ * 99.9 %, at most 99.99999 %), where every curve has reached its max.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 
 /* Samples along x: a step curve needs many to show its steps. */
 #define SPECTRUM_POINTS 480
-#define SPECTRUM_MAX_X 6
+#define SPECTRUM_MAX_X 7
 
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -24,9 +24,15 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
-static const double tick_x[] = { 0, 0.30103, 1, 2, 3, 4, 5, 6 };
+const char *lat_svg_palette(size_t i)
+{
+	return palette[i % NPALETTE];
+}
+
+static const double tick_x[] = { 0, 0.30103, 1, 2, 3, 4, 5, 6, 7 };
 static const char *const tick_names[] = {
 	"0%", "50%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%",
+	"99.99999%",
 };
 
 static double ns_of(const struct lat_svg_curve *c, int64_t v)
@@ -119,6 +125,7 @@ int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 			   o->title ? o->title : "latency by percentile");
 	if (rc)
 		return rc;
+	g.right = 50; /* room for the last tick's long label */
 	xmax = x_end(curves, n);
 	y_range(curves, n, o->linear, &y0, &y1);
 	lat_svg_set_xticks(&g, tick_x, tick_names,
@@ -131,7 +138,8 @@ int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		struct lat_svg_series ser = { curves[i].label,
-					      palette[i % NPALETTE],
+					      curves[i].color ? curves[i].color :
+					      lat_svg_palette(i),
 					      curves[i].dash, false };
 
 		if (curves[i].hist->total_count)
@@ -139,7 +147,9 @@ int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 	}
 	/* legend after the lines, so its pale boxes sit on top */
 	for (size_t i = 0; i < n; i++) {
-		struct lat_svg_series ser = { label, palette[i % NPALETTE],
+		struct lat_svg_series ser = { label, curves[i].color ?
+					      curves[i].color :
+					      lat_svg_palette(i),
 					      curves[i].dash, false };
 
 		snprintf(label, sizeof(label), "%s%s", curves[i].label,
