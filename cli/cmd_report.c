@@ -245,7 +245,7 @@ static void write_hgrm(const struct report_opts *o,
 	int rc;
 
 	if (!f)
-		lat_cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
+		cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
 			     strerror(errno));
 	/* a comment the plotter ignores and our reader uses for the unit */
 	fprintf(f, "#[Value unit: %.17g ns per value]\n", ns * o->hgrm_ratio);
@@ -253,7 +253,7 @@ static void write_hgrm(const struct report_opts *o,
 	if (fclose(f) && !rc)
 		rc = -1;
 	if (rc)
-		lat_cli_fail("report", "cannot write '%s'", o->hgrm_out);
+		cli_fail("report", "cannot write '%s'", o->hgrm_out);
 }
 
 static void parse_args(int argc, char **argv, struct report_opts *o)
@@ -285,17 +285,17 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 			o->hgrm_out = optarg;
 			break;
 		case OPT_HGRM_RATIO:
-			o->hgrm_ratio = lat_cli_double("report", "--hgrm-ratio",
+			o->hgrm_ratio = cli_double("report", "--hgrm-ratio",
 						       optarg, 1e-9, 1e15);
 			ratio_set = true;
 			break;
 		case OPT_TICKS:
-			o->ticks = (int32_t)lat_cli_u64("report", "--ticks",
+			o->ticks = (int32_t)cli_u64("report", "--ticks",
 							optarg, 1, 1000);
 			ticks_set = true;
 			break;
 		case OPT_UNIT:
-			o->ns_per_value = lat_cli_double("report",
+			o->ns_per_value = cli_double("report",
 				"--unit-ns-per-value", optarg, 1e-9, 1e15);
 			break;
 		case OPT_SVG:
@@ -308,34 +308,34 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 			o->compare = true;
 			break;
 		default:
-			lat_cli_bad_option("report", argv, c);
+			cli_bad_option("report", argv, c);
 		}
 	}
 	if (optind >= argc)
-		lat_cli_usage_error("report", "no file given (see 'latlab "
+		cli_usage_error("report", "no file given (see 'latlab "
 				    "report --help')");
 	o->paths = (const char *const *)argv + optind;
 	o->npaths = argc - optind;
 	o->path = o->paths[0];
 	if (o->npaths > REPORT_MAX_FILES)
-		lat_cli_usage_error("report", "at most %d files, got %d",
+		cli_usage_error("report", "at most %d files, got %d",
 				    REPORT_MAX_FILES, o->npaths);
 	if (o->compare && o->npaths < 2)
-		lat_cli_usage_error("report", "--compare needs two files or "
+		cli_usage_error("report", "--compare needs two files or "
 				    "more, got only '%s'", o->path);
 	if (o->npaths > 1 && !o->compare && !o->svg_out)
-		lat_cli_usage_error("report", "one file at a time without "
+		cli_usage_error("report", "one file at a time without "
 				    "--svg or --compare, got '%s' and '%s'",
 				    o->paths[0], o->paths[1]);
 	if (o->npaths > 1 && o->hgrm_out)
-		lat_cli_usage_error("report", "--hgrm takes one input file");
+		cli_usage_error("report", "--hgrm takes one input file");
 	if (o->linear && !o->svg_out)
-		lat_cli_usage_error("report", "--linear only applies to --svg");
+		cli_usage_error("report", "--linear only applies to --svg");
 	if (o->svg_out)
 		cli_out_check("report", "--svg", o->svg_out, o->paths,
 			      o->npaths, "an input file");
 	if (!o->hgrm_out && (ratio_set || ticks_set))
-		lat_cli_usage_error("report", "%s only applies to --hgrm "
+		cli_usage_error("report", "%s only applies to --hgrm "
 				    "output", ratio_set ? "--hgrm-ratio" :
 				    "--ticks");
 }
@@ -364,15 +364,15 @@ static struct lat_hlog_data *load(const struct report_opts *o,
 	int rc;
 
 	if (!d)
-		lat_cli_fail("report", "out of memory");
+		cli_fail("report", "out of memory");
 	rc = lat_hlog_load(path, &(struct lat_hlog_load_opts){
 				.tag = o->tag, .hgrm_scale = o->ns_per_value,
 				.interval_pcts = o->compare },
 			   d, why, sizeof(why));
 	if (rc)
-		lat_cli_usage_error("report", "%s", why);
+		cli_usage_error("report", "%s", why);
 	if (d->is_hgrm && o->tag)
-		lat_cli_usage_error("report", "--tag applies to .hlog files; "
+		cli_usage_error("report", "--tag applies to .hlog files; "
 				    "'%s' is .hgrm", path);
 	if (d->is_hgrm)
 		hgrm_notes(o, d);
@@ -401,7 +401,7 @@ double report_ns_per_value(const struct report_opts *o,
 	return d->is_hgrm ? 1 : (o->ns_per_value > 0 ? o->ns_per_value : 1);
 }
 
-static int report_run(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
 	struct lat_hlog_data *d[REPORT_MAX_FILES];
@@ -422,13 +422,13 @@ static int report_run(int argc, char **argv)
 		lat_json_arr_end(&j);
 		lat_json_obj_end(&j);
 		if (lat_json_finish(&j))
-			lat_cli_fail("report", "internal error: bad JSON "
+			cli_fail("report", "internal error: bad JSON "
 				     "nesting");
 	} else if (o.json) {
 		lat_json_init(&j, stdout);
 		json_file(&j, o.path, d[0], report_ns_per_value(&o, d[0]));
 		if (lat_json_finish(&j))
-			lat_cli_fail("report", "internal error: bad JSON "
+			cli_fail("report", "internal error: bad JSON "
 				     "nesting");
 	} else {
 		for (int i = 0; i < o.npaths; i++)
@@ -443,12 +443,12 @@ static int report_run(int argc, char **argv)
 		lat_hlog_data_free(d[i]);
 		free(d[i]);
 	}
-	return fflush(stdout) ? LAT_EXIT_FAIL : LAT_EXIT_OK;
+	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_report = {
+const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.summary = "percentiles of an .hlog interval log or .hgrm file",
 	.usage = report_usage,
-	.run = report_run,
+	.run = report_main,
 };

@@ -28,24 +28,24 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 	struct stat st;
 
 	if (!*path)
-		lat_cli_usage_error(cmd, "%s: empty file name", flag);
+		cli_usage_error(cmd, "%s: empty file name", flag);
 	snprintf(dir, sizeof(dir), "%s", path);
 	/* dirname() may modify its argument: it gets the copy */
 	const char *d = dirname(dir);
 
 	if (stat(d, &st) || !S_ISDIR(st.st_mode))
-		lat_cli_usage_error(cmd, "%s '%s': directory '%s' does not "
+		cli_usage_error(cmd, "%s '%s': directory '%s' does not "
 				    "exist", flag, path, d);
 	if (access(d, W_OK | X_OK))
-		lat_cli_usage_error(cmd, "%s '%s': cannot write into '%s': "
+		cli_usage_error(cmd, "%s '%s': cannot write into '%s': "
 				    "%s", flag, path, d, strerror(errno));
 	if (stat(path, &st))
 		return; /* a new file */
 	if (S_ISDIR(st.st_mode))
-		lat_cli_usage_error(cmd, "%s '%s' is a directory", flag, path);
+		cli_usage_error(cmd, "%s '%s' is a directory", flag, path);
 	for (int i = 0; i < n; i++)
 		if (others[i] && same_file(&st, others[i]))
-			lat_cli_usage_error(cmd, "%s '%s' is %s; refusing to "
+			cli_usage_error(cmd, "%s '%s' is %s; refusing to "
 					    "overwrite it", flag, path, role);
 }
 
@@ -54,7 +54,7 @@ FILE *cli_out_open(const char *cmd, const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		lat_cli_fail(cmd, "cannot create '%s': %s", path,
+		cli_fail(cmd, "cannot create '%s': %s", path,
 			     strerror(errno));
 	return f;
 }
@@ -66,5 +66,5 @@ void cli_out_close(const char *cmd, const char *path, FILE *f, int rc)
 	if (!rc)
 		return;
 	unlink(path);
-	lat_cli_fail(cmd, "writing '%s': %s", path, lat_strerror(rc));
+	cli_fail(cmd, "writing '%s': %s", path, lat_strerror(rc));
 }

@@ -35,7 +35,7 @@ static void cell(const struct report_opts *o, struct lat_hlog_data *const *d,
 	rc = lat_compare_cell(b, report_ns_per_value(o, d[0]), t,
 			      report_ns_per_value(o, d[file]), k, c);
 	if (rc)
-		lat_cli_fail("report", "--compare: %s", lat_strerror(rc));
+		cli_fail("report", "--compare: %s", lat_strerror(rc));
 }
 
 static void put_ns(double ns, int width)
@@ -165,7 +165,7 @@ static void print_json(const struct report_opts *o,
 	lat_json_arr_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail("report", "internal error: bad JSON nesting");
+		cli_fail("report", "internal error: bad JSON nesting");
 }
 
 void report_compare(const struct report_opts *o,
@@ -178,7 +178,7 @@ void report_compare(const struct report_opts *o,
 		cd[i] = d[i];
 	if (lat_compare_same_tags(cd, o->paths, (size_t)o->npaths, why,
 				  sizeof(why)))
-		lat_cli_usage_error("report", "--compare: %s", why);
+		cli_usage_error("report", "--compare: %s", why);
 	if (o->json)
 		print_json(o, d);
 	else

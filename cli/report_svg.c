@@ -53,7 +53,7 @@ void report_svg(const struct report_opts *o, struct lat_hlog_data *const *d)
 		snprintf(base, sizeof(base), "%s", o->paths[i]);
 		for (int k = 0; k < nt; k++) {
 			if (n == LAT_SVG_MAX_CURVES)
-				lat_cli_usage_error("report", "--svg draws at "
+				cli_usage_error("report", "--svg draws at "
 						    "most %d lines; pick one "
 						    "with --tag",
 						    LAT_SVG_MAX_CURVES);
