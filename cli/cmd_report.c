@@ -355,7 +355,7 @@ static void hgrm_notes(const struct report_opts *o,
 			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
 }
 
-/* Load one file, saying on stderr what it could not keep; exit 2 if bad. */
+/* Load one file; exit 2 if it is unreadable. */
 static struct lat_hlog_data *load(const struct report_opts *o,
 				  const char *path)
 {
@@ -373,25 +373,37 @@ static struct lat_hlog_data *load(const struct report_opts *o,
 		cli_usage_error("report", "%s", why);
 	if (d->is_hgrm && o->tag)
 		cli_usage_error("report", "--tag applies to .hlog files; "
-				    "'%s' is .hgrm", path);
+				"'%s' is .hgrm", path);
+	return d;
+}
+
+/* Say on stderr what a file could not keep (once every input is good). */
+static void notes(const struct report_opts *o, const char *path,
+		  const struct lat_hlog_data *d)
+{
+	/* name the file only when there are several */
+	const char *sep = o->npaths > 1 ? ": " : "";
+
+	if (o->npaths == 1)
+		path = "";
 	if (d->is_hgrm)
 		hgrm_notes(o, d);
 	for (int i = -1; i < d->ntags; i++) {
 		const struct lat_hlog_tag *t = i < 0 ? &d->total : &d->tags[i];
 
 		if (t->mixed_precision)
-			fprintf(stderr, "latlab report: note: %s: %s mixes "
+			fprintf(stderr, "latlab report: note: %s%s%s mixes "
 				"intervals of different precision; merged at "
 				"%d significant digit%s as HdrHistogram's "
-				"add() does\n", path, i < 0 ? "the total" :
+				"add() does\n", path, sep, i < 0 ? "the total" :
 				report_tag_label(t->name), t->hist->sig_figs,
 				t->hist->sig_figs == 1 ? "" : "s");
 	}
 	if (d->refused)
-		fprintf(stderr, "latlab report: warning: %s: %lld counts could "
+		fprintf(stderr, "latlab report: warning: %s%s%lld counts could "
 			"not be merged (beyond the accumulator's range, or a "
-			"total beyond 2^63)\n", path, (long long)d->refused);
-	return d;
+			"total beyond 2^63)\n", path, sep,
+			(long long)d->refused);
 }
 
 double report_ns_per_value(const struct report_opts *o,
@@ -410,6 +422,10 @@ static int report_main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	for (int i = 0; i < o.npaths; i++)
 		d[i] = load(&o, o.paths[i]);
+	if (o.compare)
+		report_compare_check(&o, d);
+	for (int i = 0; i < o.npaths; i++)
+		notes(&o, o.paths[i], d[i]);
 	if (o.compare)
 		report_compare(&o, d);
 	else if (o.json && o.npaths > 1) {

@@ -39,6 +39,10 @@ const char *report_tag_label(const char *name);
 void report_svg(const struct report_opts *o,
 		struct lat_hlog_data *const *d);
 
+/* --compare: exit 2 with one line unless the files hold the same tags. */
+void report_compare_check(const struct report_opts *o,
+			  struct lat_hlog_data *const *d);
+
 /* --compare: print (text or --json) every file against the first. */
 void report_compare(const struct report_opts *o,
 		    struct lat_hlog_data *const *d);

@@ -108,9 +108,9 @@ static void print_text(const struct report_opts *o,
 		       d[i]->is_hgrm ? ".hgrm" : ".hlog", (long long)most,
 		       most == 1 ? "" : "s", n > 1 ? " per tag" : "");
 	}
-	printf("band: 10th..90th percentile of a file's per-interval values; "
-	       "'noise' when the two bands overlap,\n'higher'/'lower' when "
-	       "they do not, 'no spread' with fewer than %d intervals\n",
+	printf("band: a file's per-interval values, a tenth dropped at each "
+	       "end; 'noise' when the two bands\noverlap, 'higher'/'lower' "
+	       "when they do not, 'no spread' with fewer than %d intervals\n",
 	       LAT_COMPARE_MIN_INTERVALS);
 	for (int k = 0; k < nt; k++)
 		for (int i = 1; i < o->npaths; i++)
@@ -168,8 +168,8 @@ static void print_json(const struct report_opts *o,
 		cli_fail("report", "internal error: bad JSON nesting");
 }
 
-void report_compare(const struct report_opts *o,
-		    struct lat_hlog_data *const *d)
+void report_compare_check(const struct report_opts *o,
+			  struct lat_hlog_data *const *d)
 {
 	const struct lat_hlog_data *cd[REPORT_MAX_FILES];
 	char why[512];
@@ -179,6 +179,11 @@ void report_compare(const struct report_opts *o,
 	if (lat_compare_same_tags(cd, o->paths, (size_t)o->npaths, why,
 				  sizeof(why)))
 		cli_usage_error("report", "--compare: %s", why);
+}
+
+void report_compare(const struct report_opts *o,
+		    struct lat_hlog_data *const *d)
+{
 	if (o->json)
 		print_json(o, d);
 	else

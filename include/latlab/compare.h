@@ -9,10 +9,10 @@
  * with their ratio and a verdict:
  *
  *   band       the middle of a file's per-interval values at one
- *              percentile: from the 10th to the 90th percentile of them
- *              (nearest rank, so with 10 or fewer intervals it is their
- *              min..max). A single odd interval does not widen it in a
- *              long log.
+ *              percentile: sorted, with a tenth of them (rounded down)
+ *              dropped at each end, so with fewer than 10 intervals it is
+ *              their min..max and in a long log a few odd intervals do
+ *              not widen it.
  *   noise      the two bands overlap: the change is inside the spread.
  *   higher     every value of B's band is above A's band.
  *   lower      every value of B's band is below A's band.
