@@ -14,6 +14,7 @@
 #include "latlab/json.h"
 #include "out_file.h"
 #include "report.h"
+#include "latlab/hist_io.h"
 
 static const char report_usage[] =
 "latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
@@ -80,41 +81,6 @@ enum {
 };
 
 
-static const double report_pcts[] = { 50, 90, 99, 99.9, 99.99 };
-static const char *const report_pct_names[] = { "p50", "p90", "p99",
-						"p99.9", "p99.99" };
-/* JSON keys without dots (jq paths), as 'latlab co' and 'pipeline' */
-static const char *const report_pct_keys[] = { "p50_ns", "p90_ns", "p99_ns",
-					       "p999_ns", "p9999_ns" };
-#define REPORT_NPCTS (sizeof(report_pcts) / sizeof(report_pcts[0]))
-
-/* The numbers one row shows, in ns. */
-struct row_stats {
-	int64_t count;
-	double min, max, mean, stddev;
-	double pct[REPORT_NPCTS];
-};
-
-static void stats_of(const struct lat_hlog_data *d, const struct lat_hist *h,
-		     double ns, struct row_stats *s)
-{
-	s->count = h->total_count;
-	s->min = (double)lat_hist_min(h) * ns;
-	s->max = (double)lat_hist_max(h) * ns;
-	s->mean = lat_hist_mean(h) * ns;
-	s->stddev = lat_hist_stddev(h) * ns;
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		s->pct[i] = (double)lat_hist_value_at_percentile(h,
-				report_pcts[i]) * ns;
-	if (d->is_hgrm && d->hgrm.has_footer) {
-		/* the footer is exact where the rebuilt histogram is not;
-		 * it is in file units, the rebuilt histogram in ns */
-		s->mean = d->hgrm.mean * d->hgrm_scale;
-		s->stddev = d->hgrm.stddev * d->hgrm_scale;
-		s->max = d->hgrm.max * d->hgrm_scale;
-	}
-}
-
 const char *report_tag_label(const char *name)
 {
 	return *name ? name : "(untagged)";
@@ -126,7 +92,7 @@ struct text_widths {
 };
 
 static void print_text_row(const struct text_widths *w, const char *label,
-			   const struct row_stats *s)
+			   const struct lat_hist_summary *s)
 {
 	char b[LAT_FMT_LEN];
 
@@ -136,7 +102,7 @@ static void print_text_row(const struct text_widths *w, const char *label,
 		return;
 	}
 	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->min));
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
+	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
 		printf(" %9s", lat_fmt_ns(b, sizeof(b), s->pct[i]));
 	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->max));
 	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
@@ -163,7 +129,7 @@ static void print_text(const char *path, const struct lat_hlog_data *d,
 		       double ns)
 {
 	struct text_widths w;
-	struct row_stats s;
+	struct lat_hist_summary s;
 
 	if (d->is_hgrm)
 		printf("%s: .hgrm, %d row%s, %d significant digit%s\n",
@@ -177,36 +143,22 @@ static void print_text(const char *path, const struct lat_hlog_data *d,
 		       d->total.last_end_s - d->total.first_start_s);
 	text_widths(d, &w);
 	printf("%-*s %*s %9s", w.label, "tag", w.count, "count", "min");
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		printf(" %9s", report_pct_names[i]);
+	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
+		printf(" %9s", lat_hist_summary_names[i]);
 	printf(" %9s %9s\n", "max", "mean");
 	for (int i = 0; i < d->ntags; i++) {
-		stats_of(d, d->tags[i].hist, ns, &s);
+		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
 		print_text_row(&w, report_tag_label(d->tags[i].name), &s);
 	}
-	stats_of(d, d->total.hist, ns, &s);
+	lat_hlog_summarize(d, d->total.hist, ns, &s);
 	print_text_row(&w, "(all)", &s);
-}
-
-static void json_stats(struct lat_json *j, const struct row_stats *s)
-{
-	/* an empty histogram has no values: NaN is written as null */
-	double none = s->count ? 0 : NAN;
-
-	lat_json_int(j, "count", s->count);
-	lat_json_double(j, "min_ns", s->min + none);
-	for (size_t i = 0; i < REPORT_NPCTS; i++)
-		lat_json_double(j, report_pct_keys[i], s->pct[i] + none);
-	lat_json_double(j, "max_ns", s->max + none);
-	lat_json_double(j, "mean_ns", s->mean + none);
-	lat_json_double(j, "stddev_ns", s->stddev + none);
 }
 
 /* One file's document (an object without key) into @j. */
 static void json_file(struct lat_json *j, const char *path,
 		      const struct lat_hlog_data *d, double ns)
 {
-	struct row_stats s;
+	struct lat_hist_summary s;
 
 	lat_json_obj_begin(j, NULL);
 	lat_json_str(j, "file", path);
@@ -226,14 +178,14 @@ static void json_file(struct lat_json *j, const char *path,
 		lat_json_obj_begin(j, NULL);
 		lat_json_str(j, "tag", d->tags[i].name);
 		lat_json_int(j, "intervals", d->tags[i].intervals);
-		stats_of(d, d->tags[i].hist, ns, &s);
-		json_stats(j, &s);
+		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
+		lat_hist_summary_write_json(j, &s);
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
 	lat_json_obj_begin(j, "total");
-	stats_of(d, d->total.hist, ns, &s);
-	json_stats(j, &s);
+	lat_hlog_summarize(d, d->total.hist, ns, &s);
+	lat_hist_summary_write_json(j, &s);
 	lat_json_obj_end(j);
 	lat_json_obj_end(j);
 }
@@ -313,20 +265,20 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind >= argc)
 		cli_usage_error("report", "no file given (see 'latlab "
-				    "report --help')");
+				"report --help')");
 	o->paths = (const char *const *)argv + optind;
 	o->npaths = argc - optind;
 	o->path = o->paths[0];
 	if (o->npaths > REPORT_MAX_FILES)
 		cli_usage_error("report", "at most %d files, got %d",
-				    REPORT_MAX_FILES, o->npaths);
+				REPORT_MAX_FILES, o->npaths);
 	if (o->compare && o->npaths < 2)
 		cli_usage_error("report", "--compare needs two files or "
-				    "more, got only '%s'", o->path);
+				"more, got only '%s'", o->path);
 	if (o->npaths > 1 && !o->compare && !o->svg_out)
 		cli_usage_error("report", "one file at a time without "
-				    "--svg or --compare, got '%s' and '%s'",
-				    o->paths[0], o->paths[1]);
+				"--svg or --compare, got '%s' and '%s'",
+				o->paths[0], o->paths[1]);
 	if (o->npaths > 1 && o->hgrm_out)
 		cli_usage_error("report", "--hgrm takes one input file");
 	if (o->linear && !o->svg_out)
@@ -359,18 +311,12 @@ static void hgrm_notes(const struct report_opts *o,
 static struct lat_hlog_data *load(const struct report_opts *o,
 				  const char *path)
 {
-	struct lat_hlog_data *d = malloc(sizeof(*d));
-	char why[512];
-	int rc;
+	struct lat_hlog_data *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		cli_fail("report", "out of memory");
-	rc = lat_hlog_load(path, &(struct lat_hlog_load_opts){
-				.tag = o->tag, .hgrm_scale = o->ns_per_value,
-				.interval_pcts = o->compare },
-			   d, why, sizeof(why));
-	if (rc)
-		cli_usage_error("report", "%s", why);
+	if (lat_hlog_load(path, o->tag, o->ns_per_value, d))
+		cli_usage_error("report", "%s", d->why);
 	if (d->is_hgrm && o->tag)
 		cli_usage_error("report", "--tag applies to .hlog files; "
 				"'%s' is .hgrm", path);
@@ -413,48 +359,52 @@ double report_ns_per_value(const struct report_opts *o,
 	return d->is_hgrm ? 1 : (o->ns_per_value > 0 ? o->ns_per_value : 1);
 }
 
+static void print_json(const struct report_opts *o,
+		       struct lat_hlog_data *const *d)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	if (o->npaths > 1) {
+		lat_json_obj_begin(&j, NULL);
+		lat_json_arr_begin(&j, "files");
+	}
+	for (int i = 0; i < o->npaths; i++)
+		json_file(&j, o->paths[i], d[i], report_ns_per_value(o, d[i]));
+	if (o->npaths > 1) {
+		lat_json_arr_end(&j);
+		lat_json_obj_end(&j);
+	}
+	if (lat_json_finish(&j))
+		cli_fail("report", "internal error: bad JSON nesting");
+}
+
 static int report_main(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
 	struct lat_hlog_data *d[REPORT_MAX_FILES];
-	struct lat_json j;
+	struct lat_compare_spreads *sp = NULL;
 
 	parse_args(argc, argv, &o);
 	for (int i = 0; i < o.npaths; i++)
 		d[i] = load(&o, o.paths[i]);
 	if (o.compare)
-		report_compare_check(&o, d);
+		sp = report_compare_load(&o, d);
 	for (int i = 0; i < o.npaths; i++)
 		notes(&o, o.paths[i], d[i]);
 	if (o.compare)
-		report_compare(&o, d);
-	else if (o.json && o.npaths > 1) {
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_arr_begin(&j, "files");
-		for (int i = 0; i < o.npaths; i++)
-			json_file(&j, o.paths[i], d[i],
-				  report_ns_per_value(&o, d[i]));
-		lat_json_arr_end(&j);
-		lat_json_obj_end(&j);
-		if (lat_json_finish(&j))
-			cli_fail("report", "internal error: bad JSON "
-				     "nesting");
-	} else if (o.json) {
-		lat_json_init(&j, stdout);
-		json_file(&j, o.path, d[0], report_ns_per_value(&o, d[0]));
-		if (lat_json_finish(&j))
-			cli_fail("report", "internal error: bad JSON "
-				     "nesting");
-	} else {
+		report_compare(&o, d, sp);
+	else if (o.json)
+		print_json(&o, d);
+	else
 		for (int i = 0; i < o.npaths; i++)
 			print_text(o.paths[i], d[i],
 				   report_ns_per_value(&o, d[i]));
-	}
 	if (o.hgrm_out)
 		write_hgrm(&o, d[0], report_ns_per_value(&o, d[0]));
 	if (o.svg_out)
 		report_svg(&o, d);
+	report_compare_free(&o, sp);
 	for (int i = 0; i < o.npaths; i++) {
 		lat_hlog_data_free(d[i]);
 		free(d[i]);

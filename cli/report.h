@@ -39,12 +39,21 @@ const char *report_tag_label(const char *name);
 void report_svg(const struct report_opts *o,
 		struct lat_hlog_data *const *d);
 
-/* --compare: exit 2 with one line unless the files hold the same tags. */
-void report_compare_check(const struct report_opts *o,
-			  struct lat_hlog_data *const *d);
+struct lat_compare_spreads;
+
+/*
+ * --compare: exit 2 with one line unless the files hold the same tags and
+ * every .hlog's intervals can be read again; their spreads otherwise.
+ */
+struct lat_compare_spreads *report_compare_load(const struct report_opts *o,
+						struct lat_hlog_data *const *d);
 
 /* --compare: print (text or --json) every file against the first. */
 void report_compare(const struct report_opts *o,
-		    struct lat_hlog_data *const *d);
+		    struct lat_hlog_data *const *d,
+		    const struct lat_compare_spreads *sp);
+
+void report_compare_free(const struct report_opts *o,
+			 struct lat_compare_spreads *sp);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,27 +14,33 @@
 #include "latlab/json.h"
 #include "report.h"
 
-static const char *const pct_names[LAT_HLOG_NPCTS] = {
-	"p50", "p90", "p99", "p99.9", "p99.99", "max",
-};
-static const char *const pct_keys[LAT_HLOG_NPCTS] = {
-	"p50", "p90", "p99", "p999", "p9999", "max",
-};
+/* The compared side of file @i's tag @tag (spread NULL for an .hgrm). */
+static struct lat_compare_side side(const struct report_opts *o,
+				    struct lat_hlog_data *const *d,
+				    const struct lat_compare_spreads *sp, int i,
+				    const char *tag)
+{
+	return (struct lat_compare_side){
+		.hist = lat_compare_find_tag(d[i], tag)->hist,
+		.ns_per_value = report_ns_per_value(o, d[i]),
+		.spread = lat_compare_find_spread(&sp[i], tag),
+	};
+}
 
 static void cell(const struct report_opts *o, struct lat_hlog_data *const *d,
-		 int file, const char *tag, int k, struct lat_compare_cell *c)
+		 const struct lat_compare_spreads *sp, int file,
+		 const char *tag, int k, struct lat_compare_cell *c)
 {
-	const struct lat_hlog_tag *b = lat_compare_find_tag(d[0], tag);
-	const struct lat_hlog_tag *t = lat_compare_find_tag(d[file], tag);
+	struct lat_compare_side b = side(o, d, sp, 0, tag);
+	struct lat_compare_side t = side(o, d, sp, file, tag);
 	int rc;
 
-	if (!t->hist->total_count || !b->hist->total_count) {
+	if (!t.hist->total_count || !b.hist->total_count) {
 		*c = (struct lat_compare_cell){ NAN, NAN, NAN, NAN,
 						LAT_COMPARE_NO_SPREAD };
 		return;
 	}
-	rc = lat_compare_cell(b, report_ns_per_value(o, d[0]), t,
-			      report_ns_per_value(o, d[file]), k, c);
+	rc = lat_compare_cell(&b, file ? &t : &b, k, c);
 	if (rc)
 		cli_fail("report", "--compare: %s", lat_strerror(rc));
 }
@@ -60,19 +67,20 @@ static void put_band(const struct lat_compare_cell *c)
 }
 
 static void print_pair(const struct report_opts *o,
-		       struct lat_hlog_data *const *d, int file,
+		       struct lat_hlog_data *const *d,
+		       const struct lat_compare_spreads *sp, int file,
 		       const char *tag)
 {
 	printf("\n%s: %s against %s\n", report_tag_label(tag),
 	       o->paths[file], o->paths[0]);
 	printf("%-7s %9s %21s %9s %21s %7s  %s\n", "", "baseline", "its band",
 	       "this", "its band", "ratio", "verdict");
-	for (int k = 0; k < LAT_HLOG_NPCTS; k++) {
+	for (int k = 0; k < LAT_COMPARE_NPCTS; k++) {
 		struct lat_compare_cell b, c;
 
-		cell(o, d, 0, tag, k, &b);
-		cell(o, d, file, tag, k, &c);
-		printf("%-7s ", pct_names[k]);
+		cell(o, d, sp, 0, tag, k, &b);
+		cell(o, d, sp, file, tag, k, &c);
+		printf("%-7s ", lat_compare_pct_names[k]);
 		put_ns(b.value_ns, 9);
 		putchar(' ');
 		put_band(&b);
@@ -90,7 +98,8 @@ static void print_pair(const struct report_opts *o,
 }
 
 static void print_text(const struct report_opts *o,
-		       struct lat_hlog_data *const *d)
+		       struct lat_hlog_data *const *d,
+		       const struct lat_compare_spreads *sp)
 {
 	int nt;
 	const struct lat_hlog_tag *t = lat_compare_tags(d[0], &nt);
@@ -98,12 +107,12 @@ static void print_text(const struct report_opts *o,
 	printf("compare: %d files against %s\n", o->npaths, o->path);
 	for (int i = 0; i < o->npaths; i++) {
 		int n;
-		const struct lat_hlog_tag *tt = lat_compare_tags(d[i], &n);
 		int64_t most = 0;
 
-		for (int k = 0; k < n; k++)
-			if (tt[k].n_ipct > most)
-				most = tt[k].n_ipct;
+		lat_compare_tags(d[i], &n);
+		for (int k = 0; k < sp[i].ntags; k++)
+			if (sp[i].tags[k].n > most)
+				most = sp[i].tags[k].n;
 		printf("  %s: %s, %lld non-empty interval%s%s\n", o->paths[i],
 		       d[i]->is_hgrm ? ".hgrm" : ".hlog", (long long)most,
 		       most == 1 ? "" : "s", n > 1 ? " per tag" : "");
@@ -114,7 +123,7 @@ static void print_text(const struct report_opts *o,
 	       LAT_COMPARE_MIN_INTERVALS);
 	for (int k = 0; k < nt; k++)
 		for (int i = 1; i < o->npaths; i++)
-			print_pair(o, d, i, t[k].name);
+			print_pair(o, d, sp, i, t[k].name);
 }
 
 static void json_cell(struct lat_json *j, const struct lat_compare_cell *c)
@@ -129,7 +138,8 @@ static void json_cell(struct lat_json *j, const struct lat_compare_cell *c)
 }
 
 static void print_json(const struct report_opts *o,
-		       struct lat_hlog_data *const *d)
+		       struct lat_hlog_data *const *d,
+		       const struct lat_compare_spreads *sp)
 {
 	int nt;
 	const struct lat_hlog_tag *t = lat_compare_tags(d[0], &nt);
@@ -149,13 +159,13 @@ static void print_json(const struct report_opts *o,
 	for (int k = 0; k < nt; k++) {
 		lat_json_obj_begin(&j, NULL);
 		lat_json_str(&j, "tag", t[k].name);
-		for (int p = 0; p < LAT_HLOG_NPCTS; p++) {
+		for (int p = 0; p < LAT_COMPARE_NPCTS; p++) {
 			/* one array per percentile: a cell per file */
-			lat_json_arr_begin(&j, pct_keys[p]);
+			lat_json_arr_begin(&j, lat_compare_pct_keys[p]);
 			for (int i = 0; i < o->npaths; i++) {
 				struct lat_compare_cell c;
 
-				cell(o, d, i, t[k].name, p, &c);
+				cell(o, d, sp, i, t[k].name, p, &c);
 				json_cell(&j, &c);
 			}
 			lat_json_arr_end(&j);
@@ -168,10 +178,11 @@ static void print_json(const struct report_opts *o,
 		cli_fail("report", "internal error: bad JSON nesting");
 }
 
-void report_compare_check(const struct report_opts *o,
-			  struct lat_hlog_data *const *d)
+struct lat_compare_spreads *report_compare_load(const struct report_opts *o,
+						struct lat_hlog_data *const *d)
 {
 	const struct lat_hlog_data *cd[REPORT_MAX_FILES];
+	struct lat_compare_spreads *sp;
 	char why[512];
 
 	for (int i = 0; i < o->npaths; i++)
@@ -179,13 +190,32 @@ void report_compare_check(const struct report_opts *o,
 	if (lat_compare_same_tags(cd, o->paths, (size_t)o->npaths, why,
 				  sizeof(why)))
 		cli_usage_error("report", "--compare: %s", why);
+	sp = calloc((size_t)o->npaths, sizeof(*sp));
+	if (!sp)
+		cli_fail("report", "out of memory");
+	for (int i = 0; i < o->npaths; i++)
+		if (!d[i]->is_hgrm &&
+		    lat_compare_read_spreads(o->paths[i], o->tag, &sp[i]))
+			cli_usage_error("report", "%s", sp[i].why);
+	return sp;
 }
 
 void report_compare(const struct report_opts *o,
-		    struct lat_hlog_data *const *d)
+		    struct lat_hlog_data *const *d,
+		    const struct lat_compare_spreads *sp)
 {
 	if (o->json)
-		print_json(o, d);
+		print_json(o, d, sp);
 	else
-		print_text(o, d);
+		print_text(o, d, sp);
+}
+
+void report_compare_free(const struct report_opts *o,
+			 struct lat_compare_spreads *sp)
+{
+	if (!sp)
+		return;
+	for (int i = 0; i < o->npaths; i++)
+		lat_compare_spreads_free(&sp[i]);
+	free(sp);
 }

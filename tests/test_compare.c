@@ -1,5 +1,5 @@
 /*
- * lat_hlog_load's per-interval percentiles and lat_compare's verdicts on
+ * lat_compare_read_spreads' per-interval percentiles and the verdicts on
  * logs built here: a run that differs by less than its own interval
  * spread is noise, one shifted beyond both spreads is higher, a file of
  * one interval has no spread, and files with other tags are refused.
@@ -37,28 +37,44 @@ static void write_log(const char *path, const char *tag, int intervals,
 	lat_hist_free(h);
 }
 
-static void load(const char *name, struct lat_hlog_data *d)
+/* A file as lat_compare sees it: merged, unit 1 ns, with its spread. */
+struct file {
+	struct lat_hlog_data d;
+	struct lat_compare_spreads s;
+	struct lat_compare_side side;
+};
+
+static void load(const char *name, struct file *f)
 {
-	char path[256], why[256];
+	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	T_EQ_I64(lat_hlog_load(path, &(struct lat_hlog_load_opts){
-				       .interval_pcts = true }, d, why,
-			       sizeof(why)), 0);
+	T_EQ_I64(lat_hlog_load(path, NULL, 0, &f->d), 0);
+	T_EQ_I64(lat_compare_read_spreads(path, NULL, &f->s), 0);
+	f->side = (struct lat_compare_side){
+		f->d.tags[0].hist, 1,
+		lat_compare_find_spread(&f->s, f->d.tags[0].name) };
 }
 
-static enum lat_compare_verdict verdict_p50(const struct lat_hlog_data *a,
-					    const struct lat_hlog_data *b,
+static void unload(struct file *f)
+{
+	lat_hlog_data_free(&f->d);
+	lat_compare_spreads_free(&f->s);
+}
+
+static enum lat_compare_verdict verdict_p50(const struct file *a,
+					    const struct file *b,
 					    struct lat_compare_cell *c)
 {
-	T_EQ_I64(lat_compare_cell(&a->tags[0], 1, &b->tags[0], 1, 0, c), 0);
+	T_EQ_I64(lat_compare_cell(&a->side, &b->side, 0, c), 0);
 	return c->verdict;
 }
 
 int main(void)
 {
-	static struct lat_hlog_data a, b, c, one, other;
-	const struct lat_hlog_data *pair[2] = { &a, &other };
+	static struct file a, b, c, one, other;
+	const struct lat_hlog_data *pair[2] = { &a.d, &other.d };
+	struct lat_compare_side milli;
 	const char *names[2] = { "a", "other" };
 	struct lat_compare_cell cell;
 	double lo, hi;
@@ -83,14 +99,15 @@ int main(void)
 	load("other.hlog", &other);
 
 	/* every non-empty interval kept, its p50 and max as recorded */
-	T_EQ_I64(a.tags[0].n_ipct, 10);
-	T_EQ_I64(a.tags[0].ipct[0], 1049);
-	T_EQ_I64(a.tags[0].ipct[9 * LAT_HLOG_NPCTS + 5], 1000 + 90 + 99);
+	T_EQ_I64(a.s.ntags, 1);
+	T_EQ_I64(a.s.tags[0].n, 10);
+	T_EQ_I64(a.s.tags[0].v[0], 1049);
+	T_EQ_I64(a.s.tags[0].v[9 * LAT_COMPARE_NPCTS + 5], 1000 + 90 + 99);
 	/* the band of 10 intervals drops one at each end */
-	T_EQ_I64(lat_compare_band(&a.tags[0], 0, 1, &lo, &hi), 0);
+	T_EQ_I64(lat_compare_band(&a.side, 0, &lo, &hi), 0);
 	T_NEAR(lo, 1049 + 10, 0.5);
 	T_NEAR(hi, 1049 + 80, 0.5);
-	T_EQ_I64(lat_compare_band(&one.tags[0], 0, 1, &lo, &hi), -ENODATA);
+	T_EQ_I64(lat_compare_band(&one.side, 0, &lo, &hi), -ENODATA);
 	T_CHECK(isnan(lo) && isnan(hi));
 
 	T_EQ_I64(verdict_p50(&a, &a, &cell), LAT_COMPARE_BASELINE);
@@ -105,23 +122,24 @@ int main(void)
 			"noise"));
 
 	/* the unit applies to values and band alike */
-	T_EQ_I64(lat_compare_cell(&a.tags[0], 1000, &c.tags[0], 1000, 0,
-				  &cell), 0);
+	milli = c.side;
+	milli.ns_per_value = 1000;
+	T_EQ_I64(lat_compare_cell(&a.side, &milli, 0, &cell), 0);
 	T_NEAR(cell.value_ns, 1000.0 * lat_hist_value_at_percentile(
-		       c.tags[0].hist, 50), 1e-6);
+		       c.side.hist, 50), 1e-6);
 	T_NEAR(cell.lo_ns, 1000.0 * 2059, 1000 * 2.0);
 
 	T_EQ_I64(lat_compare_same_tags(pair, names, 2, why, sizeof(why)),
 		 -LAT_ECOMPAT);
 	T_CHECK(strstr(why, "'e2e'") != NULL);
-	pair[1] = &b;
+	pair[1] = &b.d;
 	T_EQ_I64(lat_compare_same_tags(pair, names, 2, why, sizeof(why)), 0);
 
-	lat_hlog_data_free(&a);
-	lat_hlog_data_free(&b);
-	lat_hlog_data_free(&c);
-	lat_hlog_data_free(&one);
-	lat_hlog_data_free(&other);
+	unload(&a);
+	unload(&b);
+	unload(&c);
+	unload(&one);
+	unload(&other);
 	const char *files[] = { "a", "b", "c", "one", "other" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s.hlog", dir, files[i]);

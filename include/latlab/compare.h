@@ -19,10 +19,11 @@
  *   no spread  a side has fewer than 2 non-empty intervals (an .hgrm
  *              file, a short run): only the ratio is known.
  *
- * The data come from lat_hlog_load() with interval_pcts set; the
- * percentiles are lat_hlog_pcts[] (p50 .. p99.99 and max).
+ * The merged histograms come from lat_hlog_load(); the per-interval
+ * values from lat_compare_read_spreads(), one more pass over the log.
+ * The percentiles are lat_compare_pcts[] (p50 .. p99.99 and max).
  *
- * Nothing here prints or allocates beyond a scratch copy per band.
+ * Nothing here prints. Not for a hot path: reading and bands allocate.
  */
 #ifndef LATLAB_COMPARE_H
 #define LATLAB_COMPARE_H
@@ -42,6 +43,50 @@ enum lat_compare_verdict {
 /* Fewest non-empty intervals that give a band. */
 #define LAT_COMPARE_MIN_INTERVALS 2
 
+/* The percentiles compared: 50, 90, 99, 99.9, 99.99 and 100 (max). */
+#define LAT_COMPARE_NPCTS 6
+extern const double lat_compare_pcts[LAT_COMPARE_NPCTS];
+/* "p50" .. "p99.99", "max" for people; "p50" .. "p9999", "max" as keys */
+extern const char *const lat_compare_pct_names[LAT_COMPARE_NPCTS];
+extern const char *const lat_compare_pct_keys[LAT_COMPARE_NPCTS];
+
+/* Each non-empty interval of one tag at lat_compare_pcts, file units. */
+struct lat_compare_spread {
+	char tag[64];             /* "" = untagged */
+	int64_t *v;               /* v[i * LAT_COMPARE_NPCTS + k] */
+	int64_t n;                /* intervals kept */
+};
+
+/* Every tag's spread in one .hlog. Large: keep it off small stacks. */
+struct lat_compare_spreads {
+	struct lat_compare_spread tags[LAT_HLOG_MAX_TAGS];
+	int ntags;
+	char why[512];            /* on failure: one line naming the file */
+};
+
+/*
+ * Read @path (an .hlog) and keep each interval's values at
+ * lat_compare_pcts, per tag (@tag: NULL for every tag, else only that
+ * one). Returns 0, or a negative code with @s->why set: -errno (open),
+ * the reader's codes (with the line), -LAT_EFORMAT (more than
+ * LAT_HLOG_MAX_TAGS tags), -ENOMEM. Release with
+ * lat_compare_spreads_free (also after a failure).
+ */
+int lat_compare_read_spreads(const char *path, const char *tag,
+			     struct lat_compare_spreads *s);
+void lat_compare_spreads_free(struct lat_compare_spreads *s);
+
+/* The spread of @tag in @s, or NULL. */
+const struct lat_compare_spread *
+lat_compare_find_spread(const struct lat_compare_spreads *s, const char *tag);
+
+/* One file's tag as compared: merged histogram, unit, spread. */
+struct lat_compare_side {
+	const struct lat_hist *hist;            /* merged intervals */
+	double ns_per_value;                    /* > 0 */
+	const struct lat_compare_spread *spread; /* NULL: none known */
+};
+
 /* One file's tag at one percentile, against the baseline's. */
 struct lat_compare_cell {
 	double value_ns;        /* merged value at the percentile */
@@ -51,20 +96,20 @@ struct lat_compare_cell {
 };
 
 /*
- * The band of @t at lat_hlog_pcts[@k], in ns (@ns_per_value: the file's
- * unit, > 0). Returns 0, -ENODATA (fewer than LAT_COMPARE_MIN_INTERVALS
- * kept intervals: *lo and *hi are NAN), -EINVAL, -ENOMEM.
+ * The band of @s at lat_compare_pcts[@k], in ns. Returns 0, -ENODATA
+ * (no spread, or fewer than LAT_COMPARE_MIN_INTERVALS intervals: *lo and
+ * *hi are NAN), -EINVAL, -ENOMEM.
  */
-int lat_compare_band(const struct lat_hlog_tag *t, int k, double ns_per_value,
-		     double *lo, double *hi);
+int lat_compare_band(const struct lat_compare_side *s, int k, double *lo,
+		     double *hi);
 
 /*
- * Compare @t (unit @ns) with the baseline @base (unit @base_ns) at
- * lat_hlog_pcts[@k]. @t == @base gives the baseline's own cell. Returns 0,
- * -EINVAL (k out of range, an empty histogram), -ENOMEM.
+ * Compare @t with the baseline @base at lat_compare_pcts[@k]. @t == @base
+ * gives the baseline's own cell. Returns 0, -EINVAL (k out of range, an
+ * empty histogram), -ENOMEM.
  */
-int lat_compare_cell(const struct lat_hlog_tag *base, double base_ns,
-		     const struct lat_hlog_tag *t, double ns, int k,
+int lat_compare_cell(const struct lat_compare_side *base,
+		     const struct lat_compare_side *t, int k,
 		     struct lat_compare_cell *out);
 
 /* "baseline", "noise", "higher", "lower", "no spread". */

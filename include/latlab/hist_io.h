@@ -41,6 +41,7 @@
 
 #include "latlab/common.h"
 #include "latlab/hist.h"
+#include "latlab/json.h"
 
 /* Cookies (big-endian, first 4 bytes of an encoding). */
 #define LAT_HIST_V2_COOKIE 0x1c849313u
@@ -301,19 +302,13 @@ int64_t lat_hlog_reader_line(const struct lat_hlog_reader *r);
 void lat_hlog_reader_close(struct lat_hlog_reader *r);
 
 /* ------------------------------------------------------------------ */
-/* A whole file: every interval of an .hlog merged per tag, or a .hgrm */
+/* Loading a whole file, merged per tag (what `latlab report` reads)   */
 /* ------------------------------------------------------------------ */
 
 /* More tags than this in one log is refused (memory is per tag). */
 #define LAT_HLOG_MAX_TAGS 64
 
-/*
- * The percentiles kept per interval when asked (lat_hlog_load_opts.
- * interval_pcts): p50, p90, p99, p99.9, p99.99 and max (100).
- */
-#define LAT_HLOG_NPCTS 6
-extern const double lat_hlog_pcts[LAT_HLOG_NPCTS];
-
+/* Every interval of one tag, merged. */
 struct lat_hlog_tag {
 	char name[64];            /* "" = untagged */
 	struct lat_hist *hist;    /* merged intervals, owned */
@@ -321,50 +316,58 @@ struct lat_hlog_tag {
 	double first_start_s;     /* absolute seconds since the epoch */
 	double last_end_s;
 	bool mixed_precision;     /* intervals of another layout were merged */
-	/* with interval_pcts: per non-empty interval i, its value at
-	 * lat_hlog_pcts[k] is ipct[i * LAT_HLOG_NPCTS + k] (file units) */
-	int64_t *ipct;
-	int64_t n_ipct;           /* non-empty intervals kept */
 };
 
+/*
+ * An .hlog or .hgrm file loaded by lat_hlog_load: one merged histogram
+ * per tag and one in total. Large (~10 KiB): keep it off small stacks.
+ */
 struct lat_hlog_data {
 	bool is_hgrm;
 	struct lat_hlog_tag tags[LAT_HLOG_MAX_TAGS];
 	int ntags;
 	struct lat_hlog_tag total;  /* every selected interval merged */
-	int64_t refused;          /* counts lost while merging */
-	double start_time_s;      /* hlog StartTime, NAN if none */
-	struct lat_hgrm_info hgrm;/* when is_hgrm */
-	double hgrm_scale;        /* ns per .hgrm file value actually used */
-};
-
-struct lat_hlog_load_opts {
-	const char *tag;          /* NULL: every tag; else only intervals
-				   * with this tag ("" = untagged) */
-	double hgrm_scale;        /* .hgrm values are multiplied by it; 0 =
-				   * what the file says, else 1 */
-	bool interval_pcts;       /* keep each interval's percentiles */
+	int64_t refused;            /* counts lost while merging */
+	double start_time_s;        /* hlog StartTime, NAN if none */
+	struct lat_hgrm_info hgrm;  /* when is_hgrm */
+	double hgrm_scale;          /* ns per .hgrm value actually used */
+	char why[512];              /* on failure: one line naming the file
+				     * and, when known, the line */
 };
 
 /*
- * Load @path, told apart by content: a file whose first non-comment line
- * is a "Value" header is .hgrm (rebuilt as lat_hgrm_read does, as one
- * "interval" in total), anything else is read as an .hlog. Intervals are
- * merged per tag and in total; an accumulator grows (as Java's
- * auto-resizing one) when an interval holds values beyond its range, so
- * no count is dropped; counts refused anyway (a total beyond 2^63) are
- * counted in refused. Intervals of different precision are merged at the
- * precision of the first non-empty one (mixed_precision says so). The
- * total is built at the finest precision among the tags.
- * @opts may be NULL (every tag, file's unit, no per-interval values).
- * Returns 0, or a negative code with a one-line reason naming the file
- * (and the line when known) in @why: -errno (cannot open), -LAT_EFORMAT,
- * -LAT_ETRUNC (no interval, or none with the tag), -ENOMEM, and the
- * decoders' codes. Free @d with lat_hlog_data_free() either way.
+ * Load @path: an .hgrm (recognised by its "Value" header) or an .hlog.
+ * Intervals are merged with lat_hist_merge_grow into one histogram per
+ * tag; the total is built from the tags at the finest precision among
+ * them, finest first, so a coarse tag cannot blur a fine one. @tag: NULL
+ * for every tag, else only intervals with that tag ("" = untagged).
+ * @scale: .hgrm values are multiplied by it (0 = what the file says, else
+ * 1). Returns 0, or a negative code with @d->why set: -errno (open/read),
+ * -LAT_EFORMAT and the reader's codes (with the line), -LAT_EFORMAT for
+ * more than LAT_HLOG_MAX_TAGS tags, -LAT_ETRUNC when no interval was
+ * selected, -EFBIG for an .hgrm over 256 MiB. Release with
+ * lat_hlog_data_free (also after a failure).
  */
-int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
-		  struct lat_hlog_data *d, char *why, size_t why_len);
+int lat_hlog_load(const char *path, const char *tag, double scale,
+		  struct lat_hlog_data *d);
+
+/*
+ * The summary row of @h (a tag's or the total) in ns: lat_hist_summarize
+ * at the file's scale, with an .hgrm footer's exact mean, stddev and max
+ * where the rebuilt histogram is only approximate.
+ */
+void lat_hlog_summarize(const struct lat_hlog_data *d,
+			const struct lat_hist *h, double ns_per_value,
+			struct lat_hist_summary *s);
 
 void lat_hlog_data_free(struct lat_hlog_data *d);
+
+/*
+ * @s as members of the JSON object open in @j: count, min_ns, p50_ns ..
+ * p9999_ns, max_ns, mean_ns, stddev_ns; the values are null when the row
+ * is empty (there are none, and 0 would be a measurement).
+ */
+void lat_hist_summary_write_json(struct lat_json *j,
+				 const struct lat_hist_summary *s);
 
 #endif

@@ -18,57 +18,69 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 
-int lat_compare_band(const struct lat_hlog_tag *t, int k, double ns_per_value,
-		     double *lo, double *hi)
+const double lat_compare_pcts[LAT_COMPARE_NPCTS] = { 50, 90, 99, 99.9,
+						    99.99, 100 };
+const char *const lat_compare_pct_names[LAT_COMPARE_NPCTS] = {
+	"p50", "p90", "p99", "p99.9", "p99.99", "max",
+};
+const char *const lat_compare_pct_keys[LAT_COMPARE_NPCTS] = {
+	"p50", "p90", "p99", "p999", "p9999", "max",
+};
+
+int lat_compare_band(const struct lat_compare_side *s, int k, double *lo,
+		     double *hi)
 {
+	const struct lat_compare_spread *sp = s->spread;
 	int64_t *col;
 
 	*lo = *hi = NAN;
-	if (k < 0 || k >= LAT_HLOG_NPCTS || !(ns_per_value > 0))
+	if (k < 0 || k >= LAT_COMPARE_NPCTS || !(s->ns_per_value > 0))
 		return -EINVAL;
-	if (t->n_ipct < LAT_COMPARE_MIN_INTERVALS || !t->ipct)
+	if (!sp || sp->n < LAT_COMPARE_MIN_INTERVALS)
 		return -ENODATA;
-	col = malloc((size_t)t->n_ipct * sizeof(*col));
+	col = malloc((size_t)sp->n * sizeof(*col));
 	if (!col)
 		return -ENOMEM;
-	for (int64_t i = 0; i < t->n_ipct; i++)
-		col[i] = t->ipct[i * LAT_HLOG_NPCTS + k];
-	qsort(col, (size_t)t->n_ipct, sizeof(*col), cmp_i64);
+	for (int64_t i = 0; i < sp->n; i++)
+		col[i] = sp->v[i * LAT_COMPARE_NPCTS + k];
+	qsort(col, (size_t)sp->n, sizeof(*col), cmp_i64);
 	/* a tenth off each end, rounded down: all of fewer than 10 */
-	*lo = (double)col[t->n_ipct / 10] * ns_per_value;
-	*hi = (double)col[t->n_ipct - 1 - t->n_ipct / 10] * ns_per_value;
+	*lo = (double)col[sp->n / 10] * s->ns_per_value;
+	*hi = (double)col[sp->n - 1 - sp->n / 10] * s->ns_per_value;
 	free(col);
 	return 0;
 }
 
-static double value_at(const struct lat_hlog_tag *t, int k, double ns)
+static double value_at(const struct lat_compare_side *s, int k)
 {
-	return (double)lat_hist_value_at_percentile(t->hist,
-						    lat_hlog_pcts[k]) * ns;
+	return (double)lat_hist_value_at_percentile(s->hist,
+						    lat_compare_pcts[k]) *
+	       s->ns_per_value;
 }
 
-int lat_compare_cell(const struct lat_hlog_tag *base, double base_ns,
-		     const struct lat_hlog_tag *t, double ns, int k,
+int lat_compare_cell(const struct lat_compare_side *base,
+		     const struct lat_compare_side *t, int k,
 		     struct lat_compare_cell *out)
 {
 	double blo, bhi, base_v;
 	int rb, rt;
 
 	memset(out, 0, sizeof(*out));
-	if (k < 0 || k >= LAT_HLOG_NPCTS || !base->hist || !t->hist ||
-	    !base->hist->total_count || !t->hist->total_count)
+	if (k < 0 || k >= LAT_COMPARE_NPCTS || !base->hist || !t->hist ||
+	    !base->hist->total_count || !t->hist->total_count ||
+	    !(base->ns_per_value > 0) || !(t->ns_per_value > 0))
 		return -EINVAL;
-	base_v = value_at(base, k, base_ns);
-	out->value_ns = value_at(t, k, ns);
+	base_v = value_at(base, k);
+	out->value_ns = value_at(t, k);
 	out->ratio = base_v > 0 ? out->value_ns / base_v : NAN;
-	rt = lat_compare_band(t, k, ns, &out->lo_ns, &out->hi_ns);
+	rt = lat_compare_band(t, k, &out->lo_ns, &out->hi_ns);
 	if (rt && rt != -ENODATA)
 		return rt;
 	if (t == base) {
 		out->verdict = LAT_COMPARE_BASELINE;
 		return 0;
 	}
-	rb = lat_compare_band(base, k, base_ns, &blo, &bhi);
+	rb = lat_compare_band(base, k, &blo, &bhi);
 	if (rb && rb != -ENODATA)
 		return rb;
 	if (rb || rt)

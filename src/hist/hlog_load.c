@@ -1,13 +1,11 @@
 /*
- * lat_hlog_load: a whole .hlog or .hgrm file. An .hgrm file is recognised by
- * its "Value" header line, anything else is read as an .hlog. Intervals
- * are merged into one histogram per tag and one in total; an accumulator
- * grows (a new, larger histogram, old counts added in) when an interval
- * holds values beyond its range, as Java's auto-resizing accumulator does,
- * so no count is dropped. Counts refused anyway are counted and shown.
- * Intervals of different precision are merged as Java's add() does, at
- * the precision of the first non-empty one (each slot of a newcomer is
- * recorded at its lowest value); mixed_precision says when that happened.
+ * lat_hlog_load: a whole .hlog or .hgrm file, merged per tag (what
+ * `latlab report` and `latlab queue --service-from` read). An .hgrm file
+ * is recognised by its "Value" header line, anything else is read as an
+ * .hlog. Intervals are merged with lat_hist_merge_grow, so no count is
+ * dropped for range; counts refused anyway are counted. Intervals of
+ * different precision are merged as Java's add() does, at the precision
+ * of the first non-empty one; the tag says when that happened.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,69 +15,14 @@
 
 #include "latlab/hist_io.h"
 
-const double lat_hlog_pcts[LAT_HLOG_NPCTS] = { 50, 90, 99, 99.9, 99.99,
-						100 };
-
 /* Largest .hgrm file read into memory. */
-#define HLOG_LOAD_MAX_HGRM (256u << 20)
+#define HLOG_MAX_HGRM (256u << 20)
 
-static int new_hist_like(const struct lat_hist *like, int64_t highest,
-			 struct lat_hist **out)
-{
-	struct lat_hist *h = calloc(1, sizeof(*h));
-	int rc;
-
-	*out = NULL;
-	if (!h)
-		return -ENOMEM;
-	rc = lat_hist_init_any(h, like->lowest_discernible, highest,
-			       like->sig_figs);
-	if (rc) {
-		free(h);
-		return rc;
-	}
-	*out = h;
-	return 0;
-}
-
-/* Merge @src into @t, growing the accumulator first when needed. */
 static int tag_add(struct lat_hlog_tag *t, const struct lat_hist *src,
 		   int64_t *refused)
 {
-	int64_t need = src->highest_trackable;
-	int rc;
-
-	if (lat_hist_max(src) > need)
-		need = lat_hist_max(src);
-	/* an empty accumulator's layout means nothing: take the data's */
-	if (t->hist && !t->hist->total_count &&
-	    (t->hist->sig_figs != src->sig_figs ||
-	     t->hist->unit_magnitude != src->unit_magnitude)) {
-		lat_hist_free(t->hist);
-		t->hist = NULL;
-	}
-	if (!t->hist)
-		rc = new_hist_like(src, need, &t->hist);
-	else if (need > t->hist->highest_trackable) {
-		struct lat_hist *grown;
-
-		rc = new_hist_like(t->hist, need, &grown);
-		if (!rc) {
-			*refused += lat_hist_add(grown, t->hist);
-			lat_hist_free(t->hist);
-			t->hist = grown;
-		}
-	} else {
-		rc = 0;
-	}
-	if (rc)
-		return rc;
-	if (src->total_count && (t->hist->sig_figs != src->sig_figs ||
-				 t->hist->unit_magnitude !=
-				 src->unit_magnitude))
-		t->mixed_precision = true;
-	*refused += lat_hist_add(t->hist, src);
-	return 0;
+	return lat_hist_merge_grow(&t->hist, src, refused,
+				   &t->mixed_precision);
 }
 
 static void tag_note_time(struct lat_hlog_tag *t,
@@ -92,29 +35,6 @@ static void tag_note_time(struct lat_hlog_tag *t,
 	if (!t->intervals || end > t->last_end_s)
 		t->last_end_s = end;
 	t->intervals++;
-}
-
-/* Keep @h's values at lat_hlog_pcts (an empty interval has none). */
-static int tag_keep_pcts(struct lat_hlog_tag *t, const struct lat_hist *h)
-{
-	int64_t *row;
-
-	if (!h->total_count)
-		return 0;
-	/* grow by doubling: n_ipct a power of two means the array is full */
-	if (!(t->n_ipct & (t->n_ipct - 1))) {
-		size_t cap = t->n_ipct ? (size_t)t->n_ipct * 2 : 1;
-		int64_t *grown = realloc(t->ipct, cap * LAT_HLOG_NPCTS *
-					 sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		t->ipct = grown;
-	}
-	row = t->ipct + t->n_ipct++ * LAT_HLOG_NPCTS;
-	for (int k = 0; k < LAT_HLOG_NPCTS; k++)
-		row[k] = lat_hist_value_at_percentile(h, lat_hlog_pcts[k]);
-	return 0;
 }
 
 static struct lat_hlog_tag *find_tag(struct lat_hlog_data *d, const char *name)
@@ -165,9 +85,10 @@ static int merge_total(struct lat_hlog_data *d)
 	return rc;
 }
 
-static int load_hlog(const char *path, const char *tag, bool pcts,
-		     struct lat_hlog_data *d, char *why, size_t why_len)
+static int load_hlog(const char *path, const char *tag, struct lat_hlog_data *d)
 {
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 	struct lat_hlog_reader *r;
 	struct lat_hlog_interval iv;
 	int rc;
@@ -197,8 +118,6 @@ static int load_hlog(const char *path, const char *tag, bool pcts,
 		tag_note_time(t, &iv);
 		tag_note_time(&d->total, &iv);
 		rc = tag_add(t, iv.hist, &d->refused);
-		if (!rc && pcts)
-			rc = tag_keep_pcts(t, iv.hist);
 		lat_hist_free(iv.hist);
 		if (rc) {
 			snprintf(why, why_len, "'%s' line %lld: %s", path,
@@ -242,7 +161,7 @@ static int slurp(const char *path, char **text, size_t *len)
 		n += fread(buf + n, 1, cap - n - 1, f);
 		if (n < cap - 1)
 			break;
-		if (cap >= HLOG_LOAD_MAX_HGRM) {
+		if (cap >= HLOG_MAX_HGRM) {
 			free(buf);
 			fclose(f);
 			return -EFBIG;
@@ -288,10 +207,11 @@ static bool looks_like_hgrm(const char *text, size_t len)
 }
 
 static int load_hgrm(const char *path, const char *text, size_t len,
-		     double scale, struct lat_hlog_data *d, char *why,
-		     size_t why_len)
+		     double scale, struct lat_hlog_data *d)
 {
 	int rc = lat_hgrm_read(text, len, scale, &d->hgrm, &d->total.hist);
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 
 	if (rc) {
 		snprintf(why, why_len, "'%s': not a readable .hgrm file: %s",
@@ -305,10 +225,11 @@ static int load_hgrm(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
-		  struct lat_hlog_data *d, char *why, size_t why_len)
+int lat_hlog_load(const char *path, const char *tag, double scale,
+		  struct lat_hlog_data *d)
 {
-	static const struct lat_hlog_load_opts none = { NULL, 0, false };
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -318,9 +239,6 @@ int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
 
 	memset(d, 0, sizeof(*d));
 	d->start_time_s = NAN;
-	if (!opts)
-		opts = &none;
-	why[0] = '\0';
 	f = fopen(path, "rb");
 	if (!f) {
 		rc = -errno;
@@ -331,25 +249,36 @@ int lat_hlog_load(const char *path, const struct lat_hlog_load_opts *opts,
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!looks_like_hgrm(head, n))
-		return load_hlog(path, opts->tag, opts->interval_pcts, d, why,
-				 why_len);
+		return load_hlog(path, tag, d);
 	rc = slurp(path, &text, &len);
 	if (rc) {
 		snprintf(why, why_len, "cannot read '%s': %s", path,
 			 lat_strerror(rc));
 		return rc;
 	}
-	rc = load_hgrm(path, text, len, opts->hgrm_scale, d, why, why_len);
+	rc = load_hgrm(path, text, len, scale, d);
 	free(text);
 	return rc;
 }
 
+void lat_hlog_summarize(const struct lat_hlog_data *d,
+			const struct lat_hist *h, double ns_per_value,
+			struct lat_hist_summary *s)
+{
+	lat_hist_summarize(h, ns_per_value, s);
+	if (d->is_hgrm && d->hgrm.has_footer) {
+		/* the footer is exact where the rebuilt histogram is not;
+		 * it is in file units, the rebuilt histogram in ns */
+		s->mean = d->hgrm.mean * d->hgrm_scale;
+		s->stddev = d->hgrm.stddev * d->hgrm_scale;
+		s->max = d->hgrm.max * d->hgrm_scale;
+	}
+}
+
 void lat_hlog_data_free(struct lat_hlog_data *d)
 {
-	for (int i = 0; i < d->ntags; i++) {
+	for (int i = 0; i < d->ntags; i++)
 		lat_hist_free(d->tags[i].hist);
-		free(d->tags[i].ipct);
-	}
 	lat_hist_free(d->total.hist);
 	memset(d, 0, sizeof(*d));
 }
