@@ -80,7 +80,7 @@ static void print_pair(const struct report_opts *o,
 
 		cell(o, d, sp, 0, tag, k, &b);
 		cell(o, d, sp, file, tag, k, &c);
-		printf("%-7s ", lat_compare_pct_names[k]);
+		printf("%-7s ", lat_compare_level_name(k));
 		put_ns(b.value_ns, 9);
 		putchar(' ');
 		put_band(&b);
@@ -159,9 +159,13 @@ static void print_json(const struct report_opts *o,
 	for (int k = 0; k < nt; k++) {
 		lat_json_obj_begin(&j, NULL);
 		lat_json_str(&j, "tag", t[k].name);
+		lat_json_arr_begin(&j, "percentiles");
 		for (int p = 0; p < LAT_COMPARE_NPCTS; p++) {
-			/* one array per percentile: a cell per file */
-			lat_json_arr_begin(&j, lat_compare_pct_keys[p]);
+			lat_json_obj_begin(&j, NULL);
+			lat_json_str(&j, "name", lat_compare_level_name(p));
+			lat_json_double(&j, "level", lat_compare_level(p));
+			/* one cell per file, in the order given */
+			lat_json_arr_begin(&j, "files");
 			for (int i = 0; i < o->npaths; i++) {
 				struct lat_compare_cell c;
 
@@ -169,7 +173,9 @@ static void print_json(const struct report_opts *o,
 				json_cell(&j, &c);
 			}
 			lat_json_arr_end(&j);
+			lat_json_obj_end(&j);
 		}
+		lat_json_arr_end(&j);
 		lat_json_obj_end(&j);
 	}
 	lat_json_arr_end(&j);

@@ -50,21 +50,22 @@ expect_one_line_error
 # --- --compare -------------------------------------------------------
 expect_exit 0 "$LATLAB" report --compare --json "$T_TMP/a.hlog" "$T_TMP/a.hlog" "$T_TMP/slow.hlog"
 cp "$T_TMP/out" "$T_TMP/cmp.json"
-json_has "$T_TMP/cmp.json" files.2.intervals tags.0.tag tags.0.p50.0.value_ns \
-	tags.0.p9999.1.band_lo_ns tags.0.max.2.verdict
+json_has "$T_TMP/cmp.json" files.2.intervals tags.0.tag \
+	tags.0.percentiles.0.files.0.value_ns tags.0.percentiles.4.files.1.band_lo_ns \
+	tags.0.percentiles.5.files.2.verdict tags.0.percentiles.3.level
 python3 - "$T_TMP/cmp.json" <<'PY' || fail "--compare verdicts"
 import json, sys
 d = json.load(open(sys.argv[1]))
-keys = ["p50", "p90", "p99", "p999", "p9999", "max"]
-tags = {t["tag"]: t for t in d["tags"]}
+tags = {t["tag"]: {p["name"]: p["files"] for p in t["percentiles"]}
+        for t in d["tags"]}
 assert set(tags) == {"pace", "q1+wake", "work1", "q2+wake", "e2e"}, tags.keys()
-for t in tags.values():
-    for k in keys:
-        cells = t[k]
-        assert cells[0]["verdict"] == "baseline", (t["tag"], k, cells[0])
+for name, t in tags.items():
+    assert list(t) == ["p50", "p90", "p99", "p99.9", "p99.99", "max"], list(t)
+    for k, cells in t.items():
+        assert cells[0]["verdict"] == "baseline", (name, k, cells[0])
         # the same file twice: equal values, equal bands, so noise
-        assert cells[1]["verdict"] == "noise", (t["tag"], k, cells[1])
-        assert cells[1]["ratio"] == 1, (t["tag"], k, cells[1])
+        assert cells[1]["verdict"] == "noise", (name, k, cells[1])
+        assert cells[1]["ratio"] == 1, (name, k, cells[1])
         assert cells[2]["verdict"] in ("noise", "higher", "lower"), cells[2]
 w = tags["work1"]["p50"][2]
 assert w["verdict"] == "higher" and w["ratio"] > 10, w

@@ -102,7 +102,7 @@ int main(void)
 	T_EQ_I64(a.s.ntags, 1);
 	T_EQ_I64(a.s.tags[0].n, 10);
 	T_EQ_I64(a.s.tags[0].v[0], 1049);
-	T_EQ_I64(a.s.tags[0].v[9 * LAT_COMPARE_NPCTS + 5], 1000 + 90 + 99);
+	T_EQ_I64(a.s.tags[0].v[9 * LAT_COMPARE_NPCTS + LAT_HIST_SUMMARY_N], 1000 + 90 + 99);
 	/* the band of 10 intervals drops one at each end */
 	T_EQ_I64(lat_compare_band(&a.side, 0, &lo, &hi), 0);
 	T_NEAR(lo, 1049 + 10, 0.5);

@@ -21,7 +21,7 @@
  *
  * The merged histograms come from lat_hlog_load(); the per-interval
  * values from lat_compare_read_spreads(), one more pass over the log.
- * The percentiles are lat_compare_pcts[] (p50 .. p99.99 and max).
+ * The percentiles are the summary row's and max (lat_compare_level).
  *
  * Nothing here prints. Not for a hot path: reading and bands allocate.
  */
@@ -43,14 +43,17 @@ enum lat_compare_verdict {
 /* Fewest non-empty intervals that give a band. */
 #define LAT_COMPARE_MIN_INTERVALS 2
 
-/* The percentiles compared: 50, 90, 99, 99.9, 99.99 and 100 (max). */
-#define LAT_COMPARE_NPCTS 6
-extern const double lat_compare_pcts[LAT_COMPARE_NPCTS];
-/* "p50" .. "p99.99", "max" for people; "p50" .. "p9999", "max" as keys */
-extern const char *const lat_compare_pct_names[LAT_COMPARE_NPCTS];
-extern const char *const lat_compare_pct_keys[LAT_COMPARE_NPCTS];
+/*
+ * The percentiles compared: the summary row's (lat_hist_summary_levels,
+ * p50 .. p99.99), then max: k = LAT_HIST_SUMMARY_N.
+ */
+#define LAT_COMPARE_NPCTS (LAT_HIST_SUMMARY_N + 1)
 
-/* Each non-empty interval of one tag at lat_compare_pcts, file units. */
+/* Level of percentile @k (100 for max) and its name ("p99.9", "max"). */
+double lat_compare_level(int k);
+const char *lat_compare_level_name(int k);
+
+/* Each non-empty interval of one tag at every level, in file units. */
 struct lat_compare_spread {
 	char tag[64];             /* "" = untagged */
 	int64_t *v;               /* v[i * LAT_COMPARE_NPCTS + k] */
@@ -66,7 +69,7 @@ struct lat_compare_spreads {
 
 /*
  * Read @path (an .hlog) and keep each interval's values at
- * lat_compare_pcts, per tag (@tag: NULL for every tag, else only that
+ * every level, per tag (@tag: NULL for every tag, else only that
  * one). Returns 0, or a negative code with @s->why set: -errno (open),
  * the reader's codes (with the line), -LAT_EFORMAT (more than
  * LAT_HLOG_MAX_TAGS tags), -ENOMEM. Release with
@@ -96,7 +99,7 @@ struct lat_compare_cell {
 };
 
 /*
- * The band of @s at lat_compare_pcts[@k], in ns. Returns 0, -ENODATA
+ * The band of @s at lat_compare_level(@k), in ns. Returns 0, -ENODATA
  * (no spread, or fewer than LAT_COMPARE_MIN_INTERVALS intervals: *lo and
  * *hi are NAN), -EINVAL, -ENOMEM.
  */
@@ -104,7 +107,7 @@ int lat_compare_band(const struct lat_compare_side *s, int k, double *lo,
 		     double *hi);
 
 /*
- * Compare @t with the baseline @base at lat_compare_pcts[@k]. @t == @base
+ * Compare @t with the baseline @base at lat_compare_level(@k). @t == @base
  * gives the baseline's own cell. Returns 0, -EINVAL (k out of range, an
  * empty histogram), -ENOMEM.
  */

@@ -18,14 +18,15 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 
-const double lat_compare_pcts[LAT_COMPARE_NPCTS] = { 50, 90, 99, 99.9,
-						    99.99, 100 };
-const char *const lat_compare_pct_names[LAT_COMPARE_NPCTS] = {
-	"p50", "p90", "p99", "p99.9", "p99.99", "max",
-};
-const char *const lat_compare_pct_keys[LAT_COMPARE_NPCTS] = {
-	"p50", "p90", "p99", "p999", "p9999", "max",
-};
+double lat_compare_level(int k)
+{
+	return k < LAT_HIST_SUMMARY_N ? lat_hist_summary_levels[k] : 100;
+}
+
+const char *lat_compare_level_name(int k)
+{
+	return k < LAT_HIST_SUMMARY_N ? lat_hist_summary_names[k] : "max";
+}
 
 int lat_compare_band(const struct lat_compare_side *s, int k, double *lo,
 		     double *hi)
@@ -54,7 +55,7 @@ int lat_compare_band(const struct lat_compare_side *s, int k, double *lo,
 static double value_at(const struct lat_compare_side *s, int k)
 {
 	return (double)lat_hist_value_at_percentile(s->hist,
-						    lat_compare_pcts[k]) *
+						    lat_compare_level(k)) *
 	       s->ns_per_value;
 }
 

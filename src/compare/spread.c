@@ -26,7 +26,7 @@ static struct lat_compare_spread *find_or_add(struct lat_compare_spreads *s,
 	return t;
 }
 
-/* Keep @h's values at lat_compare_pcts (an empty interval has none). */
+/* Keep @h's values at every level (an empty interval has none). */
 static int keep(struct lat_compare_spread *t, const struct lat_hist *h)
 {
 	int64_t *row;
@@ -45,7 +45,7 @@ static int keep(struct lat_compare_spread *t, const struct lat_hist *h)
 	}
 	row = t->v + t->n++ * LAT_COMPARE_NPCTS;
 	for (int k = 0; k < LAT_COMPARE_NPCTS; k++)
-		row[k] = lat_hist_value_at_percentile(h, lat_compare_pcts[k]);
+		row[k] = lat_hist_value_at_percentile(h, lat_compare_level(k));
 	return 0;
 }
 
