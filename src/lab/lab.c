@@ -7,6 +7,7 @@
 
 #include "latlab/fmt.h"
 #include "latlab/lab.h"
+#include "latlab/stats.h"
 
 const char *lat_lab_metric_name(enum lat_lab_metric m)
 {
@@ -35,14 +36,7 @@ static double median(const double *v, int n)
 	if (n > 64)
 		n = 64;
 	memcpy(s, v, (size_t)n * sizeof(double));
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && s[k - 1] > s[k]; k--) {
-			double t = s[k];
-
-			s[k] = s[k - 1];
-			s[k - 1] = t;
-		}
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return lat_median_sort(s, (size_t)n);
 }
 
 static double spread(const double *v, int n)
