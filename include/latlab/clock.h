@@ -216,6 +216,13 @@ struct lat_clock_info {
  */
 int lat_clock_info(struct lat_clock_info *info);
 
+/*
+ * lat_clock_info() with the files read under @root (NULL or "": the real
+ * /proc and /sys), for tests that model another machine; CPUID and the
+ * system registers are always this machine's.
+ */
+int lat_clock_info_at(struct lat_clock_info *info, const char *root);
+
 /* ------------------------------------------------------------------ */
 /* Checking the clock: repeat calibrations, drift, the cost of a read  */
 /* (what `latlab clock` shows; none of it is for a hot path)           */
