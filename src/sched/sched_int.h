@@ -145,6 +145,9 @@ struct lat_sched_tstate_rec *lat_sched_state_thread(struct lat_sched_state *st,
 struct lat_sched_cstate *lat_sched_state_cpu(struct lat_sched_state *st,
 					     int cpu);
 
+/* The probe's state (the attribution reads its timeline after stop). */
+struct lat_sched_state *lat_sched_state_of(struct lat_sched *s);
+
 /* Add @count and @ns for task (@pid, @tgid, @comm) into @w. */
 void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 			const char *comm, uint64_t count, uint64_t ns);

@@ -78,6 +78,11 @@ const struct lat_sched_result *lat_sched_result(const struct lat_sched *s)
 	return &s->res;
 }
 
+struct lat_sched_state *lat_sched_state_of(struct lat_sched *s)
+{
+	return &s->st;
+}
+
 const char *lat_sched_flavour(const struct lat_sched *s)
 {
 	return s->flavour ? s->flavour : "none";
