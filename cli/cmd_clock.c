@@ -75,25 +75,25 @@ static void parse(int argc, char **argv, struct clock_opts *o)
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DRIFT:
-			o->drift_s = lat_cli_double(CMD, "--drift-seconds",
+			o->drift_s = cli_double(CMD, "--drift-seconds",
 						    optarg, 0.01, 3600);
 			break;
 		case OPT_CALIB:
-			o->calib_ms = (unsigned)lat_cli_u64(CMD, "--calib-ms",
+			o->calib_ms = (unsigned)cli_u64(CMD, "--calib-ms",
 							    optarg, 10, 60000);
 			break;
 		case OPT_PAIRS:
-			o->pairs = lat_cli_u64(CMD, "--pairs", optarg, 1000,
+			o->pairs = cli_u64(CMD, "--pairs", optarg, 1000,
 					       50000000);
 			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		}
 	}
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -111,7 +111,7 @@ static void calibrate(const struct clock_opts *o, struct clock_report *r)
 	for (int i = 0; i < CALIBRATIONS; i++) {
 		rc = lat_clock_calibrate_fit(&r->cals[i], o->calib_ms);
 		if (rc)
-			lat_cli_fail(CMD, "calibration failed: %s",
+			cli_fail(CMD, "calibration failed: %s",
 				     lat_strerror(rc));
 		ratios[i] = r->cals[i].cycles_per_ns;
 	}
@@ -127,7 +127,7 @@ static void calibrate(const struct clock_opts *o, struct clock_report *r)
 		lat_clock_cal_from_ratio(&r->used, r->info.hw_hz / 1e9) :
 		lat_clock_cal_from_ratio(&r->used, r->cal_median);
 	if (rc)
-		lat_cli_fail(CMD, "calibration failed: %s", lat_strerror(rc));
+		cli_fail(CMD, "calibration failed: %s", lat_strerror(rc));
 }
 
 static void sleep_s(double s)
@@ -166,7 +166,7 @@ static void measure_costs(const struct clock_opts *o, struct clock_report *r)
 	int64_t *scratch = malloc(o->pairs * sizeof(*scratch));
 
 	if (!scratch)
-		lat_cli_fail(CMD, "cannot allocate %llu pairs",
+		cli_fail(CMD, "cannot allocate %llu pairs",
 			     (unsigned long long)o->pairs);
 	/* Touch every page first so no page fault lands inside a pair. */
 	memset(scratch, 0, o->pairs * sizeof(*scratch));
@@ -385,7 +385,7 @@ static int print_json(const struct clock_opts *o,
 	return lat_json_finish(&j);
 }
 
-static int run_clock(int argc, char **argv)
+static int clock_main(int argc, char **argv)
 {
 	struct clock_opts o = {
 		.drift_s = 3, .calib_ms = 200, .pairs = 200000, .json = false,
@@ -400,14 +400,14 @@ static int run_clock(int argc, char **argv)
 			fprintf(stderr, "latlab clock: warning: %s\n",
 				r.warnings[i]);
 		if (print_json(&o, &r))
-			lat_cli_fail(CMD, "internal error: malformed JSON");
+			cli_fail(CMD, "internal error: malformed JSON");
 	} else {
 		print_text(&o, &r);
 	}
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_clock = {
+const struct cli_cmd cli_cmd_clock = {
 	.name = "clock",
 	.summary = "own the cycle clock: calibration, drift, read cost",
 	.usage =
@@ -430,12 +430,12 @@ const struct lat_cmd lat_cmd_clock = {
 	"                       1000..50M, k/M suffixes (default 200k)\n"
 	"  --json               print one JSON object instead of the report\n"
 	"\n"
-	"EXAMPLES\n"
+	"EXAMPLES:\n"
 	"  latlab clock                        # the full lab, ~4 s\n"
 	"  latlab clock --drift-seconds 60     # is the ratio still right a "
 	"minute later?\n"
 	"  latlab clock --json | jq .read_cost # read costs for a script\n"
 	"  latlab clock --calib-ms 20 --drift-seconds 0.5 --pairs 10k"
 	"  # quick look\n",
-	.run = run_clock,
+	.run = clock_main,
 };

@@ -50,7 +50,7 @@ static const char usage[] =
 "  --quick           20000 events per run and short calibrations (tests)\n"
 "  --json            one JSON object: the rows and the verdicts\n"
 "\n"
-"EXAMPLES\n"
+"EXAMPLES:\n"
 "  latlab lab                       # baseline x3 + 5 experiments, ~25 s\n"
 "  latlab lab --quick --json        # a few seconds, for scripts\n"
 "  latlab lab --only alloc,stall --runs 5   # two diseases, more baseline\n";
@@ -196,7 +196,7 @@ static void place(struct lab *L, struct lat_pipe_config *c)
 		snprintf(L->place_note, sizeof(L->place_note),
 			 "%d hot threads on %d usable CPUs: they share CPUs, "
 			 "waits yield", n, topo.n_usable);
-	c->noise_cpu = lat_topo_free_cpu(&topo, &pl);
+	c->noise_cpu = lat_topo_unused_cpu(&topo, &pl);
 }
 
 static void configure(struct lab *L, struct lat_pipe_config *c, int exp)

@@ -228,7 +228,7 @@ static void print_json(const struct report_opts *o,
 	lat_json_obj_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail("report", "internal error: bad JSON nesting");
+		cli_fail("report", "internal error: bad JSON nesting");
 }
 
 static void write_hgrm(const struct report_opts *o,
@@ -238,7 +238,7 @@ static void write_hgrm(const struct report_opts *o,
 	int rc;
 
 	if (!f)
-		lat_cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
+		cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
 			     strerror(errno));
 	/* a comment the plotter ignores and our reader uses for the unit */
 	fprintf(f, "#[Value unit: %.17g ns per value]\n", ns * o->hgrm_ratio);
@@ -246,7 +246,7 @@ static void write_hgrm(const struct report_opts *o,
 	if (fclose(f) && !rc)
 		rc = -1;
 	if (rc)
-		lat_cli_fail("report", "cannot write '%s'", o->hgrm_out);
+		cli_fail("report", "cannot write '%s'", o->hgrm_out);
 }
 
 static void parse_args(int argc, char **argv, struct report_opts *o)
@@ -275,32 +275,32 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 			o->hgrm_out = optarg;
 			break;
 		case OPT_HGRM_RATIO:
-			o->hgrm_ratio = lat_cli_double("report", "--hgrm-ratio",
+			o->hgrm_ratio = cli_double("report", "--hgrm-ratio",
 						       optarg, 1e-9, 1e15);
 			ratio_set = true;
 			break;
 		case OPT_TICKS:
-			o->ticks = (int32_t)lat_cli_u64("report", "--ticks",
+			o->ticks = (int32_t)cli_u64("report", "--ticks",
 							optarg, 1, 1000);
 			ticks_set = true;
 			break;
 		case OPT_UNIT:
-			o->ns_per_value = lat_cli_double("report",
+			o->ns_per_value = cli_double("report",
 				"--unit-ns-per-value", optarg, 1e-9, 1e15);
 			break;
 		default:
-			lat_cli_bad_option("report", argv, c);
+			cli_bad_option("report", argv, c);
 		}
 	}
 	if (optind >= argc)
-		lat_cli_usage_error("report", "no file given (see 'latlab "
+		cli_usage_error("report", "no file given (see 'latlab "
 				    "report --help')");
 	if (optind + 1 < argc)
-		lat_cli_usage_error("report", "one file at a time, got '%s' "
+		cli_usage_error("report", "one file at a time, got '%s' "
 				    "and '%s'", argv[optind], argv[optind + 1]);
 	o->path = argv[optind];
 	if (!o->hgrm_out && (ratio_set || ticks_set))
-		lat_cli_usage_error("report", "%s only applies to --hgrm "
+		cli_usage_error("report", "%s only applies to --hgrm "
 				    "output", ratio_set ? "--hgrm-ratio" :
 				    "--ticks");
 }
@@ -320,7 +320,7 @@ static void hgrm_notes(const struct report_opts *o,
 			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
 }
 
-static int report_run(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
 	struct report_data d;
@@ -331,10 +331,10 @@ static int report_run(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	rc = report_load(o.path, o.tag, o.ns_per_value, &d, why, sizeof(why));
 	if (rc)
-		lat_cli_usage_error("report", "%s", why);
+		cli_usage_error("report", "%s", why);
 	if (d.is_hgrm && o.tag) {
 		report_data_free(&d);
-		lat_cli_usage_error("report", "--tag applies to .hlog files; "
+		cli_usage_error("report", "--tag applies to .hlog files; "
 				    "'%s' is .hgrm", o.path);
 	}
 	/* .hgrm values were scaled to ns while reading; hlog values not */
@@ -364,12 +364,12 @@ static int report_run(int argc, char **argv)
 	if (o.hgrm_out)
 		write_hgrm(&o, &d, ns);
 	report_data_free(&d);
-	return fflush(stdout) ? LAT_EXIT_FAIL : LAT_EXIT_OK;
+	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_report = {
+const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.summary = "percentiles of an .hlog interval log or .hgrm file",
 	.usage = report_usage,
-	.run = report_run,
+	.run = report_main,
 };

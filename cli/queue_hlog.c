@@ -24,12 +24,12 @@ static void split_spec(const char *spec, char *path, size_t len,
 		dot = strstr(spec, ".hgrm:");
 	n = dot ? (size_t)(dot - spec) + 5 : strlen(spec);
 	if (n >= len)
-		lat_cli_usage_error("queue", "--service-from: path too long");
+		cli_usage_error("queue", "--service-from: path too long");
 	memcpy(path, spec, n);
 	path[n] = 0;
 	*tag = dot ? dot + 6 : NULL;
 	if (*tag && !**tag)
-		lat_cli_usage_error("queue", "--service-from '%s': empty tag "
+		cli_usage_error("queue", "--service-from '%s': empty tag "
 				    "after ':'", spec);
 }
 
@@ -44,7 +44,7 @@ void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 	split_spec(spec, path, sizeof(path), &tag);
 	rc = report_load(path, tag, 0, &data, why, sizeof(why));
 	if (rc)
-		lat_cli_usage_error("queue", "--service-from: %s", why);
+		cli_usage_error("queue", "--service-from: %s", why);
 	if (data.refused)
 		fprintf(stderr, "latlab queue: --service-from: %lld counts "
 			"did not fit while merging and are left out\n",
@@ -52,9 +52,9 @@ void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 	rc = lat_qsim_dist_init_hist(d, data.total.hist);
 	report_data_free(&data);
 	if (rc == -ENOMEM)
-		lat_cli_fail("queue", "out of memory");
+		cli_fail("queue", "out of memory");
 	if (rc)
-		lat_cli_usage_error("queue", "--service-from '%s': no "
+		cli_usage_error("queue", "--service-from '%s': no "
 				    "positive values to sample", spec);
 	*tau_ns = d->scale_ns;
 }

@@ -98,3 +98,24 @@ int lat_work_calibrate(struct lat_work *w, double target_ns,
 	w->check_error = w->check_p50_ns / target_ns - 1;
 	return 0;
 }
+
+enum lat_work_verdict lat_work_check(const struct lat_work *w)
+{
+	if (!(w->target_ns > 0) || fabs(w->check_error) <= LAT_WORK_TOLERANCE)
+		return LAT_WORK_OK;
+	return w->target_ns < w->overhead_ns ? LAT_WORK_BELOW_OVERHEAD
+					     : LAT_WORK_MISSED;
+}
+
+const char *lat_work_verdict_name(enum lat_work_verdict v)
+{
+	switch (v) {
+	case LAT_WORK_OK:
+		return "ok";
+	case LAT_WORK_BELOW_OVERHEAD:
+		return "below_overhead";
+	case LAT_WORK_MISSED:
+		return "missed";
+	}
+	return "?";
+}

@@ -425,7 +425,27 @@ void lat_pipe_free(struct lat_pipe *p)
 	free(p);
 }
 
-int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
+bool lat_pipe_watch(struct lat_pipe *p, lat_pipe_stop_fn stop, void *ctx)
+{
+	const struct timespec tick = { 0, LAT_PIPE_POLL_MS * 1000000L };
+	bool stopped = false;
+	uint64_t done;
+	double t;
+
+	/* short polls so a stop is relayed at once */
+	while (!lat_pipe_progress(p, &done, &t)) {
+		if (!stopped && stop && stop(ctx, done, t)) {
+			lat_pipe_stop(p);
+			stopped = true;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return stopped;
+}
+
+int lat_pipe_run_until(const struct lat_pipe_config *c,
+		       struct lat_pipe_result *r, lat_pipe_stop_fn stop,
+		       void *ctx)
 {
 	struct lat_pipe *p;
 	int rc = lat_pipe_start(c, &p);
@@ -434,9 +454,15 @@ int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
 		memset(r, 0, sizeof(*r));
 		return rc;
 	}
+	lat_pipe_watch(p, stop, ctx);
 	rc = lat_pipe_wait(p, r);
 	lat_pipe_free(p);
 	return rc;
+}
+
+int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
+{
+	return lat_pipe_run_until(c, r, NULL, NULL);
 }
 
 void lat_pipe_result_destroy(struct lat_pipe_result *r)
