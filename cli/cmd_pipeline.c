@@ -204,7 +204,7 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_WORK_DIST:
 		if (lat_work_dist_parse(&cfg->work_dist, optarg))
-			lat_cli_usage_error(CMD, "--work-dist '%s': expected "
+			cli_usage_error(CMD, "--work-dist '%s': expected "
 					    "det, exp, lognormal:<cv> or "
 					    "bimodal:<p>:<slow time>", optarg);
 		break;
@@ -567,7 +567,7 @@ static int pipeline_main(int argc, char **argv)
 
 	parse(&a, argc, argv);
 	if (lat_work_dist_check(&a.cfg.work_dist, a.cfg.work_ns, &why))
-		lat_cli_usage_error(CMD, "--work-dist %s: %s",
+		cli_usage_error(CMD, "--work-dist %s: %s",
 				    a.cfg.work_dist.name, why);
 	place(&a);
 	/* the directory first: a refusal must not leave an empty hlog */
