@@ -76,6 +76,9 @@ struct lat_knee_acc {
 	struct lat_hist service;  /* S_i, cycles */
 	struct lat_hist gap;      /* A_i - A_{i-1}, cycles */
 	struct lat_hist pickup;   /* B_i - max(A_i, D_{i-1}): wake/pop */
+	struct lat_hist wake;     /* B_i - A_i of events that found the
+				   * stage idle (A_i >= D_{i-1}): the
+				   * wake-up, what the floor is made of */
 	struct lat_hist e2e;      /* t_final - t0, cycles */
 };
 
@@ -180,8 +183,11 @@ struct lat_knee_runner {
 };
 
 /*
- * The wake-up floor: p50 of the pickup (wake-up and pop) of @events
- * events at @rate with no work, in ns. Returns 0, 1 (stopped) or an error.
+ * The wake-up floor: p50 of the wake-up (B - A of the events that found
+ * the stage idle) of @events events at @rate with no work, in ns. Events
+ * that queued behind a late producer's burst are left out: their pickup
+ * is a pop from a non-empty ring, not a wake-up. Returns 0, 1 (stopped),
+ * -ENODATA when no event found the stage idle, or an error.
  */
 int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 		   uint64_t events, double *floor_ns);
@@ -255,6 +261,17 @@ struct lat_knee_pipe {
 	bool have_last;
 	int hlog_error;
 };
+
+/*
+ * Place @c (one stage) for a knee: as lat_pipe_autoplace, except that
+ * when the three hot threads must share CPUs, stage 1 gets a CPU to
+ * itself and the consumer joins the producer (which then yields while
+ * early). Otherwise the consumer's CPU time would be part of the
+ * measured service, and the yields between stage and consumer its
+ * variance. *@shared says whether any hot threads share a CPU. Returns
+ * 0 or lat_pipe_autoplace / lat_pipe_place_pool errors.
+ */
+int lat_knee_place(struct lat_pipe_config *c, bool *shared);
 
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);

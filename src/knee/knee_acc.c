@@ -13,7 +13,7 @@
 int lat_knee_acc_init(struct lat_knee_acc *a, uint64_t expected)
 {
 	struct lat_hist *h[] = { &a->wait, &a->service, &a->gap, &a->pickup,
-				 &a->e2e };
+				 &a->wake, &a->e2e };
 	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -33,6 +33,7 @@ void lat_knee_acc_destroy(struct lat_knee_acc *a)
 	lat_hist_destroy(&a->service);
 	lat_hist_destroy(&a->gap);
 	lat_hist_destroy(&a->pickup);
+	lat_hist_destroy(&a->wake);
 	lat_hist_destroy(&a->e2e);
 }
 
@@ -92,6 +93,8 @@ void lat_knee_acc_add(struct lat_knee_acc *a, uint64_t seq, lat_cycles_t t0,
 		lat_hist_record(&a->wait, (int64_t)w);
 		lat_hist_record(&a->service, (int64_t)s);
 		lat_hist_record(&a->pickup, (int64_t)after(free_at, b));
+		if (!w)
+			lat_hist_record(&a->wake, (int64_t)after(arr, b));
 		lat_hist_record(&a->e2e, (int64_t)after(t0, fin));
 	}
 	a->started = true;

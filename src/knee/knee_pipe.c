@@ -75,6 +75,20 @@ static int pipe_run(void *ctx, const struct lat_knee_req *q,
 	return r.interrupted ? 1 : 0;
 }
 
+int lat_knee_place(struct lat_pipe_config *c, bool *shared)
+{
+	int rc = lat_pipe_autoplace(c, false, shared);
+	int cpus[3];
+
+	c->stages = 1;
+	if (rc || !*shared || !c->pin || c->cpu[0] == c->cpu[1])
+		return rc;
+	cpus[0] = c->cpu[0]; /* producer */
+	cpus[1] = c->cpu[1]; /* stage 1, alone */
+	cpus[2] = c->cpu[0]; /* consumer beside the producer */
+	return lat_pipe_place_pool(c, cpus, 3, false, NULL);
+}
+
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r)
 {
 	r->ctx = p;

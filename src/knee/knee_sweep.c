@@ -76,11 +76,10 @@ int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 	struct lat_knee_info info;
 	int rc = run_one(r, &q, &a, &info);
 
-	if (!rc && a.events < 1)
-		rc = -EINVAL;
+	if (!rc && a.wake.total_count < 1)
+		rc = -ENODATA;
 	if (!rc)
-		*floor_ns = (double)lat_hist_value_at_percentile(&a.pickup,
-								 50) /
+		*floor_ns = (double)lat_hist_value_at_percentile(&a.wake, 50) /
 			    info.cycles_per_ns;
 	lat_knee_acc_destroy(&a);
 	return rc;
