@@ -14,6 +14,9 @@
 
 static const char *const colors[KNEE_MAX_DISTS] = { "#1f77b4", "#d62728",
 						     "#2ca02c", "#9467bd" };
+/* the same hues, pale: Kingman's knee beside the measured one */
+static const char *const pale[KNEE_MAX_DISTS] = { "#9ecae1", "#f4a582",
+						   "#a1d99b", "#cbc9e2" };
 
 struct curves {
 	double x[LAT_KNEE_MAX_POINTS], y[LAT_KNEE_MAX_POINTS];
@@ -49,10 +52,12 @@ static void collect(const struct lat_knee_sweep *s, struct curves *c)
 	}
 }
 
-static void range(const struct knee_opts *o, double *y0, double *y1)
+static void range(const struct knee_opts *o, double *x0, double *y0,
+		  double *y1)
 {
 	double lo = INFINITY, hi = 0;
 
+	*x0 = 0.2;
 	for (int r = 0; r < o->n_runs; r++) {
 		struct curves c;
 
@@ -60,6 +65,7 @@ static void range(const struct knee_opts *o, double *y0, double *y1)
 		for (size_t i = 0; i < c.n; i++) {
 			const double v[] = { c.y[i], c.king[i], c.sim[i] };
 
+			*x0 = fmin(*x0, floor(c.x[i] * 10) / 10);
 			for (int k = 0; k < 3; k++)
 				if (v[k] > 0 && isfinite(v[k])) {
 					lo = fmin(lo, v[k]);
@@ -77,11 +83,13 @@ static void range(const struct knee_opts *o, double *y0, double *y1)
 
 static void draw_run(struct lat_svg *g, const struct knee_run *run, int k)
 {
-	char lm[96], lk[96], ls[96], kn[64];
+	char lm[96], lk[96], ls[96], km[64], kk[64];
 	const char *d = knee_dist_name(&run->dist);
 	struct lat_svg_series meas = { lm, colors[k], NULL, true };
 	struct lat_svg_series king = { lk, colors[k], "7 4", false };
 	struct lat_svg_series sim = { ls, colors[k], "2 3", false };
+	struct lat_svg_series knee_m = { km, colors[k], "6 4", false };
+	struct lat_svg_series knee_k = { kk, pale[k], "6 4", false };
 	const struct lat_knee_sweep *s = &run->sweep;
 	struct curves c;
 
@@ -96,27 +104,33 @@ static void draw_run(struct lat_svg *g, const struct knee_run *run, int k)
 	lat_svg_legend(g, &meas);
 	lat_svg_legend(g, &king);
 	lat_svg_legend(g, &sim);
+	/* the knees in the legend, not beside their lines: two knees at
+	 * the same rho would print their labels over each other */
 	if (isfinite(s->knee_measured)) {
-		snprintf(kn, sizeof(kn), "%s knee %.2f", d, s->knee_measured);
-		lat_svg_vline(g, s->knee_measured, colors[k], kn);
+		snprintf(km, sizeof(km), "work %s: measured knee rho %.2f", d,
+			 s->knee_measured);
+		lat_svg_vline(g, s->knee_measured, colors[k], "");
+		lat_svg_legend(g, &knee_m);
 	}
 	if (isfinite(s->knee_kingman)) {
-		snprintf(kn, sizeof(kn), "Kingman %.2f", s->knee_kingman);
-		lat_svg_vline(g, s->knee_kingman, "#999999", kn);
+		snprintf(kk, sizeof(kk), "work %s: Kingman's knee rho %.2f", d,
+			 s->knee_kingman);
+		lat_svg_vline(g, s->knee_kingman, pale[k], "");
+		lat_svg_legend(g, &knee_k);
 	}
 }
 
 static int chart(FILE *f, const struct knee_opts *o)
 {
 	struct lat_svg g;
-	double y0, y1;
+	double x0, y0, y1;
 	int err;
 
-	range(o, &y0, &y1);
+	range(o, &x0, &y0, &y1);
 	err = lat_svg_begin(&g, f, 960, 600, "latlab knee: mean wait before "
 			    "stage 1 vs utilization, measured and predicted");
 	if (!err)
-		err = lat_svg_axes(&g, 0.2, 1, y0, y1, true,
+		err = lat_svg_axes(&g, x0, 1, y0, y1, true,
 				   "achieved utilization rho (busy / wall)",
 				   "mean wait W_q / τ (mean service time), "
 				   "log scale");
