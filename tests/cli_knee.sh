@@ -62,7 +62,7 @@ grep -q 'Kingman' "$T_TMP/k.svg" || fail "SVG lacks the Kingman curve"
 $K --rho-list 0.3,0.4,0.5,0.6 --point-time 2s --work-ns 30us --force \
 	--customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
 pid=$!
-sleep 4
+sleep 3
 kill -INT $pid
 wait $pid
 rc=$?
@@ -74,4 +74,16 @@ assert d["signal"] == 2
 for r in d["runs"]:
     assert len(r["points"]) < 4 and r["interrupted"]
 PY
+
+# The chart as a reader sees it: rendered by headless Chromium, with the
+# measured points (blue) and the axis labels drawn.
+chromium=$(sed -n 's/^LATLAB_CHROMIUM:[A-Z]*=//p' "$LATLAB_BUILD/CMakeCache.txt")
+case $chromium in
+""|*NOTFOUND) [ "$t_failures" -eq 0 ] || done_
+	skip "chromium not found (apt-get install -y chromium): the knee SVG was not rendered" ;;
+esac
+python3 "$LATLAB_SRC/tests/tools/svg_check.py" "$chromium" "$T_TMP/k.svg" \
+	"$T_TMP/k.png" --label "achieved utilization rho (busy / wall)" \
+	--label "work det: measured W_q/τ, 95% CI" --color "#1f77b4" \
+	>"$T_TMP/check" 2>&1 || fail "$(cat "$T_TMP/check")"
 done_
