@@ -232,9 +232,24 @@ static void thread_json(struct lat_json *j, const char *key,
 	lat_json_obj_end(j);
 }
 
+/* {"<name>": {"count": n, "ns": t}, ...} for @n interrupt kinds. */
+static void counts_json(struct lat_json *j, const char *key, int n,
+			const char *(*name)(int), const uint64_t *count,
+			const uint64_t *ns)
+{
+	lat_json_obj_begin(j, key);
+	for (int k = 0; k < n; k++) {
+		lat_json_obj_begin(j, name(k));
+		lat_json_uint(j, "count", count[k]);
+		lat_json_uint(j, "ns", ns[k]);
+		lat_json_obj_end(j);
+	}
+	lat_json_obj_end(j);
+}
+
 void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 {
-	int i, k;
+	int i;
 
 	lat_json_str(j, "flavour", r->flavour ? r->flavour : "?");
 	lat_json_uint(j, "window_ns", r->to_ns - r->from_ns);
@@ -264,22 +279,11 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 		lat_json_int(j, "longest_pid", c->longest_pid);
 		lat_json_str(j, "longest_comm", c->longest_comm);
 		whos_json(j, "intruders", &c->intruders);
-		lat_json_obj_begin(j, "irqs");
-		for (k = 0; r->irqs && k < LAT_SCHED_NIRQKIND; k++) {
-			lat_json_obj_begin(j, lat_sched_irq_kind_name(k));
-			lat_json_uint(j, "count", c->irq_count[k]);
-			lat_json_uint(j, "ns", c->irq_ns[k]);
-			lat_json_obj_end(j);
-		}
-		lat_json_obj_end(j);
-		lat_json_obj_begin(j, "softirqs");
-		for (k = 0; r->irqs && k < LAT_SCHED_NSOFTIRQ; k++) {
-			lat_json_obj_begin(j, lat_sched_softirq_name(k));
-			lat_json_uint(j, "count", c->softirq_count[k]);
-			lat_json_uint(j, "ns", c->softirq_ns[k]);
-			lat_json_obj_end(j);
-		}
-		lat_json_obj_end(j);
+		counts_json(j, "irqs", r->irqs ? LAT_SCHED_NIRQKIND : 0,
+			    lat_sched_irq_kind_name, c->irq_count, c->irq_ns);
+		counts_json(j, "softirqs", r->irqs ? LAT_SCHED_NSOFTIRQ : 0,
+			    lat_sched_softirq_name, c->softirq_count,
+			    c->softirq_ns);
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
