@@ -216,4 +216,11 @@ struct lat_clock_info {
  */
 int lat_clock_info(struct lat_clock_info *info);
 
+/*
+ * lat_clock_info() with the files read under @root (NULL or "": the real
+ * /proc and /sys), for tests that model another machine; CPUID and the
+ * system registers are always this machine's.
+ */
+int lat_clock_info_at(struct lat_clock_info *info, const char *root);
+
 #endif
