@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pipe_int.h"
+#include "latlab/stats.h"
 
 /* Buffer the --noise thread streams over: larger than most LLCs. */
 #define NOISE_BYTES ((size_t)64 << 20)
@@ -51,19 +52,6 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 		*total += v[i];
 	*steal = v[7];
 	return 0;
-}
-
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double v = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
 }
 
 /*
@@ -276,7 +264,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return rc;
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
-	p->loadavg = loadavg();
+	p->loadavg = lat_loadavg();
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
