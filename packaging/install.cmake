@@ -44,12 +44,31 @@ install(TARGETS latlab_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 file(RELATIVE_PATH LATLAB_PC_UP
      "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" LATLAB_PC_UP "${LATLAB_PC_UP}")
+# Optional dependencies that cmake/*.cmake linked through pkg-config
+# (libbpf, libdw, ...): their libraries go to Libs.private, and the CMake
+# package recreates each PkgConfig::<X> target from the libraries found
+# here (same distribution, same paths). cmake/*.cmake ran before this
+# file, so the list is complete.
 set(LATLAB_PC_EXTRA "")
-if(LATLAB_HAVE_BPF) # for static linking: libbpf and what it needs
-  foreach(l ${LATLAB_LIBBPF_STATIC_LIBRARIES})
-    string(APPEND LATLAB_PC_EXTRA " -l${l}")
+set(LATLAB_CONFIG_DEPS "")
+get_target_property(deps latlab INTERFACE_LINK_LIBRARIES)
+foreach(d ${deps})
+  if(NOT d MATCHES "^PkgConfig::(.+)$")
+    continue()
+  endif()
+  get_target_property(libs ${d} INTERFACE_LINK_LIBRARIES)
+  foreach(l ${libs})
+    if(l MATCHES "/lib([^/]+)\\.(so|a)[.0-9]*$")
+      string(APPEND LATLAB_PC_EXTRA " -l${CMAKE_MATCH_1}")
+    endif()
   endforeach()
-endif()
+  string(APPEND LATLAB_CONFIG_DEPS
+    "if(NOT TARGET ${d})\n"
+    "  add_library(${d} INTERFACE IMPORTED)\n"
+    "  set_target_properties(${d} PROPERTIES INTERFACE_LINK_LIBRARIES\n"
+    "    \"${libs}\")\n"
+    "endif()\n")
+endforeach()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/latlab.pc.in
                ${PROJECT_BINARY_DIR}/latlab.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/latlab.pc
