@@ -179,6 +179,28 @@ static void print_accounting(const struct queue_opts *o,
 		       fmax(r->wait.lag1, r->p99.lag1));
 }
 
+/*
+ * The exact model's mean to five digits (D/M/1 at 0.9: 4.1787 τ), its
+ * second moment and probability of waiting beside the simulated ones.
+ */
+static void print_exact_moments(const struct lat_qsim_result *r,
+				const struct lat_qsim_formulas *f)
+{
+	const double tick = LAT_QSIM_TICKS_PER_TAU;
+	double m = lat_hist_mean(&r->wait_hist) / tick;
+	double sd = lat_hist_stddev(&r->wait_hist) / tick;
+
+	if (!f->exact_name || !isfinite(f->exact_wait))
+		return;
+	printf("  exact %s: W_q = %.5g τ", f->exact_name, f->exact_wait);
+	if (isfinite(f->sigma))
+		printf(" (sigma = %.6g, the root of sigma = A*(1 - sigma))",
+		       f->sigma);
+	printf("\n  E[W_q^2] = %.4g τ^2 exact, %.4g τ^2 simulated; P(W_q > 0) "
+	       "= %.4f exact, %.4f simulated\n", f->exact_wait2,
+	       sd * sd + m * m, f->exact_p_wait, 1 - r->zero_wait_fraction);
+}
+
 void queue_print_point(const struct queue_opts *o,
 		       const struct lat_qsim_result *r)
 {
@@ -200,6 +222,7 @@ void queue_print_point(const struct queue_opts *o,
 	print_row(o, "sojourn p99", &r->p99, NAN, f.exact_p99);
 	print_row(o, "sojourn p99.9", &r->p999, NAN, f.exact_p999);
 	printf("  (in parentheses: (formula - simulated) / simulated)\n");
+	print_exact_moments(r, &f);
 	print_distribution(o, r, &f);
 	print_accounting(o, r);
 }
