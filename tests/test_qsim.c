@@ -251,7 +251,11 @@ static void test_dm1_simulated(void)
 	run(&c, &r);
 	check_ci("D/M/1 W_q", &r.wait, f.exact_wait, 0.04);
 	check_ci("D/M/1 p99", &r.p99, f.exact_p99, 0.04);
-	T_NEAR(r.zero_wait_fraction, 1 - f.sigma, 0.01);
+	check_ci("D/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
+	check_ci("D/M/1 P(W > 0)", &r.p_wait, f.sigma, 0.01);
+	/* the wait is sigma e^-(1-sigma)t beyond 0: its p90 */
+	check_ci("D/M/1 wait p90", &r.wait_q[1],
+		 log(f.sigma / 0.1) / (1 - f.sigma), 0.04);
 	lat_qsim_result_destroy(&r);
 }
 
@@ -286,6 +290,18 @@ static void test_mm1(double rho, uint64_t n, double rel_mean,
 	check_ci("M/M/1 W_q", &r.wait, rho / (1 - rho), rel_mean);
 	check_ci("M/M/1 p99", &r.p99, log(100) / (1 - rho), rel_p99);
 	T_NEAR(f.exact_p99, log(100) / (1 - rho), 1e-9);
+	/* every printed percentile's interval holds the exact value: the
+	 * sojourn's -ln(1-p)/(1-rho), the wait's from P(W > t) =
+	 * rho e^-(1-rho)t, and P(W > 0) = rho */
+	check_ci("M/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, rel_p99);
+	check_ci("M/M/1 sojourn p90", &r.sojourn_q[1], f.exact_p90, rel_p99);
+	for (int k = 1; k < 4; k++)
+		check_ci("M/M/1 wait quantile", &r.wait_q[k],
+			 lat_qsim_mmc_wait_quantile(1, rho,
+						    lat_qsim_quantile_p[k] /
+						    100), rel_p99);
+	check_ci("M/M/1 P(W > 0)", &r.p_wait, rho, 0.01);
+	T_NEAR(r.p_wait.mean, 1 - r.zero_wait_fraction, 1e-12);
 	lat_qsim_result_destroy(&r);
 }
 

@@ -205,7 +205,17 @@ struct lat_qsim_result {
 	double zero_wait_fraction;    /* customers served without waiting */
 	struct lat_hist wait_hist;    /* W_q in τ/LAT_QSIM_TICKS_PER_TAU */
 	struct lat_hist sojourn_hist; /* W in the same unit */
+	/* 95% intervals from the same batches: the percentiles
+	 * lat_qsim_quantile_p[] of the wait and of the sojourn (mean = the
+	 * whole run's percentile, half from the spread of the batches'
+	 * own), and the probability of waiting P(W_q > 0) */
+	struct lat_qsim_ci wait_q[4];
+	struct lat_qsim_ci sojourn_q[4];
+	struct lat_qsim_ci p_wait;
 };
+
+/* The percentiles with intervals in a result: 50, 90, 99, 99.9. */
+extern const double lat_qsim_quantile_p[4];
 
 /*
  * Validate @cfg: 0 or -EINVAL (rho not in (0,1), servers 0, batches out of
