@@ -204,9 +204,10 @@ static void part_values(const struct lat_lab *L, const char *name, bool p99,
 }
 
 /*
- * Counter @m in every row, plus 10 so a count near 0 (migrations of a
- * pinned run) does not make any small count an infinite ratio; 0 (not
- * compared) where n/a.
+ * Counter @m in every row, plus 1 so that a count of 0 (a pinned thread
+ * never migrates) is a ratio like any other: 0 -> 2 migrations is x3,
+ * which must still pass the baselines' spread; 0 (not compared) where
+ * n/a.
  */
 static bool metric_values(const struct lat_lab *L, enum lat_lab_exp e,
 			  enum lat_lab_metric m, double *v)
@@ -216,7 +217,7 @@ static bool metric_values(const struct lat_lab *L, enum lat_lab_exp e,
 	for (int i = 0; i < L->n_rows; i++) {
 		const struct lat_lab_row *r = &L->row[i];
 
-		v[i] = r->has_metric[m] ? (double)r->metric[m] + 10 : 0;
+		v[i] = r->has_metric[m] ? (double)r->metric[m] + 1 : 0;
 		if (!r->has_metric[m] && (r->baseline || r->exp == e))
 			all = false;
 	}
