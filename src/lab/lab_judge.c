@@ -340,7 +340,12 @@ static void judge_body(struct lat_lab_verdict *V)
 		       p50_some ? LAT_LAB_WITHIN_DRIFT : LAT_LAB_NOT_SEEN);
 }
 
-/* The line's fingerprint: work1 (mean, p99) or q2+wake (mean) grows. */
+/*
+ * The line's fingerprint: the p99 of work1 (stage 1 bumps its counter
+ * inside its work) or of q2+wake (the consumer bumps its own after the
+ * pop) grows. Not their means: on a loaded machine one preemption in the
+ * middle of work1 moves its mean more than a miss per event does.
+ */
 static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 		       bool expect_growth)
 {
@@ -348,9 +353,8 @@ static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 		const char *part, *name;
 		bool p99;
 	} s[] = {
-		{ "work1", "work1 mean", false },
 		{ "work1", "work1 p99", true },
-		{ "q2+wake", "q2+wake mean", false },
+		{ "q2+wake", "q2+wake p99", true },
 	};
 	double v[LAT_LAB_MAX_ROWS];
 	bool up = false, drift_up = false;
