@@ -359,18 +359,21 @@ static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 	double v[LAT_LAB_MAX_ROWS];
 	bool up = false, drift_up = false;
 
+	/* show the statistic that came closest to (or went furthest past)
+	 * its own tolerance: the one the verdict turned on */
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		struct lat_lab_cmp c;
 
 		part_values(L, s[i].part, s[i].p99, v);
 		if (!lat_lab_compare(L->row, L->n_rows, V->exp, v, &c))
 			continue;
-		if (c.effect == LAT_LAB_EFFECT_UP && !up) {
-			V->fp_stat[0] = '\0'; /* the growth is the story */
-			up = true;
+		if (!V->fp_stat[0] || c.ratio / c.tolerance >
+				      V->fp.ratio / V->fp.tolerance) {
+			V->fp = c;
+			snprintf(V->fp_stat, sizeof(V->fp_stat), "%s",
+				 s[i].name);
 		}
-		if (!up || c.effect == LAT_LAB_EFFECT_UP)
-			keep_largest(V, s[i].name, &c);
+		up |= c.effect == LAT_LAB_EFFECT_UP;
 		drift_up |= c.effect == LAT_LAB_EFFECT_DRIFT && c.ratio > 1;
 	}
 	if (expect_growth)
