@@ -44,6 +44,13 @@ struct lat_svg_series {
 };
 
 /*
+ * Write @t as XML character data or attribute text: markup characters
+ * escaped, control characters dropped, bytes that are not UTF-8 written
+ * as '?' (so text from hostile files cannot break the document).
+ */
+void lat_svg_put_text(FILE *out, const char *t);
+
+/*
  * Start a @width x @height px document on @out with @title centred on top.
  * Returns 0 or -EINVAL (size below 200 x 150, NULL out).
  */

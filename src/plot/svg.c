@@ -11,9 +11,23 @@
 
 #define FONT "font-family=\"sans-serif\""
 
-static void put_escaped(FILE *out, const char *t)
+/* Length of the valid UTF-8 sequence at @t, or 0 if it is not one. */
+static int utf8_len(const unsigned char *t)
 {
-	for (; t && *t; t++) {
+	int n = *t < 0x80 ? 1 : *t >= 0xc2 && *t < 0xe0 ? 2 :
+		*t >= 0xe0 && *t < 0xf0 ? 3 : *t >= 0xf0 && *t < 0xf5 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((t[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void lat_svg_put_text(FILE *out, const char *t)
+{
+	while (t && *t) {
+		int n = utf8_len((const unsigned char *)t);
+
 		switch (*t) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -21,11 +35,15 @@ static void put_escaped(FILE *out, const char *t)
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&apos;", out); break;
 		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*t >= 0x20 || *t == '\t' ||
-			    *t == '\n')
-				fputc(*t, out);
+			/* Control characters are not allowed in XML 1.0,
+			 * nor are bytes that are not UTF-8. */
+			if (!n)
+				fputc('?', out);
+			else if ((unsigned char)*t >= 0x20 || *t == '\t' ||
+				 *t == '\n')
+				fwrite(t, 1, (size_t)n, out);
 		}
+		t += n ? n : 1;
 	}
 }
 
@@ -34,7 +52,7 @@ static void text(struct lat_svg *s, double x, double y, const char *anchor,
 {
 	fprintf(s->out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" %s>",
 		x, y, anchor, extra ? extra : "");
-	put_escaped(s->out, t);
+	lat_svg_put_text(s->out, t);
 	fputs("</text>\n", s->out);
 }
 
@@ -244,7 +262,7 @@ static void style(struct lat_svg *s, const struct lat_svg_series *ser)
 	fprintf(s->out, "stroke=\"%s\"", ser->color);
 	if (ser->dash) {
 		fputs(" stroke-dasharray=\"", s->out);
-		put_escaped(s->out, ser->dash);
+		lat_svg_put_text(s->out, ser->dash);
 		fputc('"', s->out);
 	}
 }
