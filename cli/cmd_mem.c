@@ -130,7 +130,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 {
 	enum { OPT_JSON = 256, OPT_QUICK, OPT_HUGE, OPT_SVG, OPT_MIN, OPT_MAX,
 	       OPT_STEPS, OPT_SAMPLES, OPT_ROUNDS, OPT_THREADS, OPT_CPUS,
-	       OPT_DURATION, OPT_INTERVAL };
+	       OPT_DURATION, OPT_INTERVAL, OPT_NO_RT };
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "quick", no_argument, NULL, OPT_QUICK },
@@ -145,6 +145,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "write-interval", required_argument, NULL, OPT_INTERVAL },
+		{ "no-rt", no_argument, NULL, OPT_NO_RT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cpus = NULL;
@@ -158,6 +159,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		case OPT_JSON: o->json = true; break;
 		case OPT_QUICK: o->quick = true; break;
 		case OPT_HUGE: o->hugepages = true; break;
+		case OPT_NO_RT: o->rt = false; break;
 		case OPT_SVG: o->svg = optarg; break;
 		case OPT_MIN:
 			o->min_size = parse_size("--min-size", optarg);
@@ -332,7 +334,7 @@ static int run(int argc, char **argv)
 	static struct mem_opts o = {
 		.min_size = 4096, .steps = 4, .samples = 100, .loads = 1024,
 		.rounds = 5, .c2c_iters = 20000, .share_ns = 50e6,
-		.rm_ns = 200e6, .write_interval_ns = 100e3,
+		.rm_ns = 200e6, .write_interval_ns = 100e3, .rt = true,
 	};
 	static struct mem_env env;
 	struct lat_json j;
@@ -395,7 +397,7 @@ const struct lat_cmd lat_cmd_mem = {
 	"                  [--steps <n>] [--samples <n>] [--svg <file>]\n"
 	"                  [--cpus <list>] [--rounds <n>] [--threads <list>]\n"
 	"                  [--duration <time>] [--write-interval <time>]\n"
-	"                  [--quick] [--json]\n"
+	"                  [--no-rt] [--quick] [--json]\n"
 	"\n"
 	"chase          load-to-use latency by working-set size: a dependent\n"
 	"               pointer chase over a random cycle of 64-byte lines,\n"
@@ -435,6 +437,12 @@ const struct lat_cmd lat_cmd_mem = {
 	"  --duration <time>    each read-mostly run (default 200ms)\n"
 	"  --write-interval <t> the writer's pause between updates (default\n"
 	"                       100us)\n"
+	"  --no-rt              keep the two-thread loops (c2c, false sharing\n"
+	"                       on two CPUs) at normal priority; by default\n"
+	"                       they run at SCHED_FIFO where permitted, each\n"
+	"                       loop bounded by a deadline, so that other\n"
+	"                       processes cannot keep the two threads from\n"
+	"                       running at once\n"
 	"  --quick              small sizes and short runs, for tests\n"
 	"  --json               results as JSON on stdout\n"
 	"\n"

@@ -32,6 +32,7 @@ struct mem_opts {
 	bool json;
 	bool quick;
 	bool hugepages;
+	bool rt;                   /* two-thread loops at SCHED_FIFO */
 	const char *svg;
 	uint64_t min_size, max_size;
 	unsigned steps;

@@ -60,7 +60,8 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 				break;
 			}
 			rc = lat_mem_c2c_once(p[i].a, p[i].b, o->c2c_iters,
-					      &env->cal, &p[i].v[p[i].n], &rt);
+					      o->rt ? &env->cal : NULL,
+					      &p[i].v[p[i].n], &rt);
 			fifo_runs += rt;
 			if (rc)
 				lat_cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu "
@@ -248,7 +249,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 					 * scheduler slices of each thread */
 					.duration_ns = o->share_ns *
 						       (pl ? 2 : 1),
-					.fifo = !pl,
+					.fifo = !pl && o->rt,
 				};
 				struct lat_mem_share_result res;
 				struct share_cell *c = &cell[pl][l];

@@ -46,6 +46,7 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 {
 	struct lat_mem_plateau run[256];
 	int nr = 0, np = 0, i = 0;
+	double base = 0;
 
 	if (!bytes || !y || n < 0 || !(tol > 0) || min_points < 2 ||
 	    (cap > 0 && !out))
@@ -75,16 +76,18 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 			i++; /* a transition point */
 		}
 	}
-	/* merge runs of one level; the plateau's level is recomputed over
-	 * everything it now spans */
+	/* merge runs of one level: each within LAT_MEM_LEVEL_JUMP of the
+	 * group's first run (not of its neighbour: a ramp cannot creep
+	 * into one plateau); the level is recomputed over the whole span */
 	for (int r = 0; r < nr; r++) {
 		struct lat_mem_plateau *last = np ? &run[np - 1] : NULL;
 
-		if (last && run[r].level < last->level * LAT_MEM_LEVEL_JUMP &&
-		    last->level < run[r].level * LAT_MEM_LEVEL_JUMP) {
+		if (last && run[r].level < base * LAT_MEM_LEVEL_JUMP &&
+		    base < run[r].level * LAT_MEM_LEVEL_JUMP) {
 			last->last = run[r].last;
 			last->level = median_of(y, last->first, last->last);
 		} else {
+			base = run[r].level;
 			run[np++] = run[r];
 		}
 	}
