@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "latlab/fmt.h"
 
-void lat_cli_print_help(const struct lat_cmd *cmd)
+void cli_print_help(const struct cli_cmd *cmd)
 {
 	fputs(cmd->usage, stdout);
 }
@@ -24,49 +24,49 @@ static void vreport(const char *cmd, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void lat_cli_usage_error(const char *cmd, const char *fmt, ...)
+void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(LAT_EXIT_USAGE);
+	exit(CLI_EXIT_USAGE);
 }
 
-void lat_cli_fail(const char *cmd, const char *fmt, ...)
+void cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(LAT_EXIT_FAIL);
+	exit(CLI_EXIT_FAIL);
 }
 
-void lat_cli_bad_option(const char *cmd, char **argv, int c)
+void cli_bad_option(const char *cmd, char **argv, int c)
 {
 	const char *opt = argv[optind - 1];
 	bool long_opt = opt[0] == '-' && opt[1] == '-';
 
 	/* getopt returns ':' only for a known option whose value is missing */
 	if (c == ':' && long_opt)
-		lat_cli_usage_error(cmd, "'%s' needs a value (see 'latlab %s "
+		cli_usage_error(cmd, "'%s' needs a value (see 'latlab %s "
 				    "--help')", opt, cmd);
 	if (c == ':')
-		lat_cli_usage_error(cmd, "'-%c' needs a value (see 'latlab %s "
+		cli_usage_error(cmd, "'-%c' needs a value (see 'latlab %s "
 				    "--help')", optopt, cmd);
 	if (optopt && !long_opt)
-		lat_cli_usage_error(cmd, "unknown option '-%c' (see 'latlab %s "
+		cli_usage_error(cmd, "unknown option '-%c' (see 'latlab %s "
 				    "--help')", optopt, cmd);
-	lat_cli_usage_error(cmd, "unknown option '%s' (see 'latlab %s --help')",
+	cli_usage_error(cmd, "unknown option '%s' (see 'latlab %s --help')",
 			    opt, cmd);
 }
 
-void lat_cli_no_operands(const char *cmd, int argc, char **argv)
+void cli_no_operands(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)
-		lat_cli_usage_error(cmd, "unexpected argument '%s' (see 'latlab "
+		cli_usage_error(cmd, "unexpected argument '%s' (see 'latlab "
 				    "%s --help')", argv[optind], cmd);
 }
 
@@ -100,7 +100,7 @@ static size_t decimal_len(const char *s)
 	return (size_t)(p - s);
 }
 
-uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
+uint64_t cli_u64(const char *cmd, const char *flag, const char *arg,
 		     uint64_t min, uint64_t max)
 {
 	char *end;
@@ -128,15 +128,15 @@ uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
 		goto range;
 	return v;
 bad:
-	lat_cli_usage_error(cmd, "%s needs a whole number, not '%s'", flag,
+	cli_usage_error(cmd, "%s needs a whole number, not '%s'", flag,
 			    arg ? arg : "");
 range:
-	lat_cli_usage_error(cmd, "%s must be between %llu and %llu, not '%s'",
+	cli_usage_error(cmd, "%s must be between %llu and %llu, not '%s'",
 			    flag, (unsigned long long)min,
 			    (unsigned long long)max, arg);
 }
 
-double lat_cli_double(const char *cmd, const char *flag, const char *arg,
+double cli_double(const char *cmd, const char *flag, const char *arg,
 		      double min, double max)
 {
 	char *end;
@@ -144,18 +144,18 @@ double lat_cli_double(const char *cmd, const char *flag, const char *arg,
 
 	errno = 0;
 	if (!arg || !*arg)
-		lat_cli_usage_error(cmd, "%s needs a number", flag);
+		cli_usage_error(cmd, "%s needs a number", flag);
 	v = strtod(arg, &end);
 	if (errno || decimal_len(arg) != strlen(arg) || *end || !isfinite(v))
-		lat_cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
+		cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
 				    arg);
 	if (v < min || v > max)
-		lat_cli_usage_error(cmd, "%s must be between %g and %g, not '%s'",
+		cli_usage_error(cmd, "%s must be between %g and %g, not '%s'",
 				    flag, min, max, arg);
 	return v;
 }
 
-double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
+double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 			   double default_unit_ns, double min_ns, double max_ns)
 {
 	static const struct {
@@ -168,13 +168,13 @@ double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 
 	errno = 0;
 	if (!arg || !*arg)
-		lat_cli_usage_error(cmd, "%s needs a duration", flag);
+		cli_usage_error(cmd, "%s needs a duration", flag);
 	v = strtod(arg, &end);
 	if (errno || end == arg || !isfinite(v) ||
 	    (size_t)(end - arg) != decimal_len(arg))
 		goto bad;
 	if (!*end && default_unit_ns == 0)
-		lat_cli_usage_error(cmd, "%s needs a unit (ns, us, ms or s), as "
+		cli_usage_error(cmd, "%s needs a unit (ns, us, ms or s), as "
 				    "in %sus", flag, arg);
 	if (*end) {
 		size_t i;
@@ -190,13 +190,13 @@ double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 	if (v < min_ns || v > max_ns) {
 		char lo[LAT_FMT_LEN], hi[LAT_FMT_LEN];
 
-		lat_cli_usage_error(cmd, "%s must be between %s and %s, not '%s'",
+		cli_usage_error(cmd, "%s must be between %s and %s, not '%s'",
 				    flag, lat_fmt_ns(lo, sizeof(lo), min_ns),
 				    lat_fmt_ns(hi, sizeof(hi), max_ns), arg);
 	}
 	return v;
 bad:
-	lat_cli_usage_error(cmd, "%s needs a duration such as 500us, 20ms or "
+	cli_usage_error(cmd, "%s needs a duration such as 500us, 20ms or "
 			    "3s, not '%s'", flag, arg);
 }
 
@@ -207,7 +207,7 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-void lat_cli_catch_stop_signals(void)
+void cli_catch_stop_signals(void)
 {
 	struct sigaction sa;
 
@@ -218,7 +218,7 @@ void lat_cli_catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int lat_cli_stop_signal(void)
+int cli_stop_signal(void)
 {
 	return stop_signal;
 }

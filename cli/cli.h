@@ -11,18 +11,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum lat_exit {
-	LAT_EXIT_OK = 0,
-	LAT_EXIT_FAIL = 1,
-	LAT_EXIT_USAGE = 2,
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,
+	CLI_EXIT_USAGE = 2,
 };
 
 /*
  * One subcommand. Each cli/cmd_<name>.c defines
- *   const struct lat_cmd lat_cmd_<name>;
- * and the build collects them into the table (see CMakeLists.txt).
+ *   const struct cli_cmd cli_cmd_<name>;
+ * and the build collects them into the table (see CMakeLists.txt). The
+ * pattern every command follows is in docs/architecture.md.
  */
-struct lat_cmd {
+struct cli_cmd {
 	const char *name;
 	const char *summary;  /* one line for 'latlab --help' */
 	const char *usage;    /* full help: synopsis, options, EXAMPLES */
@@ -30,17 +31,17 @@ struct lat_cmd {
 };
 
 /* Print the subcommand's usage text to stdout. */
-void lat_cli_print_help(const struct lat_cmd *cmd);
+void cli_print_help(const struct cli_cmd *cmd);
 
 /*
  * Print "latlab <cmd>: <message>" as one line on stderr and exit 2.
  * Messages are lowercase, without a final period.
  */
-_Noreturn void lat_cli_usage_error(const char *cmd, const char *fmt, ...)
+_Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Print "latlab <cmd>: <message>" on stderr and exit 1. */
-_Noreturn void lat_cli_fail(const char *cmd, const char *fmt, ...)
+_Noreturn void cli_fail(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
@@ -48,23 +49,23 @@ _Noreturn void lat_cli_fail(const char *cmd, const char *fmt, ...)
  * for a missing value, which needs a leading ':' in the optstring), then
  * exit 2. Call with opterr = 0.
  */
-_Noreturn void lat_cli_bad_option(const char *cmd, char **argv, int c);
+_Noreturn void cli_bad_option(const char *cmd, char **argv, int c);
 
 /*
  * After getopt_long: exit 2 naming the first operand if any is left (for
  * commands that take options only).
  */
-void lat_cli_no_operands(const char *cmd, int argc, char **argv);
+void cli_no_operands(const char *cmd, int argc, char **argv);
 
 /*
  * Parse @arg as the value of @flag: a whole number in [min, max], with
  * optional k/M/G (10^3/10^6/10^9) suffix. Exits 2 with a message otherwise.
  */
-uint64_t lat_cli_u64(const char *cmd, const char *flag, const char *arg,
+uint64_t cli_u64(const char *cmd, const char *flag, const char *arg,
 		     uint64_t min, uint64_t max);
 
 /* A finite number in [min, max]; exits 2 otherwise. */
-double lat_cli_double(const char *cmd, const char *flag, const char *arg,
+double cli_double(const char *cmd, const char *flag, const char *arg,
 		      double min, double max);
 
 /*
@@ -72,16 +73,35 @@ double lat_cli_double(const char *cmd, const char *flag, const char *arg,
  * @default_unit_ns nanoseconds, or refused when @default_unit_ns is 0), in
  * [min_ns, max_ns]. Exits 2 otherwise.
  */
-double lat_cli_duration_ns(const char *cmd, const char *flag, const char *arg,
+double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 			   double default_unit_ns, double min_ns,
 			   double max_ns);
 
 /*
  * Install SIGINT/SIGTERM handlers that set the flag returned by
- * lat_cli_stop_signal(): 0 while running, else the signal number. Exit
+ * cli_stop_signal(): 0 while running, else the signal number. Exit
  * with 128 + signal after printing partial results.
  */
-void lat_cli_catch_stop_signals(void);
-int lat_cli_stop_signal(void);
+void cli_catch_stop_signals(void);
+int cli_stop_signal(void);
+
+/*
+ * The names before the cli_ prefix (the library owns lat_), kept so a
+ * command file written against them still builds; new code uses cli_.
+ */
+#define lat_cmd cli_cmd
+#define lat_cli_print_help cli_print_help
+#define lat_cli_usage_error cli_usage_error
+#define lat_cli_fail cli_fail
+#define lat_cli_bad_option cli_bad_option
+#define lat_cli_no_operands cli_no_operands
+#define lat_cli_u64 cli_u64
+#define lat_cli_double cli_double
+#define lat_cli_duration_ns cli_duration_ns
+#define lat_cli_catch_stop_signals cli_catch_stop_signals
+#define lat_cli_stop_signal cli_stop_signal
+#define LAT_EXIT_OK CLI_EXIT_OK
+#define LAT_EXIT_FAIL CLI_EXIT_FAIL
+#define LAT_EXIT_USAGE CLI_EXIT_USAGE
 
 #endif

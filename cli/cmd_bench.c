@@ -16,6 +16,7 @@
 #include "latlab/fmt.h"
 #include "latlab/json.h"
 #include "latlab/spsc.h"
+#include "latlab/stats.h"
 
 #define CMD "bench"
 #define BURST 32
@@ -190,7 +191,7 @@ static void measure(const struct opts *o, struct ctx *c,
 	int rc = lat_bench_repeat(fns, ctxs, k, 1, o->reps, st);
 
 	if (rc)
-		lat_cli_fail(CMD, "measurement failed: %s", lat_strerror(rc));
+		cli_fail(CMD, "measurement failed: %s", lat_strerror(rc));
 	for (unsigned i = 0; i < k; i++) {
 		figs[i]->st = st[i];
 		figs[i]->measured = true;
@@ -233,12 +234,12 @@ static void parse(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":r:n:", longs, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			o->reps = (unsigned)lat_cli_u64(CMD, "--reps", optarg,
+			o->reps = (unsigned)cli_u64(CMD, "--reps", optarg,
 							1, 64);
 			reps_set = true;
 			break;
 		case 'n':
-			o->iters = lat_cli_u64(CMD, "--iters", optarg, 10000,
+			o->iters = cli_u64(CMD, "--iters", optarg, 10000,
 					       1000000000);
 			iters_set = true;
 			break;
@@ -249,10 +250,10 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->json = true;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		}
 	}
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 	if (o->quick) {
 		if (!reps_set)
 			o->reps = 3;
@@ -261,7 +262,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 }
 
-static int run(int argc, char **argv)
+static int bench_main(int argc, char **argv)
 {
 	struct opts o = { .reps = 7, .iters = 2000000 };
 	struct ctx c = { 0 };
@@ -291,11 +292,11 @@ static int run(int argc, char **argv)
 	alu_iters_v = c.alu_iters;
 	rc = lat_bench_place_pair(&c.place);
 	if (rc)
-		lat_cli_fail(CMD, "cannot read the CPU affinity: %s",
+		cli_fail(CMD, "cannot read the CPU affinity: %s",
 			     lat_strerror(rc));
 	if (b8_create(1024, &c.r8[0]) || b8_create(1024, &c.r8[1]) ||
 	    b64_create(64, &c.r64))
-		lat_cli_fail(CMD, "cannot allocate the rings");
+		cli_fail(CMD, "cannot allocate the rings");
 
 	fprintf(stderr, "latlab bench: %u rounds per figure (+1 warm-up), "
 		"placement %s\n", o.reps, c.place.desc);
@@ -327,7 +328,9 @@ static int run(int argc, char **argv)
 	s8.plausible = s8.st.median >= 0.25;
 	s64.plausible = s64.st.median >= 0.25;
 	dce_verdict(verdict, sizeof(verdict), &dead, &kept);
-	load = lat_bench_loadavg();
+	/* above the usable CPUs, other processes take turns on "our"
+	 * cores and every timing includes their slices: say so */
+	load = lat_loadavg();
 
 	if (o.json) {
 		struct lat_json j;
@@ -364,7 +367,7 @@ static int run(int argc, char **argv)
 		lat_json_obj_end(&j);
 		lat_json_obj_end(&j);
 		if (lat_json_finish(&j))
-			lat_cli_fail(CMD, "internal error writing JSON");
+			cli_fail(CMD, "internal error writing JSON");
 	} else {
 		printf("placement: %s\n", c.place.desc);
 		printf("each figure: median of %u rounds (min, max), warm-up "
@@ -377,14 +380,14 @@ static int run(int argc, char **argv)
 				 "turns on these cores and every figure below "
 				 "includes their time slices", load,
 				 c.place.usable);
-			lat_cli_print_wrapped(warn, 0);
+			cli_print_wrapped(warn, 0);
 		}
 		printf("\n");
 		printf("dead-code trap (ns per iteration)\n");
 		print_figure(&dead);
 		print_figure(&kept);
 		printf("  -> ");
-		lat_cli_print_wrapped(verdict, 5);
+		cli_print_wrapped(verdict, 5);
 		printf("\n");
 		printf("SPSC ring, same thread (ns per push+pop pair, hot in "
 		       "L1)\n");
@@ -403,7 +406,7 @@ static int run(int argc, char **argv)
 		print_figure(&tb);
 		if (c.place.pinned) {
 			printf("  -> ");
-			lat_cli_print_wrapped(
+			cli_print_wrapped(
 				"a handoff costs at least one cache-line "
 				"transfer (the floor); throughput beats "
 				"1/latency because the producer runs ahead "
@@ -414,10 +417,10 @@ static int run(int argc, char **argv)
 	lat_spsc_free(c.r8[0]);
 	lat_spsc_free(c.r8[1]);
 	lat_spsc_free(c.r64);
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_bench = {
+const struct cli_cmd cli_cmd_bench = {
 	.name = "bench",
 	.summary = "microbenchmark traps: dead code, the ring, the floor",
 	.usage =
@@ -442,9 +445,9 @@ const struct lat_cmd lat_cmd_bench = {
 	"  --quick           small counts, for tests and a first look\n"
 	"  --json            results as JSON on stdout\n"
 	"\n"
-	"EXAMPLES\n"
+	"EXAMPLES:\n"
 	"  latlab bench                   # the full run, ~a minute\n"
 	"  latlab bench --quick --json    # a few seconds, for scripts\n"
 	"  taskset -c 2,3 latlab bench    # choose the two CPUs yourself\n",
-	.run = run,
+	.run = bench_main,
 };

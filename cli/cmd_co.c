@@ -50,23 +50,23 @@ static void parse(int argc, char **argv, struct co_opts *o)
 	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", longs, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			o->cfg.requests = lat_cli_u64(CMD, "--requests", optarg,
+			o->cfg.requests = cli_u64(CMD, "--requests", optarg,
 						      1, 100000000);
 			break;
 		case 'r':
-			o->cfg.rate_per_s = lat_cli_double(CMD, "--rate",
+			o->cfg.rate_per_s = cli_double(CMD, "--rate",
 							   optarg, 1, 1e7);
 			break;
 		case 's':
-			o->cfg.service_ns = lat_cli_duration_ns(
+			o->cfg.service_ns = cli_duration_ns(
 				CMD, "--service", optarg, 1e3, 100, 1e9);
 			break;
 		case 'S':
-			o->cfg.stall_ns = lat_cli_duration_ns(
+			o->cfg.stall_ns = cli_duration_ns(
 				CMD, "--stall", optarg, 1e6, 0, 60e9);
 			break;
 		case OPT_STALL_AT:
-			o->cfg.stall_at = lat_cli_u64(CMD, "--stall-at", optarg,
+			o->cfg.stall_at = cli_u64(CMD, "--stall-at", optarg,
 						      0, UINT64_MAX);
 			o->stall_at_set = true;
 			break;
@@ -76,7 +76,7 @@ static void parse(int argc, char **argv, struct co_opts *o)
 			else if (!strcmp(optarg, "cpu"))
 				o->cfg.clock = LAT_CO_CPU;
 			else
-				lat_cli_usage_error(CMD, "--clock must be "
+				cli_usage_error(CMD, "--clock must be "
 						    "'wall' or 'cpu', not '%s'",
 						    optarg);
 			break;
@@ -84,22 +84,22 @@ static void parse(int argc, char **argv, struct co_opts *o)
 			o->json = true;
 			break;
 		default:
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		}
 	}
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 	/* a position for a stall that is not there is a mistake in the
 	 * command, not something to ignore */
 	if (o->stall_at_set && o->cfg.stall_ns == 0)
-		lat_cli_usage_error(CMD, "--stall-at needs a --stall above 0");
+		cli_usage_error(CMD, "--stall-at needs a --stall above 0");
 	if (!o->stall_at_set)
 		o->cfg.stall_at = o->cfg.requests / 2;
 	if (o->cfg.stall_at >= o->cfg.requests)
-		lat_cli_usage_error(CMD, "--stall-at %" PRIu64 " is not below "
+		cli_usage_error(CMD, "--stall-at %" PRIu64 " is not below "
 				    "--requests %" PRIu64, o->cfg.stall_at,
 				    o->cfg.requests);
 	if (o->cfg.rate_per_s * o->cfg.service_ns / 1e9 >= 1)
-		lat_cli_usage_error(CMD, "--rate x --service is %.2f: the "
+		cli_usage_error(CMD, "--rate x --service is %.2f: the "
 				    "server would be over 100%% busy and never "
 				    "catch up (keep it below 1)",
 				    o->cfg.rate_per_s * o->cfg.service_ns /
@@ -266,10 +266,10 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	lat_json_str(&j, "verdict", text);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail(CMD, "internal error writing JSON");
+		cli_fail(CMD, "internal error writing JSON");
 }
 
-static int run(int argc, char **argv)
+static int co_main(int argc, char **argv)
 {
 	struct co_opts o = {
 		.cfg = { .requests = 10000, .rate_per_s = 10000,
@@ -290,11 +290,11 @@ static int run(int argc, char **argv)
 	parse(argc, argv, &o);
 	for (int i = 0; i < 3; i++)
 		if (lat_hist_init(&h[i], 1, CO_HIST_MAX, 3))
-			lat_cli_fail(CMD, "cannot allocate histograms");
+			cli_fail(CMD, "cannot allocate histograms");
 	memset(&cal, 0, sizeof(cal));
 	rc = o.cfg.clock == LAT_CO_WALL ? lat_clock_calibrate(&cal, 100) : 0;
 	if (rc)
-		lat_cli_fail(CMD, "cannot calibrate the cycle clock: %s",
+		cli_fail(CMD, "cannot calibrate the cycle clock: %s",
 			     lat_strerror(rc));
 	fprintf(stderr, "latlab co: %" PRIu64 " requests, about %.2f s\n",
 		o.cfg.requests,
@@ -302,10 +302,10 @@ static int run(int argc, char **argv)
 			o.cfg.stall_ns / 1e9);
 	rc = lat_co_run(&o.cfg, &cal, &h[0], &h[2], &h[1], &st);
 	if (rc)
-		lat_cli_fail(CMD, "run failed: %s", lat_strerror(rc));
+		cli_fail(CMD, "run failed: %s", lat_strerror(rc));
 	for (int i = 0; i < 3; i++) {
 		if (h[i].overflow_count)
-			lat_cli_fail(CMD, "%" PRId64 " latencies beyond the "
+			cli_fail(CMD, "%" PRId64 " latencies beyond the "
 				     "histogram's range (1 ns..1 h)",
 				     h[i].overflow_count);
 		fill_row(&rows[i]);
@@ -323,17 +323,17 @@ static int run(int argc, char **argv)
 		for (int i = 0; i < 3; i++)
 			print_row(&rows[i]);
 		printf("\n");
-		lat_cli_print_wrapped(text, 0);
+		cli_print_wrapped(text, 0);
 		load_note(note, sizeof(note), &o, &st);
 		if (note[0])
-			lat_cli_print_wrapped(note, 0);
+			cli_print_wrapped(note, 0);
 	}
 	for (int i = 0; i < 3; i++)
 		lat_hist_destroy(&h[i]);
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_co = {
+const struct cli_cmd cli_cmd_co = {
 	.name = "co",
 	.summary = "coordinated omission: one stall, three measurements",
 	.usage =
@@ -365,10 +365,10 @@ const struct lat_cmd lat_cmd_co = {
 	"                      time, so only the injected stall stalls\n"
 	"  --json              results as JSON on stdout\n"
 	"\n"
-	"EXAMPLES\n"
+	"EXAMPLES:\n"
 	"  latlab co                          # the lesson, about 1 s\n"
 	"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
 	"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
 	"  latlab co --clock cpu              # on a busy machine\n",
-	.run = run,
+	.run = co_main,
 };

@@ -1,6 +1,7 @@
 /*
  * latlab pipeline: parse flags, place the threads, run the library's
- * pipeline, print. All measuring lives in src/pipe_*.c.
+ * pipeline, print. All measuring, ranges and judgements live in src/pipe/;
+ * this file maps the library's field names back to flags.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -83,7 +83,7 @@ static const char usage[] =
 "Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
 "SIGINT/SIGTERM (partial results are printed and files are complete).\n"
 "\n"
-"EXAMPLES\n"
+"EXAMPLES:\n"
 "  latlab pipeline                        # the baseline: 2M events, ~10 s\n"
 "  latlab pipeline --events 20000 --json  # a short run for scripts\n"
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
@@ -132,13 +132,14 @@ static const struct option options[] = {
 
 struct args {
 	struct lat_pipe_config cfg;
-	bool events_set, wait_set, json, oversubscribed;
+	bool events_set, wait_set, json;
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
+	struct lat_pipe_placement placed;
 };
 
 static void parse_stall(struct args *a, const char *arg)
@@ -147,14 +148,15 @@ static void parse_stall(struct args *a, const char *arg)
 	char seq[32];
 
 	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(seq))
-		lat_cli_usage_error(CMD, "--stall-at needs <seq>:<time>, "
+		cli_usage_error(CMD, "--stall-at needs <seq>:<time>, "
 				    "e.g. 5000:2ms, not '%s'", arg);
 	memcpy(seq, arg, (size_t)(colon - arg));
 	seq[colon - arg] = '\0';
-	a->cfg.stall_seq = lat_cli_u64(CMD, "--stall-at", seq, 0,
+	a->cfg.stall_seq = cli_u64(CMD, "--stall-at", seq, 0,
 				       UINT64_MAX - 1);
-	a->cfg.stall_ns = lat_cli_duration_ns(CMD, "--stall-at", colon + 1, 1,
-					      1, 60e9);
+	/* above 0: a zero stall would be no experiment at all */
+	a->cfg.stall_ns = cli_duration_ns(CMD, "--stall-at", colon + 1, 1,
+					      1, INFINITY);
 }
 
 static void parse_one(struct args *a, int c, char **argv)
@@ -163,19 +165,17 @@ static void parse_one(struct args *a, int c, char **argv)
 
 	switch (c) {
 	case OPT_EVENTS:
-		cfg->events = lat_cli_u64(CMD, "--events", optarg, 1,
-					  1000000000000ULL);
+		cfg->events = cli_u64(CMD, "--events", optarg, 0,
+					  UINT64_MAX);
 		a->events_set = true;
 		break;
 	case OPT_DURATION:
-		a->duration_ns = lat_cli_duration_ns(CMD, "--duration", optarg,
-						     1e9, 1e6, 30 * 86400e9);
+		a->duration_ns = cli_duration_ns(CMD, "--duration", optarg,
+						     1e9, 1, INFINITY);
 		break;
 	case OPT_RATE:
-		cfg->rate = lat_cli_double(CMD, "--rate", optarg, 0, 1e9);
-		if (!(cfg->rate > 0))
-			lat_cli_usage_error(CMD, "--rate must be above 0, not "
-					    "'%s'", optarg);
+		cfg->rate = cli_double(CMD, "--rate", optarg, -INFINITY,
+					   INFINITY);
 		break;
 	case OPT_ARRIVALS:
 		if (!strcmp(optarg, "fixed"))
@@ -183,37 +183,35 @@ static void parse_one(struct args *a, int c, char **argv)
 		else if (!strcmp(optarg, "poisson"))
 			cfg->arrivals = LAT_PACE_POISSON;
 		else
-			lat_cli_usage_error(CMD, "--arrivals must be fixed or "
+			cli_usage_error(CMD, "--arrivals must be fixed or "
 					    "poisson, not '%s'", optarg);
 		break;
 	case OPT_SEED:
-		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		cfg->seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
 		a->seed_set = true;
 		break;
 	case OPT_STAGES:
-		cfg->stages = (int)lat_cli_u64(CMD, "--stages", optarg, 1,
-					       LAT_PIPE_MAX_STAGES);
+		cfg->stages = (int)cli_u64(CMD, "--stages", optarg, 0,
+					       INT32_MAX);
 		break;
 	case OPT_WORK:
-		cfg->work_ns = lat_cli_duration_ns(CMD, "--work-ns", optarg,
-						   1, 0, 1e9);
+		cfg->work_ns = cli_duration_ns(CMD, "--work-ns", optarg,
+						   1, 0, INFINITY);
 		break;
 	case OPT_CAPACITY:
-		cfg->capacity = lat_cli_u64(CMD, "--capacity", optarg, 2,
-					    1u << 24);
-		if (cfg->capacity & (cfg->capacity - 1))
-			lat_cli_usage_error(CMD, "--capacity must be a power "
-					    "of two, not '%s'", optarg);
+		cfg->capacity = cli_u64(CMD, "--capacity", optarg, 0,
+					    SIZE_MAX);
 		break;
 	case OPT_WAIT:
 		if (lat_wait_kind_parse(optarg, &cfg->wait))
-			lat_cli_usage_error(CMD, "--wait must be spin, yield "
+			cli_usage_error(CMD, "--wait must be spin, yield "
 					    "or block, not '%s'", optarg);
 		a->wait_set = true;
 		break;
 	case OPT_SPINS:
-		cfg->wait_spins = (uint32_t)lat_cli_u64(CMD, "--spins", optarg,
-							1, 1u << 30);
+		/* 0 would mean "the default": refuse it as a value */
+		cfg->wait_spins = (uint32_t)cli_u64(CMD, "--spins", optarg,
+							1, UINT32_MAX);
 		break;
 	case OPT_CPUS:
 		a->cpus = optarg;
@@ -228,8 +226,8 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->hlog_path = optarg;
 		break;
 	case OPT_INTERVAL:
-		cfg->interval_s = lat_cli_duration_ns(CMD, "--interval", optarg,
-						      1e9, 1e6, 3600e9) / 1e9;
+		cfg->interval_s = cli_duration_ns(CMD, "--interval", optarg,
+						      1e9, 0, INFINITY) / 1e9;
 		a->interval_set = true;
 		break;
 	case OPT_HGRM:
@@ -239,8 +237,9 @@ static void parse_one(struct args *a, int c, char **argv)
 		cfg->stamps = false;
 		break;
 	case OPT_ALLOC:
-		cfg->alloc_bytes = optarg ? lat_cli_u64(CMD, "--alloc", optarg,
-							1, 1u << 30) : 256;
+		/* 0 would mean "off": refuse it as a value */
+		cfg->alloc_bytes = optarg ? cli_u64(CMD, "--alloc", optarg,
+							1, SIZE_MAX) : 256;
 		break;
 	case OPT_SHARE_LINE:
 		cfg->share_line = true;
@@ -258,11 +257,11 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->instr.flight = true;
 		a->instr.freeze_auto = !strcmp(optarg, "auto");
 		if (!a->instr.freeze_auto)
-			a->instr.freeze_above = (lat_ns_t)lat_cli_duration_ns(
+			a->instr.freeze_above = (lat_ns_t)cli_duration_ns(
 				CMD, "--freeze-above", optarg, 1, 1, 3600e9);
 		break;
 	case OPT_FLIGHT_POST:
-		a->instr.flight_post = lat_cli_u64(
+		a->instr.flight_post = cli_u64(
 			CMD, "--flight-post", optarg, 0,
 			LAT_FLIGHT_DEFAULT_CAPACITY - 1);
 		a->flight_post_set = true;
@@ -271,8 +270,38 @@ static void parse_one(struct args *a, int c, char **argv)
 		a->flight_out = optarg;
 		break;
 	default:
-		lat_cli_bad_option(CMD, argv, c);
+		cli_bad_option(CMD, argv, c);
 	}
+}
+
+/* The library's field names, as this command's flags. */
+static const char *const flag_of[][2] = {
+	{ "events", "--events" }, { "rate", "--rate" },
+	{ "arrivals", "--arrivals" }, { "stages", "--stages" },
+	{ "capacity", "--capacity" }, { "work_ns", "--work-ns" },
+	{ "wait", "--wait" }, { "wait_spins", "--spins" },
+	{ "alloc_bytes", "--alloc" }, { "stall_ns", "--stall-at" },
+	{ "stall_seq", "--stall-at's event" }, { "interval_s", "--interval" },
+};
+
+/* The ranges are the library's (lat_pipe_config_check): one place. */
+static void check_config(const struct args *a)
+{
+	struct lat_pipe_config c = a->cfg;
+	const char *why, *rest, *flag;
+	char field[32];
+
+	c.pin = false; /* the CPUs are chosen after this, by place() */
+	if (!lat_pipe_config_check(&c, &why))
+		return;
+	rest = lat_pipe_config_field(why, field, sizeof(field));
+	flag = field;
+	for (size_t i = 0; i < sizeof(flag_of) / sizeof(flag_of[0]); i++)
+		if (!strcmp(field, flag_of[i][0]))
+			flag = flag_of[i][1];
+	if (!strcmp(field, "events") && a->duration_ns > 0)
+		flag = "--duration at --rate";
+	cli_usage_error(CMD, "%s %s", flag, rest);
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -284,107 +313,74 @@ static void parse(struct args *a, int argc, char **argv)
 	a->instr.flight_post = 64;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
 		parse_one(a, c, argv);
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
-		lat_cli_usage_error(CMD, "--flight-post and --flight-out need "
+		cli_usage_error(CMD, "--flight-post and --flight-out need "
 				    "--freeze-above");
 	/* options that would change nothing: the command is not what the
 	 * user thinks it is */
 	if (a->interval_set && !a->hlog_path)
-		lat_cli_usage_error(CMD, "--interval needs --hlog");
+		cli_usage_error(CMD, "--interval needs --hlog");
 	if (a->seed_set && a->cfg.arrivals != LAT_PACE_POISSON)
-		lat_cli_usage_error(CMD, "--seed needs --arrivals poisson");
+		cli_usage_error(CMD, "--seed needs --arrivals poisson");
 	if (a->instr.flight && !a->cfg.stamps)
-		lat_cli_usage_error(CMD, "--freeze-above needs the per-stage "
+		cli_usage_error(CMD, "--freeze-above needs the per-stage "
 				    "stamps that --no-stamps turns off");
 	if (a->duration_ns > 0 && a->events_set)
-		lat_cli_usage_error(CMD, "--events and --duration exclude each "
+		cli_usage_error(CMD, "--events and --duration exclude each "
 				    "other");
 	if (a->duration_ns > 0) {
 		double n = ceil(a->cfg.rate * a->duration_ns / 1e9);
 
-		if (n < 1 || n > 1e12)
-			lat_cli_usage_error(CMD, "--duration at --rate gives "
+		if (!(n >= 1 && n <= (double)LAT_PIPE_MAX_EVENTS))
+			cli_usage_error(CMD, "--duration at --rate gives "
 					    "%.0f events, outside 1..10^12",
 					    n);
 		a->cfg.events = (uint64_t)n;
 	}
+	check_config(a);
 	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
-		lat_cli_usage_error(CMD, "--freeze-above auto measures its "
+		cli_usage_error(CMD, "--freeze-above auto measures its "
 				    "threshold over the first %d events, so "
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
 				    (unsigned long long)a->cfg.events);
-	if (a->cfg.stall_ns > 0 && a->cfg.stall_seq >= a->cfg.events)
-		lat_cli_usage_error(CMD, "--stall-at event %llu is beyond the "
-				    "last event (%llu)",
-				    (unsigned long long)a->cfg.stall_seq,
-				    (unsigned long long)a->cfg.events - 1);
 	if (a->cpus) {
 		a->n_cpu_list = lat_topo_list_parse_seq(a->cpus, a->cpu_list,
 							LAT_TOPO_MAX_HOT);
 		if (a->n_cpu_list <= 0)
-			lat_cli_usage_error(CMD, "--cpus needs a CPU list such "
+			cli_usage_error(CMD, "--cpus needs a CPU list such "
 					    "as 2,4,6 or 2-4, not '%s'",
 					    a->cpus);
 		if (!a->cfg.pin)
-			lat_cli_usage_error(CMD, "--cpus and --no-pin exclude "
+			cli_usage_error(CMD, "--cpus and --no-pin exclude "
 					    "each other");
 	}
 }
 
-static struct lat_topo topo; /* 24 KiB: not on the stack */
-
 static void place(struct args *a)
 {
-	struct lat_topo_place pl;
-	int n = lat_pipe_n_hot(a->cfg.stages), rc, bad = -1;
-	char mask[256];
-	bool all[LAT_TOPO_MAX_CPUS];
+	int rc = lat_pipe_place_pool(&a->cfg, a->n_cpu_list ? a->cpu_list
+				     : NULL, a->n_cpu_list, a->wait_set,
+				     &a->placed);
 
-	rc = lat_topo_load(&topo, NULL, NULL);
-	if (rc)
-		lat_cli_fail(CMD, "cannot read the CPU topology: %s",
-			     lat_strerror(rc));
-	if (a->cpus)
-		rc = lat_topo_place_cpus(&topo, a->cpu_list, a->n_cpu_list, n,
-					 &pl, &bad);
-	else
-		rc = lat_topo_place(&topo, n, &pl);
-	if (!rc && a->n_cpu_list > n) {
-		/* more CPUs than threads: a pool to place within */
-		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
-			all[c] = false;
-		for (int i = 0; i < a->n_cpu_list; i++)
-			all[a->cpu_list[i]] = true;
-		lat_topo_restrict(&topo, all);
-		rc = lat_topo_place(&topo, n, &pl);
-		pl.flags |= LAT_TOPO_CHOSEN;
-	}
-	if (rc == -ESRCH) {
-		for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
-			all[c] = c < topo.n_cpus && topo.cpu[c].online &&
-				 topo.cpu[c].allowed;
-		lat_cli_usage_error(CMD, "--cpus: cpu %d is not online and in "
+	if (rc == -ESRCH)
+		cli_usage_error(CMD, "--cpus: cpu %d is not online and in "
 				    "this process's affinity mask (usable: %s)",
-				    bad, lat_topo_list_format(all, mask,
-							      sizeof(mask)));
-	}
+				    a->placed.bad_cpu, a->placed.usable);
 	if (rc)
-		lat_cli_fail(CMD, "cannot place %d threads: %s", n,
-			     lat_strerror(rc));
-	a->oversubscribed = lat_pipe_place(&a->cfg, &pl, a->wait_set);
-	a->cfg.noise_cpu = a->cfg.noise ? lat_topo_free_cpu(&topo, &pl) : -1;
+		cli_fail(CMD, "cannot place %d threads: %s",
+			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
 }
 
 /* After every check that can refuse the run, so errors stay one line. */
 static void warn_oversubscribed(const struct args *a)
 {
-	if (!a->oversubscribed)
+	if (!a->placed.oversubscribed)
 		return;
 	fprintf(stderr, "latlab pipeline: warning: %d hot threads on %d "
 		"usable CPUs: numbers include scheduler effects; wait '%s'%s\n",
-		lat_pipe_n_hot(a->cfg.stages), topo.n_usable,
+		lat_pipe_n_hot(a->cfg.stages), a->placed.n_usable,
 		lat_wait_kind_name(a->cfg.wait),
 		a->cfg.wait == LAT_WAIT_SPIN
 			? " will hand off once per scheduler tick"
@@ -397,7 +393,7 @@ static FILE *open_out(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		lat_cli_usage_error(CMD, "cannot create '%s': %s", path,
+		cli_usage_error(CMD, "cannot create '%s': %s", path,
 				    strerror(errno));
 	return f;
 }
@@ -411,16 +407,16 @@ static void check_hgrm_dir(const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0777) && errno != EEXIST)
-		lat_cli_usage_error(CMD, "cannot create directory '%s': %s",
+		cli_usage_error(CMD, "cannot create directory '%s': %s",
 				    dir, strerror(errno));
 	if (stat(dir, &st))
-		lat_cli_usage_error(CMD, "cannot use '%s': %s", dir,
+		cli_usage_error(CMD, "cannot use '%s': %s", dir,
 				    strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		lat_cli_usage_error(CMD, "--hgrm '%s' is not a directory",
+		cli_usage_error(CMD, "--hgrm '%s' is not a directory",
 				    dir);
 	if (access(dir, W_OK | X_OK))
-		lat_cli_usage_error(CMD, "cannot write into '%s': %s", dir,
+		cli_usage_error(CMD, "cannot write into '%s': %s", dir,
 				    strerror(errno));
 }
 
@@ -434,44 +430,34 @@ static bool same_file(FILE *x, FILE *y)
 	       S_ISREG(a.st_mode);
 }
 
-static void progress(struct lat_pipe *p, const struct lat_pipe_config *c,
-		     bool show)
+struct watch {
+	const struct lat_pipe_config *cfg;
+	bool show, shown;
+	double drawn_s;
+	int sig;
+};
+
+/* lat_pipe_stop_fn: relay SIGINT/SIGTERM as a stop, draw the progress. */
+static bool watch(void *ctx, uint64_t done, double t)
 {
-	uint64_t done;
-	double t, rate;
+	struct watch *w = ctx;
+	double rate;
 	char r[LAT_FMT_LEN];
 
-	lat_pipe_progress(p, &done, &t);
-	if (!show || t < 0.5)
-		return;
+	w->sig = cli_stop_signal();
+	if (w->sig)
+		return true;
+	if (!w->show || t < 0.5 || t - w->drawn_s < 0.25)
+		return false;
+	w->drawn_s = t;
+	w->shown = true;
 	rate = done / t;
 	fprintf(stderr, "\r  %llu/%llu events, %s, %.1f s elapsed, ETA "
 		"%.1f s   ", (unsigned long long)done,
-		(unsigned long long)c->events, lat_fmt_rate(r, sizeof(r), rate),
-		t, rate > 0 ? (double)(c->events - done) / rate : 0.0);
-}
-
-/* Run, relaying SIGINT/SIGTERM as a stop; the signal number or 0. */
-static int run(struct lat_pipe *p, const struct lat_pipe_config *c)
-{
-	const struct timespec tick = { 0, 50000000 };
-	bool show = isatty(STDERR_FILENO) && c->events / c->rate > 2;
-	bool shown = false;
-	int sig = 0;
-
-	/* poll every 50 ms so a stop is relayed at once; redraw every 250 */
-	for (unsigned n = 0; !lat_pipe_progress(p, NULL, NULL); n++) {
-		if (!sig && (sig = lat_cli_stop_signal()))
-			lat_pipe_stop(p);
-		if (n % 5 == 4) {
-			progress(p, c, show);
-			shown |= show;
-		}
-		nanosleep(&tick, NULL);
-	}
-	if (shown)
-		fprintf(stderr, "\r%79s\r", "");
-	return sig ? sig : lat_cli_stop_signal();
+		(unsigned long long)w->cfg->events,
+		lat_fmt_rate(r, sizeof(r), rate), t,
+		rate > 0 ? (double)(w->cfg->events - done) / rate : 0.0);
+	return false;
 }
 
 static void print(const struct args *a, struct lat_instr *in,
@@ -496,20 +482,22 @@ static void print(const struct args *a, struct lat_instr *in,
 	lat_json_int(&j, "signal", sig);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
-		lat_cli_fail(CMD, "internal error: unbalanced JSON");
+		cli_fail(CMD, "internal error: unbalanced JSON");
 }
 
+/* The library judges the calibration (lat_work_check); we say it. */
 static void warn_work(const struct lat_work *w)
 {
+	enum lat_work_verdict v = lat_work_check(w);
 	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
 
-	if (w->target_ns <= 0 || fabs(w->check_error) <= 0.2)
+	if (v == LAT_WORK_OK)
 		return;
 	fprintf(stderr, "latlab pipeline: warning: work calibrated to %s for "
 		"%s asked (%+.0f%%): %s\n",
 		lat_fmt_ns(a, sizeof(a), w->check_p50_ns),
 		lat_fmt_ns(b, sizeof(b), w->target_ns), 100 * w->check_error,
-		w->target_ns < w->overhead_ns
+		v == LAT_WORK_BELOW_OVERHEAD
 			? (snprintf(c, sizeof(c), "below the stamp pair's own "
 				    "%.0f ns", w->overhead_ns), c)
 			: "the CPU was busy during calibration");
@@ -533,7 +521,7 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 		if (fclose(csv) && !rc)
 			rc = -EIO;
 		if (rc)
-			lat_cli_fail(CMD, "writing '%s': %s", a->flight_out,
+			cli_fail(CMD, "writing '%s': %s", a->flight_out,
 				     lat_strerror(rc));
 	}
 	if (f->state == LAT_FLIGHT_RECORDING) {
@@ -556,13 +544,13 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 		(unsigned long long)trigger.seq, a->flight_out);
 }
 
-static int cmd_pipeline(int argc, char **argv)
+static int pipeline_main(int argc, char **argv)
 {
 	static struct lat_instr in; /* perf state per hot thread: large */
 	FILE *flight = NULL;
 	struct args a = { .events_set = false };
 	struct lat_pipe_result r;
-	struct lat_pipe *p;
+	struct watch w = { .sig = 0 };
 	FILE *hlog = NULL;
 	int rc, sig;
 
@@ -576,42 +564,44 @@ static int cmd_pipeline(int argc, char **argv)
 	if (a.flight_out)
 		flight = open_out(a.flight_out);
 	if (hlog && flight && same_file(hlog, flight))
-		lat_cli_usage_error(CMD, "--hlog and --flight-out are the same "
+		cli_usage_error(CMD, "--hlog and --flight-out are the same "
 				    "file '%s'", a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);
 	if (rc)
-		lat_cli_fail(CMD, "cannot set up counters and flight recorder: "
+		cli_fail(CMD, "cannot set up counters and flight recorder: "
 			     "%s", lat_strerror(rc));
 	warn_oversubscribed(&a);
-	lat_cli_catch_stop_signals();
-	rc = lat_pipe_start(&a.cfg, &p);
-	if (rc)
-		lat_cli_fail(CMD, "cannot start the pipeline: %s",
+	cli_catch_stop_signals();
+	w.cfg = &a.cfg;
+	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
+	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
+	if (w.shown)
+		fprintf(stderr, "\r%79s\r", "");
+	if (rc && !r.n_deltas)
+		cli_fail(CMD, "cannot start the pipeline: %s",
 			     lat_strerror(rc));
-	sig = run(p, &a.cfg);
-	rc = lat_pipe_wait(p, &r);
-	lat_pipe_free(p);
+	sig = w.sig ? w.sig : cli_stop_signal();
 	warn_work(&r.work);
 	print(&a, &in, &r, sig);
 	dump_flight(&a, &in, flight);
 	if (hlog && fclose(hlog) && !rc)
 		rc = -EIO;
 	if (rc)
-		lat_cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
+		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
 			     lat_strerror(rc));
 	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
-		lat_cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
+		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
 			     lat_strerror(rc));
 	if (!r.exact)
-		lat_cli_fail(CMD, "accounting is not exact: this is a bug");
+		cli_fail(CMD, "accounting is not exact: this is a bug");
 	lat_pipe_result_destroy(&r);
 	lat_instr_destroy(&in);
-	return sig ? 128 + sig : LAT_EXIT_OK;
+	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 
-const struct lat_cmd lat_cmd_pipeline = {
+const struct cli_cmd cli_cmd_pipeline = {
 	.name = "pipeline",
 	.summary = "instrumented producer -> stages -> consumer pipeline",
 	.usage = usage,
-	.run = cmd_pipeline,
+	.run = pipeline_main,
 };

@@ -122,7 +122,7 @@ static void parse_dist(const char *flag, const char *spec,
 		       struct lat_qsim_dist *d)
 {
 	if (lat_qsim_dist_parse(d, spec))
-		lat_cli_usage_error(CMD, "%s: unknown or invalid distribution "
+		cli_usage_error(CMD, "%s: unknown or invalid distribution "
 				    "'%s' (see 'latlab queue --help')", flag,
 				    spec);
 }
@@ -134,7 +134,7 @@ static double sweep_num(const char *s, char **end, const char *arg)
 	errno = 0;
 	v = strtod(s, end);
 	if (errno || *end == s || !isfinite(v))
-		lat_cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such "
+		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such "
 				    "as 0.1:0.99:0.01, not '%s'", arg);
 	return v;
 }
@@ -155,16 +155,16 @@ static void parse_sweep(struct queue_opts *o, const char *arg)
 		goto bad;
 	if (!(o->sweep_lo > 0) || !(o->sweep_hi >= o->sweep_lo) ||
 	    !(o->sweep_step > 0) || o->sweep_hi > 10)
-		lat_cli_usage_error(CMD, "--sweep '%s': need 0 < lo <= hi <= 10 "
+		cli_usage_error(CMD, "--sweep '%s': need 0 < lo <= hi <= 10 "
 				    "and step > 0", arg);
 	if ((o->sweep_hi - o->sweep_lo) / o->sweep_step + 1 >
 	    MAX_SWEEP_POINTS)
-		lat_cli_usage_error(CMD, "--sweep '%s' has more than %d points",
+		cli_usage_error(CMD, "--sweep '%s' has more than %d points",
 				    arg, MAX_SWEEP_POINTS);
 	o->sweep = true;
 	return;
 bad:
-	lat_cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
+	cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
 			    "0.1:0.99:0.01, not '%s'", arg);
 }
 
@@ -175,40 +175,40 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 	switch (c) {
 	case OPT_RHO: w->rho = optarg; break;
 	case OPT_CA:
-		w->ca = lat_cli_double(CMD, "--ca", optarg, 0, 1000);
+		w->ca = cli_double(CMD, "--ca", optarg, 0, 1000);
 		w->have_ca = true;
 		break;
 	case OPT_CS:
-		w->cs = lat_cli_double(CMD, "--cs", optarg, 0, 1000);
+		w->cs = cli_double(CMD, "--cs", optarg, 0, 1000);
 		w->have_cs = true;
 		break;
 	case OPT_ARRIVAL: w->arrival = optarg; break;
 	case OPT_SERVICE: w->service = optarg; break;
 	case OPT_SERVICE_FROM: o->service_from = optarg; break;
 	case OPT_SERVERS:
-		cfg->servers = (unsigned)lat_cli_u64(CMD, "--servers", optarg,
+		cfg->servers = (unsigned)cli_u64(CMD, "--servers", optarg,
 						     1, 100000);
 		break;
 	case OPT_CUSTOMERS:
-		cfg->customers = lat_cli_u64(CMD, "--customers", optarg, 1000,
+		cfg->customers = cli_u64(CMD, "--customers", optarg, 1000,
 					     100000000000ull);
 		break;
 	case OPT_WARMUP: w->warmup = optarg; break;
 	case OPT_BATCHES:
-		cfg->batches = (unsigned)lat_cli_u64(CMD, "--batches", optarg,
+		cfg->batches = (unsigned)cli_u64(CMD, "--batches", optarg,
 						     2, LAT_QSIM_MAX_BATCHES);
 		break;
 	case OPT_SEED:
-		cfg->seed = lat_cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		cfg->seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
 		break;
 	case OPT_SERVICE_MEAN:
-		o->tau_ns = lat_cli_duration_ns(CMD, "--service-mean", optarg,
+		o->tau_ns = cli_duration_ns(CMD, "--service-mean", optarg,
 						0, 1e-3, 1e15);
 		break;
 	case OPT_SWEEP: w->sweep = optarg; break;
 	case OPT_SVG: o->svg = optarg; break;
 	case OPT_KNEE:
-		o->knee_slope = lat_cli_double(CMD, "--knee-slope", optarg,
+		o->knee_slope = cli_double(CMD, "--knee-slope", optarg,
 					       1e-6, 1e9);
 		w->have_knee = true;
 		break;
@@ -220,7 +220,7 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 static void conflict(bool a, bool b, const char *fa, const char *fb)
 {
 	if (a && b)
-		lat_cli_usage_error(CMD, "%s and %s cannot be used together",
+		cli_usage_error(CMD, "%s and %s cannot be used together",
 				    fa, fb);
 }
 
@@ -258,13 +258,13 @@ static double parse_target(const struct queue_opts *o, const char *arg)
 	(void)strtod(arg, &end);
 	if (end == arg || *end) {
 		if (!(o->tau_ns > 0))
-			lat_cli_usage_error(CMD, "--target-p99 needs a number "
+			cli_usage_error(CMD, "--target-p99 needs a number "
 					    "(in tau), or a duration with "
 					    "--service-mean, not '%s'", arg);
-		return lat_cli_duration_ns(CMD, "--target-p99", arg, 0, 1e-3,
+		return cli_duration_ns(CMD, "--target-p99", arg, 0, 1e-3,
 					   1e18) / o->tau_ns;
 	}
-	return lat_cli_double(CMD, "--target-p99", arg, 1e-9, 1e9);
+	return cli_double(CMD, "--target-p99", arg, 1e-9, 1e9);
 }
 
 static void parse(struct queue_opts *o, int argc, char **argv)
@@ -278,33 +278,33 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	o->knee_slope = LAT_QSIM_KNEE_SLOPE;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			lat_cli_bad_option(CMD, argv, c);
+			cli_bad_option(CMD, argv, c);
 		parse_one(o, &w, c);
 	}
-	lat_cli_no_operands(CMD, argc, argv);
+	cli_no_operands(CMD, argc, argv);
 	conflict(w.sweep != NULL, w.target != NULL, "--sweep",
 		 "--target-p99");
 	conflict(w.sweep != NULL, w.rho != NULL, "--sweep", "--rho");
 	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
 	if (o->svg && !w.sweep)
-		lat_cli_usage_error(CMD, "--svg needs --sweep");
+		cli_usage_error(CMD, "--svg needs --sweep");
 	if (w.have_knee && !w.sweep)
-		lat_cli_usage_error(CMD, "--knee-slope needs --sweep");
+		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (w.sweep)
 		parse_sweep(o, w.sweep);
 	if (w.rho) {
-		o->cfg.rho = lat_cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
+		o->cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
 		if (!(o->cfg.rho > 0 && o->cfg.rho < 1))
-			lat_cli_usage_error(CMD, "--rho must be in (0, 1) for a "
+			cli_usage_error(CMD, "--rho must be in (0, 1) for a "
 					    "queue to reach steady state, not "
 					    "'%s' (a --sweep shows the "
 					    "unstable side)", w.rho);
 	}
-	o->cfg.warmup = w.warmup ? lat_cli_u64(CMD, "--warmup", w.warmup, 0,
+	o->cfg.warmup = w.warmup ? cli_u64(CMD, "--warmup", w.warmup, 0,
 					       100000000000ull)
 				 : o->cfg.customers / 10;
 	if (o->cfg.customers < o->cfg.batches)
-		lat_cli_usage_error(CMD, "--customers must be at least "
+		cli_usage_error(CMD, "--customers must be at least "
 				    "--batches");
 	set_dists(o, &w);
 	if (w.target)
@@ -318,19 +318,19 @@ static int run_point(const struct queue_opts *o)
 
 	if (err) {
 		lat_qsim_result_destroy(&r);
-		lat_cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
+		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
 	if (o->json)
 		queue_json_point(o, &r);
 	else
 		queue_print_point(o, &r);
 	lat_qsim_result_destroy(&r);
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 static void sweep_points(const struct queue_opts *o, struct queue_sweep *s)
 {
-	for (s->done = 0; s->done < s->n && !lat_cli_stop_signal();
+	for (s->done = 0; s->done < s->n && !cli_stop_signal();
 	     s->done++) {
 		struct queue_point *p = &s->pts[s->done];
 		struct lat_qsim_config cfg = o->cfg;
@@ -343,7 +343,7 @@ static void sweep_points(const struct queue_opts *o, struct queue_sweep *s)
 		err = lat_qsim_run(&cfg, &p->r);
 		lat_qsim_result_destroy(&p->r);
 		if (err)
-			lat_cli_fail(CMD, "simulation at rho %.4g failed: %s",
+			cli_fail(CMD, "simulation at rho %.4g failed: %s",
 				     p->rho, lat_strerror(err));
 	}
 }
@@ -355,7 +355,7 @@ static void find_knee(const struct queue_opts *o, struct queue_sweep *s)
 	size_t n = 0;
 
 	if (!rho || !w)
-		lat_cli_fail(CMD, "out of memory");
+		cli_fail(CMD, "out of memory");
 	for (size_t i = 0; i < s->done && s->pts[i].stable; i++, n++) {
 		rho[n] = s->pts[i].rho;
 		w[n] = s->pts[i].r.wait.mean;
@@ -372,20 +372,20 @@ static void find_knee(const struct queue_opts *o, struct queue_sweep *s)
 static int run_sweep(const struct queue_opts *o)
 {
 	struct queue_sweep s;
-	int sig, rc = LAT_EXIT_OK;
+	int sig, rc = CLI_EXIT_OK;
 
 	memset(&s, 0, sizeof(s));
 	s.n = (size_t)floor((o->sweep_hi - o->sweep_lo) / o->sweep_step +
 			    1e-9) + 1;
 	s.pts = calloc(s.n, sizeof(*s.pts));
 	if (!s.pts)
-		lat_cli_fail(CMD, "out of memory");
+		cli_fail(CMD, "out of memory");
 	for (size_t i = 0; i < s.n; i++) {
 		/* i * step, not repeated addition: 0.1 + 89 * 0.01 is 0.99. */
 		s.pts[i].rho = o->sweep_lo + (double)i * o->sweep_step;
 		s.pts[i].stable = s.pts[i].rho < 1;
 	}
-	lat_cli_catch_stop_signals();
+	cli_catch_stop_signals();
 	sweep_points(o, &s);
 	find_knee(o, &s);
 	if (o->json)
@@ -393,9 +393,9 @@ static int run_sweep(const struct queue_opts *o)
 	else
 		queue_print_sweep(o, &s);
 	if (o->svg && queue_plot(o, &s))
-		rc = LAT_EXIT_FAIL;
+		rc = CLI_EXIT_FAIL;
 	free(s.pts);
-	sig = lat_cli_stop_signal();
+	sig = cli_stop_signal();
 	return sig ? 128 + sig : rc;
 }
 
@@ -410,14 +410,14 @@ static int run_target(const struct queue_opts *o)
 	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.rho,
 				       &t.runs);
 	if (t.status < 0 && t.status != -ENOENT)
-		lat_cli_fail(CMD, "simulation failed: %s",
+		cli_fail(CMD, "simulation failed: %s",
 			     lat_strerror(t.status));
 	if (t.status != -ENOENT) {
 		/* One more run at the answer, to show its p99 and interval. */
 		cfg.rho = t.rho;
 		err = lat_qsim_run(&cfg, &t.at);
 		if (err)
-			lat_cli_fail(CMD, "simulation failed: %s",
+			cli_fail(CMD, "simulation failed: %s",
 				     lat_strerror(err));
 	}
 	if (o->json)
@@ -425,10 +425,10 @@ static int run_target(const struct queue_opts *o)
 	else
 		queue_print_target(o, &t);
 	lat_qsim_result_destroy(&t.at);
-	return LAT_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
-static int cmd_queue(int argc, char **argv)
+static int queue_main(int argc, char **argv)
 {
 	struct queue_opts o;
 	int rc;
@@ -444,9 +444,9 @@ static int cmd_queue(int argc, char **argv)
 	return rc;
 }
 
-const struct lat_cmd lat_cmd_queue = {
+const struct cli_cmd cli_cmd_queue = {
 	.name = "queue",
 	.summary = "simulate G/G/c queues: formulas, knee, capacity for a p99",
 	.usage = usage,
-	.run = cmd_queue,
+	.run = queue_main,
 };

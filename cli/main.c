@@ -11,9 +11,9 @@
 #include "cmd_table.h"
 #include "latlab/common.h"
 
-static const struct lat_cmd *find_cmd(const char *name)
+static const struct cli_cmd *find_cmd(const char *name)
 {
-	for (const struct lat_cmd *const *c = lat_cmd_table; *c; c++)
+	for (const struct cli_cmd *const *c = cli_cmd_table; *c; c++)
 		if (!strcmp((*c)->name, name))
 			return *c;
 	return NULL;
@@ -27,52 +27,52 @@ static void print_main_help(void)
 	       "       latlab help <command>\n"
 	       "       latlab --version\n\n"
 	       "commands:\n");
-	for (const struct lat_cmd *const *c = lat_cmd_table; *c; c++)
+	for (const struct cli_cmd *const *c = cli_cmd_table; *c; c++)
 		printf("  %-10s %s\n", (*c)->name, (*c)->summary);
 	printf("\nEach command takes --help; most take --json for scripts.\n");
 }
 
 int main(int argc, char **argv)
 {
-	const struct lat_cmd *cmd;
+	const struct cli_cmd *cmd;
 	int rc;
 
 	if (argc < 2) {
 		print_main_help();
-		return LAT_EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_main_help();
-		return LAT_EXIT_OK;
+		return CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("latlab %s\n", LATLAB_VERSION);
-		return LAT_EXIT_OK;
+		return CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			print_main_help();
-			return LAT_EXIT_OK;
+			return CLI_EXIT_OK;
 		}
 		cmd = find_cmd(argv[2]);
 		if (!cmd)
-			lat_cli_usage_error("help", "no command '%s' "
+			cli_usage_error("help", "no command '%s' "
 					    "(see 'latlab --help')", argv[2]);
-		lat_cli_print_help(cmd);
-		return LAT_EXIT_OK;
+		cli_print_help(cmd);
+		return CLI_EXIT_OK;
 	}
 	cmd = find_cmd(argv[1]);
 	if (!cmd) {
 		fprintf(stderr, "latlab: '%s' is not a latlab command "
 			"(see 'latlab --help')\n", argv[1]);
-		return LAT_EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			lat_cli_print_help(cmd);
-			return LAT_EXIT_OK;
+			cli_print_help(cmd);
+			return CLI_EXIT_OK;
 		}
 	}
 	optind = 1;
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "latlab %s: writing the results failed: %s\n",
 			cmd->name, strerror(errno));
-		return rc ? rc : LAT_EXIT_FAIL;
+		return rc ? rc : CLI_EXIT_FAIL;
 	}
 	return rc;
 }

@@ -1,7 +1,6 @@
 /*
- * 'latlab report' internals: load an .hlog or .hgrm file into one merged
- * histogram per tag. Shared by cmd_report.c (options and output) and
- * report_load.c (reading and merging).
+ * 'latlab report' internals shared by cmd_report.c (options, tables),
+ * report_svg.c (--svg) and report_compare.c (--compare).
  */
 #ifndef LATLAB_CLI_REPORT_H
 #define LATLAB_CLI_REPORT_H
@@ -11,38 +10,50 @@
 
 #include "latlab/hist_io.h"
 
-/* More tags than this in one log is refused (memory is per tag). */
-#define REPORT_MAX_TAGS 64
+/* Files one command line may name (--svg, --compare). */
+#define REPORT_MAX_FILES 16
 
-struct report_tag {
-	char name[64];            /* "" = untagged */
-	struct lat_hist *hist;    /* merged intervals, owned */
-	int64_t intervals;
-	double first_start_s;     /* absolute seconds since the epoch */
-	double last_end_s;
-	bool mixed_precision;     /* intervals of another layout were merged */
+struct report_opts {
+	const char *path;         /* the first file */
+	const char *const *paths;
+	int npaths;
+	const char *tag;          /* NULL = all */
+	bool json;
+	const char *hgrm_out;
+	double hgrm_ratio;
+	int32_t ticks;
+	double ns_per_value;      /* 0 = default / what the file says */
+	const char *svg_out;
+	bool linear;
+	bool compare;
 };
 
-struct report_data {
-	bool is_hgrm;
-	struct report_tag tags[REPORT_MAX_TAGS];
-	int ntags;
-	struct report_tag total;  /* every selected interval merged */
-	int64_t refused;          /* counts lost while merging (reported) */
-	double start_time_s;      /* hlog StartTime, NAN if none */
-	struct lat_hgrm_info hgrm;/* when is_hgrm */
-	double hgrm_scale;        /* ns per .hgrm file value actually used */
-};
+/* ns per value of @d's histograms as loaded. */
+double report_ns_per_value(const struct report_opts *o,
+			   const struct lat_hlog_data *d);
+
+/* "(untagged)" for "", else @name. */
+const char *report_tag_label(const char *name);
+
+/* --svg: write o->svg_out from the loaded files (exit 1 on failure). */
+void report_svg(const struct report_opts *o,
+		struct lat_hlog_data *const *d);
+
+struct lat_compare_spreads;
 
 /*
- * Load @path. @tag: NULL for every tag, else only intervals with that tag
- * ("" = untagged). @scale: .hgrm values are multiplied by it (0 = what the
- * file says, else 1). On failure returns a negative code and writes a
- * one-line reason (with the line number when known) into @why.
+ * --compare: exit 2 with one line unless the files hold the same tags and
+ * every .hlog's intervals can be read again; their spreads otherwise.
  */
-int report_load(const char *path, const char *tag, double scale,
-		struct report_data *d, char *why, size_t why_len);
+struct lat_compare_spreads *report_compare_load(const struct report_opts *o,
+						struct lat_hlog_data *const *d);
 
-void report_data_free(struct report_data *d);
+/* --compare: print (text or --json) every file against the first. */
+void report_compare(const struct report_opts *o,
+		    struct lat_hlog_data *const *d,
+		    const struct lat_compare_spreads *sp);
+
+void report_compare_free(const struct report_opts *o,
+			 struct lat_compare_spreads *sp);
 
 #endif

@@ -39,7 +39,7 @@ static int word_len(const char *s)
 	return n;
 }
 
-void lat_cli_print_wrapped(const char *text, int indent)
+void cli_print_wrapped(const char *text, int indent)
 {
 	int col;
 

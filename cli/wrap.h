@@ -11,6 +11,6 @@
  * columns of the first line (a "  -> " marker, say); later lines are
  * indented by as many spaces. Words longer than a line are printed whole.
  */
-void lat_cli_print_wrapped(const char *text, int indent);
+void cli_print_wrapped(const char *text, int indent);
 
 #endif

@@ -14,7 +14,7 @@ expect_exit 2 "$LATLAB"
 # Every listed command has help with an example, and rejects unknown flags.
 for cmd in $("$LATLAB" --help | awk '/^commands:/{on=1;next} on && /^  [a-z]/{print $1}'); do
 	expect_exit 0 "$LATLAB" "$cmd" --help
-	grep -q 'EXAMPLES' "$T_TMP/out" || fail "'latlab $cmd --help' has no EXAMPLES"
+	grep -q "^EXAMPLES:$" "$T_TMP/out" || fail "'latlab $cmd --help' has no EXAMPLES"
 	expect_exit 0 "$LATLAB" help "$cmd"
 	expect_exit 2 "$LATLAB" "$cmd" --no-such-flag
 	expect_one_line_error

@@ -1,11 +1,17 @@
 /*
- * Description: the lab's verdicts come from the numbers. Synthetic rows
- * with known changes give the matching fingerprint (tail disease vs body
- * shift vs noise), the ratios printed are the ones in the rows, a change
- * inside the baseline's own run-to-run spread is not called a disease,
- * n/a counters are never compared, and the stage where growth
- * concentrated is the one that grew.
+ * Description: the lab's verdicts come from the rows, and drift cannot
+ * fool them. On synthetic rows: a drift that moves every row by 30 % gives
+ * no verdict (nor does the old "baselines first" order); an effect beyond
+ * the spread but inside the drift is "within drift"; a one-off outlier
+ * with a flight-recorder window (one slow work1, q1+wake slow behind it)
+ * gives the stall fingerprint, and the same outlier without that window
+ * does not; share-line growth is seen against the split baselines and the
+ * one-CPU control shows none; counters decide alloc; a machine that cannot
+ * show a disease says so; a stopped run gives no data. The plan alternates
+ * baselines and experiments, each between two baselines of its own arm.
  */
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "latlab/lab.h"
@@ -13,146 +19,359 @@
 
 enum { PACE, Q1, WORK1, Q2, NPARTS };
 
-static void row(struct lat_lab_row *r, const char *name, bool baseline,
-		double scale)
+static struct lat_lab L; /* large: not on the stack */
+
+/* A row at @scale of a plain baseline: every statistic scales. */
+static struct lat_lab_row *add(bool baseline, enum lat_lab_arm arm,
+			       enum lat_lab_exp exp, double scale)
 {
 	static const char *const parts[NPARTS] = { "pace", "q1+wake", "work1",
 						   "q2+wake" };
 	static const double mean[NPARTS] = { 100, 2000, 120, 1800 };
+	struct lat_lab_row *r = &L.row[L.n_rows++];
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->name, sizeof(r->name), "%s", baseline ? "baseline" :
+		 lat_lab_exp_name(exp));
 	r->baseline = baseline;
-	r->events = 20000;
-	r->p50 = 3000 * scale;
-	r->p99 = 20000 * scale;
-	r->p999 = 100000 * scale;
-	r->max = 1000000 * scale;
+	r->arm = arm;
+	r->exp = exp;
+	r->events = r->events_planned = 20000;
+	r->p50_ns = 3000 * scale;
+	r->p99_ns = 20000 * scale;
+	r->p999_ns = 100000 * scale;
+	r->max_ns = 1000000 * scale;
 	r->n_parts = NPARTS;
-	r->e2e_mean = 0;
 	for (int p = 0; p < NPARTS; p++) {
 		snprintf(r->part[p], sizeof(r->part[p]), "%s", parts[p]);
-		r->part_mean[p] = mean[p] * scale;
-		r->e2e_mean += r->part_mean[p];
+		r->part_mean_ns[p] = mean[p] * scale;
+		r->part_p99_ns[p] = 4 * mean[p] * scale;
+		r->mean_ns += r->part_mean_ns[p];
 	}
-	r->offered_rate = r->achieved_rate = 200000;
+	r->offered_per_s = r->achieved_per_s = 200000;
 	for (int m = 0; m < LAT_LAB_NMETRICS; m++)
 		r->has_metric[m] = true;
-	r->metric[LAT_LAB_CTX_SWITCHES] = 40;
-	r->metric[LAT_LAB_PAGE_FAULTS] = 5;
+	r->metric[LAT_LAB_CTX_SWITCHES] = 400;
+	r->metric[LAT_LAB_PAGE_FAULTS] = 50;
 	r->ipc = -1;
+	r->exact = true;
+	r->flight.trigger_part = -1;
+	return r;
 }
 
-static bool has(const char *s, const char *part)
+static void reset(void)
 {
-	if (!strstr(s, part)) {
-		fprintf(stderr, "'%s' not in: %s\n", part, s);
-		return false;
+	memset(&L, 0, sizeof(L));
+	lat_lab_opts_init(&L.opts);
+	L.place.n_usable = 2;
+	L.place.can_split = true;
+}
+
+static const struct lat_lab_verdict *judge(enum lat_lab_exp e)
+{
+	lat_lab_judge(&L);
+	return &L.verdict[e];
+}
+
+static bool moved(const struct lat_lab_cmp *c)
+{
+	return c->effect == LAT_LAB_EFFECT_UP ||
+	       c->effect == LAT_LAB_EFFECT_DOWN;
+}
+
+/* B E B E ... B, every row on a steady drift from 1.0 to @end. */
+static void drifting(double end, double noise_effect)
+{
+	static const enum lat_lab_exp exps[] = { LAT_LAB_NULL, LAT_LAB_ALLOC,
+						 LAT_LAB_NOISE, LAT_LAB_NO_PIN };
+	int n = 2 * 4 + 1;
+
+	reset();
+	for (int i = 0; i < n; i++) {
+		double s = pow(end, (double)i / (n - 1)); /* steady rate */
+
+		if (i % 2 == 0) {
+			add(true, LAT_LAB_ARM_DEFAULT, 0, s);
+		} else {
+			enum lat_lab_exp e = exps[i / 2];
+			struct lat_lab_row *r = add(false, LAT_LAB_ARM_DEFAULT,
+						    e, s);
+
+			if (e == LAT_LAB_NOISE) {
+				r->p50_ns *= noise_effect;
+				r->mean_ns *= noise_effect;
+			}
+			if (e == LAT_LAB_ALLOC)
+				r->metric[LAT_LAB_ALLOCATIONS] = r->events;
+		}
 	}
-	return true;
+}
+
+static void test_drift(void)
+{
+	const struct lat_lab_verdict *V;
+
+	/* every row moves by 30 % over the run, experiments included */
+	drifting(1.3, 1.0);
+	lat_lab_judge(&L);
+	T_NEAR(L.base_p50[LAT_LAB_ARM_DEFAULT].drift, 1.3, 1e-9);
+	T_NEAR(L.base_p50[LAT_LAB_ARM_DEFAULT].spread, 1.0, 1e-9);
+	for (int e = 0; e < LAT_LAB_N_EXP; e++) {
+		V = &L.verdict[e];
+		if (!V->ran)
+			continue;
+		/* no latency verdict either way */
+		T_CHECK(!moved(&V->p50) && !moved(&V->p99) &&
+			!moved(&V->p999) && !moved(&V->mean));
+		T_NEAR(V->p50.ratio, 1.0, 1e-9);
+	}
+	T_EQ_I64(L.verdict[LAT_LAB_NULL].outcome, LAT_LAB_SEEN);
+	T_EQ_I64(L.verdict[LAT_LAB_NOISE].outcome, LAT_LAB_NOT_SEEN);
+	/* the counter still tells: exact, drift-free */
+	T_EQ_I64(L.verdict[LAT_LAB_ALLOC].outcome, LAT_LAB_SEEN);
+
+	/* the old order (baselines first) on a machine drifting 30 %:
+	 * the experiment beside the last baseline is not "faster" */
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 0.9);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 0.8);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NULL, 0.7);
+	V = judge(LAT_LAB_NULL);
+	T_CHECK(!moved(&V->p50));
+	T_NEAR(V->p50.ratio, 0.7 / 0.8, 1e-9);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+
+	/* x1.5 beside its baselines, on a run that drifts x1.6: past the
+	 * spread, inside the drift: no verdict */
+	drifting(1.6, 1.5);
+	V = judge(LAT_LAB_NOISE);
+	T_NEAR(V->p50.ratio, 1.5, 1e-9);
+	T_EQ_I64(V->p50.effect, LAT_LAB_EFFECT_DRIFT);
+	T_NEAR(V->p50.tolerance, 1.6 * LAT_LAB_MARGIN, 1e-9);
+	T_EQ_I64(V->outcome, LAT_LAB_WITHIN_DRIFT);
+	T_CHECK(!V->seen);
+	/* x3 on the same drift is a body shift */
+	drifting(1.6, 3.0);
+	V = judge(LAT_LAB_NOISE);
+	T_EQ_I64(V->p50.effect, LAT_LAB_EFFECT_UP);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	T_EQ_I64(V->expected, LAT_LAB_FP_BODY);
+}
+
+static void test_spread(void)
+{
+	const struct lat_lab_verdict *V;
+
+	/* baselines scatter x2 around a flat line: x1.8 is noise */
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NULL, 1.8);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 2.0);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NOISE, 2.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 2.0);
+	V = judge(LAT_LAB_NULL);
+	T_CHECK(L.base_p50[LAT_LAB_ARM_DEFAULT].spread > 1.8);
+	T_CHECK(!moved(&V->p50));
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+}
+
+static void test_stall(void)
+{
+	const struct lat_lab_verdict *V;
+	struct lat_lab_row *s;
+
+	/* a one-off outlier: max x20, the body unchanged */
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	s = add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_STALL, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.02);
+	s->max_ns *= 20;
+	s->stall_ns = 4e6;
+	V = judge(LAT_LAB_STALL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN); /* percentiles cannot show it */
+	T_CHECK(V->why != NULL);
+
+	/* with its window: one slow work1, q1+wake slow behind it */
+	s->flight.frozen = true;
+	s->flight.threshold_ns = 2e6;
+	s->flight.trigger_e2e_ns = 4.01e6;
+	s->flight.trigger_part = WORK1;
+	s->flight.trigger_only = true;
+	s->flight.slow_after[Q1] = 64;
+	V = judge(LAT_LAB_STALL);
+	T_EQ_I64(V->expected, LAT_LAB_FP_STALL);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	T_CHECK(V->seen);
+	T_NEAR(V->stall_ns, 4e6, 0);
+	T_EQ_I64(V->flight.trigger_part, WORK1);
+	T_CHECK(!moved(&V->p50)); /* the body did not move */
+
+	/* frozen on something else (a descheduled producer): not the stall */
+	s->flight.trigger_part = PACE;
+	V = judge(LAT_LAB_STALL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	/* slow work1 but nothing queued behind it: not the stall either */
+	s->flight.trigger_part = WORK1;
+	s->flight.slow_after[Q1] = 0;
+	V = judge(LAT_LAB_STALL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+}
+
+static void test_share_line(void)
+{
+	const struct lat_lab_verdict *V;
+	struct lat_lab_row *r;
+
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NULL, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.05);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_SHARE_LINE_1CPU, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 0.97);
+	/* the split arm runs 3x slower overall: only its own baselines
+	 * are a fair reference */
+	add(true, LAT_LAB_ARM_SPLIT, 0, 3.0);
+	r = add(false, LAT_LAB_ARM_SPLIT, LAT_LAB_SHARE_LINE, 3.0);
+	add(true, LAT_LAB_ARM_SPLIT, 0, 3.0);
+	r->part_mean_ns[WORK1] *= 2;
+	r->part_p99_ns[WORK1] *= 2;
+	V = judge(LAT_LAB_SHARE_LINE);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	T_CHECK(!strncmp(V->fp_stat, "work1", 5));
+	T_NEAR(V->fp.ratio, 2.0, 1e-9);
+	T_CHECK(!moved(&V->p50)); /* not a body shift: 3x is the arm */
+	V = &L.verdict[LAT_LAB_SHARE_LINE_1CPU];
+	T_EQ_I64(V->expected, LAT_LAB_FP_NO_LINE);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	/* the control growing is the control failing */
+	L.row[3].part_mean_ns[WORK1] *= 2;
+	V = judge(LAT_LAB_SHARE_LINE_1CPU);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+
+	/* one CPU: share-line cannot show, and says why */
+	L.place.can_split = false;
+	L.place.n_usable = 1;
+	V = judge(LAT_LAB_SHARE_LINE);
+	T_EQ_I64(V->outcome, LAT_LAB_CANNOT_SHOW);
+	T_CHECK(V->why && strstr(V->why, "one usable CPU"));
+	V = &L.verdict[LAT_LAB_NO_PIN];
+	T_EQ_I64(V->outcome, LAT_LAB_CANNOT_SHOW);
+}
+
+static void test_counters(void)
+{
+	const struct lat_lab_verdict *V;
+	struct lat_lab_row *r;
+
+	reset();
+	add(true, LAT_LAB_ARM_SLOW, 0, 1.0);
+	r = add(false, LAT_LAB_ARM_SLOW, LAT_LAB_ALLOC_MMAP, 1.3);
+	add(true, LAT_LAB_ARM_SLOW, 0, 1.0);
+	r->metric[LAT_LAB_PAGE_FAULTS] = 35 * r->events;
+	r->metric[LAT_LAB_ALLOCATIONS] = r->events;
+	V = judge(LAT_LAB_ALLOC_MMAP);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	T_NEAR(V->per_event, 35.0, 1e-9);
+	T_NEAR(V->base_per_event, 50.0 / 20000, 1e-12);
+	/* a page fault on one event in ten is not one per event */
+	r->metric[LAT_LAB_PAGE_FAULTS] = r->events / 10;
+	V = judge(LAT_LAB_ALLOC_MMAP);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	/* n/a anywhere: never compared, the machine cannot show it */
+	r->has_metric[LAT_LAB_PAGE_FAULTS] = false;
+	V = judge(LAT_LAB_ALLOC_MMAP);
+	T_EQ_I64(V->outcome, LAT_LAB_CANNOT_SHOW);
+
+	/* no-pin: context switches fall 20x, beyond any spread */
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	r = add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NO_PIN, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	r->metric[LAT_LAB_CTX_SWITCHES] = 20;
+	V = judge(LAT_LAB_NO_PIN);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	T_EQ_I64(V->fp.effect, LAT_LAB_EFFECT_DOWN);
+	T_CHECK(!strcmp(V->fp_stat, "ctx_switches"));
+}
+
+static void test_no_data(void)
+{
+	const struct lat_lab_verdict *V;
+
+	reset();
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NULL, 1.0);
+	add(true, LAT_LAB_ARM_DEFAULT, 0, 1.0);
+	add(false, LAT_LAB_ARM_DEFAULT, LAT_LAB_NOISE, 9.0)->interrupted =
+		true;
+	V = judge(LAT_LAB_NOISE);
+	T_EQ_I64(V->outcome, LAT_LAB_NO_DATA);
+	T_CHECK(V->why != NULL);
+	/* not asked for: no verdict at all */
+	L.opts.want[LAT_LAB_NOISE] = false;
+	V = judge(LAT_LAB_NOISE);
+	T_CHECK(!V->wanted);
+	T_CHECK(L.verdict[LAT_LAB_NULL].wanted);
+}
+
+static void test_opts(void)
+{
+	struct lat_lab_opts o;
+	const char *why;
+
+	lat_lab_opts_init(&o);
+	T_EQ_I64(lat_lab_opts_check(&o, &why), 0);
+	o.rounds = 0;
+	T_EQ_I64(lat_lab_opts_check(&o, &why), -EINVAL);
+	T_CHECK(!strncmp(why, "rounds", 6));
+	lat_lab_opts_init(&o);
+	memset(o.want, 0, sizeof(o.want));
+	o.want[LAT_LAB_NULL] = true; /* null alone names no disease */
+	T_EQ_I64(lat_lab_opts_check(&o, &why), -EINVAL);
+	o.sham_only = true;
+	T_EQ_I64(lat_lab_opts_check(&o, NULL), 0);
+	o.want[LAT_LAB_STALL] = true;
+	T_EQ_I64(lat_lab_opts_check(&o, NULL), -EINVAL);
+	T_EQ_I64(lat_lab_exp_by_name("share-line"), LAT_LAB_SHARE_LINE);
+	T_EQ_I64(lat_lab_exp_by_name("nonsense"), -1);
+}
+
+/* Every experiment run sits between two baselines of its own arm. */
+static void test_plan(void)
+{
+	int count[LAT_LAB_N_EXP] = { 0 };
+
+	reset();
+	L.opts.rounds = 3;
+	T_EQ_I64(lat_lab_plan(&L), 0);
+	T_CHECK(L.n_plan > 3 * 2);
+	T_CHECK(L.row[0].baseline && L.row[L.n_plan - 1].baseline);
+	for (int i = 0; i < L.n_plan; i++) {
+		const struct lat_lab_row *r = &L.row[i];
+
+		if (r->baseline)
+			continue;
+		count[r->exp]++;
+		T_CHECK(L.row[i - 1].baseline && L.row[i - 1].arm == r->arm);
+		T_CHECK(L.row[i + 1].baseline && L.row[i + 1].arm == r->arm);
+	}
+	T_EQ_I64(count[LAT_LAB_NULL], 3);
+	T_EQ_I64(count[LAT_LAB_STALL], 3);
+	T_EQ_I64(count[LAT_LAB_SHARE_LINE], L.place.can_split ? 3 : 0);
+	T_CHECK(L.place.n_usable >= 1);
 }
 
 int main(void)
 {
-	struct lat_lab_row rows[8];
-	struct lat_lab_base b;
-	char fp[512];
-	double share;
-
-	row(&rows[0], "baseline 1", true, 1.0);
-	row(&rows[1], "baseline 2", true, 1.05);
-	row(&rows[2], "baseline 3", true, 0.97);
-	T_EQ_I64(lat_lab_base_init(&b, rows, 3), 3);
-	T_NEAR(b.p50, 3000, 1e-9); /* the median run */
-	T_NEAR(b.spread_p999, 1.05 / 0.97, 1e-9);
-
-	/* A tail disease in work1 with one allocation per event. */
-	row(&rows[3], "alloc", false, 1.0);
-	rows[3].p50 = 3150;
-	rows[3].p999 = 800000;
-	rows[3].part_mean[WORK1] += 900;
-	rows[3].e2e_mean += 900;
-	rows[3].metric[LAT_LAB_ALLOCATIONS] = 20000;
-	lat_lab_fingerprint(&b, &rows[3], fp, sizeof(fp));
-	printf("alloc: %s\n", fp);
-	T_CHECK(has(fp, "tail disease: p99.9 ×8.0"));
-	T_CHECK(has(fp, "p50 ×1.1"));
-	T_CHECK(has(fp, "allocations +20000 (1.00/event)"));
-	T_CHECK(has(fp, "100% of the mean e2e growth in work1"));
-	T_CHECK(!strstr(fp, "ctx switches")); /* unchanged: not mentioned */
-	T_EQ_I64(lat_lab_where(&b, &rows[3], &share), WORK1);
-	T_NEAR(share, 1.0, 1e-9);
-
-	/* The same disease, other numbers: other words. */
-	rows[3].p999 = 400000;
-	lat_lab_fingerprint(&b, &rows[3], fp, sizeof(fp));
-	T_CHECK(has(fp, "p99.9 ×4.0"));
-
-	/* A body shift, spread over the queues, with switches. */
-	row(&rows[4], "no-pin", false, 3.0);
-	rows[4].metric[LAT_LAB_CTX_SWITCHES] = 9000;
-	rows[4].metric[LAT_LAB_MIGRATIONS] = 300;
-	lat_lab_fingerprint(&b, &rows[4], fp, sizeof(fp));
-	printf("no-pin: %s\n", fp);
-	T_CHECK(has(fp, "body shift: p50 ×3.0"));
-	T_CHECK(has(fp, "ctx switches +8960"));
-	T_CHECK(has(fp, "migrations +300"));
-	T_CHECK(has(fp, "in q1+wake")); /* the largest part grew most */
-
-	/* Inside the baseline's spread: no disease, no stage named. */
-	row(&rows[5], "share-line", false, 1.04);
-	lat_lab_fingerprint(&b, &rows[5], fp, sizeof(fp));
-	printf("share-line: %s\n", fp);
-	T_CHECK(has(fp, "within the baseline's run-to-run spread"));
-	T_EQ_I64(lat_lab_where(&b, &rows[5], NULL), -1);
-
-	/* A noisy baseline (p99.9 varies 3.1x) swallows a 2.5x tail. */
-	rows[1].p999 = 300000;
-	T_EQ_I64(lat_lab_base_init(&b, rows, 6), 3); /* experiments ignored */
-	row(&rows[6], "noise", false, 1.0);
-	rows[6].p999 = 250000;
-	lat_lab_fingerprint(&b, &rows[6], fp, sizeof(fp));
-	printf("noise: %s\n", fp);
-	T_CHECK(!strstr(fp, "tail disease"));
-	T_CHECK(has(fp, "baseline runs vary p99.9 ×3.1"));
-
-	/* Just past a 1.4x spread is still inside the margin. */
-	rows[1].p999 = 140000;
-	rows[2].p999 = 100000;
-	lat_lab_base_init(&b, rows, 3);
-	rows[6].p999 = 145000;
-	lat_lab_fingerprint(&b, &rows[6], fp, sizeof(fp));
-	T_CHECK(has(fp, "within the baseline's run-to-run spread"));
-	rows[6].p999 = 170000;
-	lat_lab_fingerprint(&b, &rows[6], fp, sizeof(fp));
-	T_CHECK(has(fp, "tail disease: p99.9 ×1.7"));
-
-	/* n/a in the experiment: never compared, never a +N. */
-	row(&rows[7], "sanitized", false, 1.0);
-	rows[7].has_metric[LAT_LAB_ALLOCATIONS] = false;
-	rows[7].metric[LAT_LAB_ALLOCATIONS] = 0;
-	rows[7].has_metric[LAT_LAB_CTX_SWITCHES] = false;
-	rows[7].metric[LAT_LAB_CTX_SWITCHES] = 0;
-	lat_lab_fingerprint(&b, &rows[7], fp, sizeof(fp));
-	T_CHECK(!strstr(fp, "allocations"));
-	T_CHECK(!strstr(fp, "ctx switches"));
-
-	/* Saturation is named; truncation is safe and reports the need. */
-	rows[7].achieved_rate = 150000;
-	rows[0].achieved_rate = 190000; /* the slowest baseline run */
-	lat_lab_base_init(&b, rows, 3);
-	T_CHECK(lat_lab_fingerprint(&b, &rows[7], fp, 10) > 10);
-	T_EQ_I64(strlen(fp), 9);
-	lat_lab_fingerprint(&b, &rows[7], fp, sizeof(fp));
-	T_CHECK(has(fp, "throughput 150000 events/s, below every baseline "
-		    "run (slowest 190000)"));
-	rows[7].achieved_rate = 185000; /* 97% of the slowest: noise */
-	lat_lab_fingerprint(&b, &rows[7], fp, sizeof(fp));
-	T_CHECK(!strstr(fp, "throughput"));
-
-	memset(&b, 0, sizeof(b));
-	T_EQ_I64(lat_lab_base_init(&b, &rows[3], 1), 0);
-	lat_lab_fingerprint(&b, &rows[3], fp, sizeof(fp));
-	T_CHECK(has(fp, "no baseline"));
+	test_drift();
+	test_spread();
+	test_stall();
+	test_share_line();
+	test_counters();
+	test_no_data();
+	test_opts();
+	test_plan();
 	T_DONE();
 }

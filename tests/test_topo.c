@@ -12,30 +12,13 @@
 
 #include "latlab/topo.h"
 #include "t_test.h"
+#include "t_tree.h"
 
 static char root[256];
 
-/* Write @text to <root>/<rel>, creating directories on the way. */
 static void put(const char *rel, const char *text)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	for (char *s = path + strlen(root) + 1; !f && *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(path, 0755);
-			*s = '/';
-			f = fopen(path, "w");
-		}
-	if (!f) {
-		perror(path);
-		exit(T_EXIT_FAIL);
-	}
-	fputs(text, f);
-	fclose(f);
+	t_tree_put(root, rel, text);
 }
 
 /*
@@ -48,13 +31,7 @@ static void machine(int cores, int smt, int per_llc, const char *isolated)
 	char rel[128], text[128];
 	int n = cores * smt;
 
-	/* tmpfs when there is one: the 64-core tree is ~1,500 files */
-	snprintf(root, sizeof(root), "%s/latlab-topo-XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
-		exit(T_EXIT_FAIL);
-	}
+	t_tree_new(root, sizeof(root), "topo");
 	snprintf(text, sizeof(text), "0-%d\n", n - 1);
 	put("online", text);
 	put("isolated", isolated);
@@ -103,11 +80,7 @@ static void machine(int cores, int smt, int per_llc, const char *isolated)
 
 static void cleanup(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", root);
+	t_tree_remove(root);
 }
 
 static void mask(bool *allowed, const char *list)
@@ -188,7 +161,7 @@ static void test_8core_smt(void)
 	expect_cpus(&p, three, 3);
 	T_EQ_I64(p.flags, 0);
 	T_EQ_I64(p.n_cores_used, 3);
-	T_EQ_I64(lat_topo_free_cpu(&topo, &p), 0); /* lowest unused */
+	T_EQ_I64(lat_topo_unused_cpu(&topo, &p), 0); /* lowest unused */
 
 	/* 9 threads on 8 cores: CPU 0's sibling (8) before CPU 0, then SMT */
 	T_EQ_I64(lat_topo_place(&topo, 9, &p), 0);
@@ -203,7 +176,7 @@ static void test_8core_smt(void)
 	for (int i = 1; i < 17; i++)
 		T_CHECK(p.cpu[i] != p.cpu[0]);
 	T_EQ_I64(p.n_cpus_used, 16);
-	T_EQ_I64(lat_topo_free_cpu(&topo, &p), -1); /* none left */
+	T_EQ_I64(lat_topo_unused_cpu(&topo, &p), -1); /* none left */
 
 	/* --cpus 4-7 with three threads: the policy, within those four */
 	{
@@ -266,7 +239,7 @@ static void test_restricted(void)
 	expect_cpus(&p, want, 3);
 	T_EQ_I64(p.flags,
 		 LAT_TOPO_SHARED_CPU | LAT_TOPO_SMT | LAT_TOPO_CPU0);
-	T_EQ_I64(lat_topo_free_cpu(&topo, &p), -1);
+	T_EQ_I64(lat_topo_unused_cpu(&topo, &p), -1);
 	T_EQ_I64(p.n_cpus_used, 2);
 	T_EQ_I64(p.n_cores_used, 1);
 	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)

@@ -260,6 +260,45 @@ int64_t lat_hist_max(const struct lat_hist *h);
 double lat_hist_mean(const struct lat_hist *h);
 double lat_hist_stddev(const struct lat_hist *h);
 int64_t lat_hist_value_at_percentile(const struct lat_hist *h, double p);
+
+/* The default precision of every latlab histogram: 3 significant digits. */
+#define LAT_HIST_DEFAULT_SIG_FIGS 3
+
+/*
+ * The summary row every latlab report shows: count, min, the percentiles
+ * of lat_hist_summary_levels, max, mean and stddev, each multiplied by a
+ * scale (the file's ns per value; 1 for histograms of ns).
+ */
+#define LAT_HIST_SUMMARY_N 5
+extern const double lat_hist_summary_levels[LAT_HIST_SUMMARY_N];
+/* "p50", "p90", "p99", "p99.9", "p99.99" for people ... */
+extern const char *const lat_hist_summary_names[LAT_HIST_SUMMARY_N];
+/* ... and "p50_ns", ..., "p999_ns", "p9999_ns" as JSON keys (no dots). */
+extern const char *const lat_hist_summary_keys[LAT_HIST_SUMMARY_N];
+
+struct lat_hist_summary {
+	int64_t count;               /* total_count */
+	double min, max, mean, stddev;
+	double pct[LAT_HIST_SUMMARY_N]; /* at lat_hist_summary_levels */
+};
+
+/* Fill @s from @h, values times @scale. One pass per query; no allocation. */
+void lat_hist_summarize(const struct lat_hist *h, double scale,
+			struct lat_hist_summary *s);
+
+/*
+ * Merge @src into the accumulator *@acc, growing it first (a new, larger
+ * histogram of the same precision, old counts added in) when @src holds
+ * values beyond its range, as Java's auto-resizing histograms do, so no
+ * count is refused for range. *@acc NULL (or empty, of another layout)
+ * takes @src's layout. Counts refused anyway are added to *@refused.
+ * *@mixed (may be NULL) is set when a non-empty @src of another precision
+ * was merged (then at the accumulator's precision, as lat_hist_add does).
+ * Returns 0 or -ENOMEM / lat_hist_init codes (*@acc unchanged).
+ * Free the accumulator with lat_hist_free.
+ */
+int lat_hist_merge_grow(struct lat_hist **acc, const struct lat_hist *src,
+			int64_t *refused, bool *mixed);
 double lat_hist_percentile_at_value(const struct lat_hist *h, int64_t value);
 int64_t lat_hist_count_at_value(const struct lat_hist *h, int64_t value);
 int64_t lat_hist_lowest_equivalent(const struct lat_hist *h, int64_t value);

@@ -41,6 +41,7 @@
 
 #include "latlab/common.h"
 #include "latlab/hist.h"
+#include "latlab/json.h"
 
 /* Cookies (big-endian, first 4 bytes of an encoding). */
 #define LAT_HIST_V2_COOKIE 0x1c849313u
@@ -299,5 +300,74 @@ int64_t lat_hlog_reader_line(const struct lat_hlog_reader *r);
 
 /* Close (if opened by path) and free. Accepts NULL. */
 void lat_hlog_reader_close(struct lat_hlog_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* Loading a whole file, merged per tag (what `latlab report` reads)   */
+/* ------------------------------------------------------------------ */
+
+/* More tags than this in one log is refused (memory is per tag). */
+#define LAT_HLOG_MAX_TAGS 64
+
+/* Every interval of one tag, merged. */
+struct lat_hlog_tag {
+	char name[64];            /* "" = untagged */
+	struct lat_hist *hist;    /* merged intervals, owned */
+	int64_t intervals;
+	double first_start_s;     /* absolute seconds since the epoch */
+	double last_end_s;
+	bool mixed_precision;     /* intervals of another layout were merged */
+};
+
+/*
+ * An .hlog or .hgrm file loaded by lat_hlog_load: one merged histogram
+ * per tag and one in total. Large (~10 KiB): keep it off small stacks.
+ */
+struct lat_hlog_data {
+	bool is_hgrm;
+	struct lat_hlog_tag tags[LAT_HLOG_MAX_TAGS];
+	int ntags;
+	struct lat_hlog_tag total;  /* every selected interval merged */
+	int64_t refused;            /* counts lost while merging */
+	double start_time_s;        /* hlog StartTime, NAN if none */
+	struct lat_hgrm_info hgrm;  /* when is_hgrm */
+	double hgrm_scale;          /* ns per .hgrm value actually used */
+	char why[512];              /* on failure: one line naming the file
+				     * and, when known, the line */
+};
+
+/*
+ * Load @path: an .hgrm (recognised by its "Value" header) or an .hlog.
+ * Intervals are merged with lat_hist_merge_grow into one histogram per
+ * tag; the total is built from the tags at the finest precision among
+ * them, finest first, so a coarse tag cannot blur a fine one. @tag: NULL
+ * for every tag, else only intervals with that tag ("" = untagged).
+ * @scale: .hgrm values are multiplied by it (0 = what the file says, else
+ * 1). Returns 0, or a negative code with @d->why set: -errno (open/read),
+ * -LAT_EFORMAT and the reader's codes (with the line), -LAT_EFORMAT for
+ * more than LAT_HLOG_MAX_TAGS tags, -LAT_ETRUNC when no interval was
+ * selected, -EFBIG for an .hgrm over 256 MiB. Release with
+ * lat_hlog_data_free (also after a failure).
+ */
+int lat_hlog_load(const char *path, const char *tag, double scale,
+		  struct lat_hlog_data *d);
+
+/*
+ * The summary row of @h (a tag's or the total) in ns: lat_hist_summarize
+ * at the file's scale, with an .hgrm footer's exact mean, stddev and max
+ * where the rebuilt histogram is only approximate.
+ */
+void lat_hlog_summarize(const struct lat_hlog_data *d,
+			const struct lat_hist *h, double ns_per_value,
+			struct lat_hist_summary *s);
+
+void lat_hlog_data_free(struct lat_hlog_data *d);
+
+/*
+ * @s as members of the JSON object open in @j: count, min_ns, p50_ns ..
+ * p9999_ns, max_ns, mean_ns, stddev_ns; the values are null when the row
+ * is empty (there are none, and 0 would be a measurement).
+ */
+void lat_hist_summary_write_json(struct lat_json *j,
+				 const struct lat_hist_summary *s);
 
 #endif

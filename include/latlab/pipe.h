@@ -59,6 +59,8 @@
 #include "latlab/work.h"
 
 #define LAT_PIPE_MAX_STAGES 8
+/* Events per run at most (lat_pipe_config.events). */
+#define LAT_PIPE_MAX_EVENTS 1000000000000ULL
 /* producer + stages + consumer */
 #define LAT_PIPE_MAX_HOT (LAT_PIPE_MAX_STAGES + 2)
 /* pace, (q, work) per stage, last q, e2e */
@@ -208,16 +210,31 @@ struct lat_pipe_result {
 void lat_pipe_config_init(struct lat_pipe_config *c);
 
 /*
- * Check @c. Returns 0, or -EINVAL with *@why (may be NULL) set to a static
- * lowercase message naming the bad field, e.g. "--stages must be
- * between 1 and 8".
+ * Check @c: the one place the pipeline's ranges are written. Returns 0,
+ * or -EINVAL with *@why (may be NULL) set to a static lowercase message
+ * that starts with the bad field's name, e.g. "stages must be between 1
+ * and 8" (a command maps the field to its own flag: lat_pipe_config_field
+ * gives the name alone).
  */
 int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why);
+
+/*
+ * The field named by a lat_pipe_config_check message: copies the first
+ * word of @why into @buf ("stages", "work_ns", ...) and returns the rest
+ * ("must be between 1 and 8"), or NULL when @why is NULL.
+ */
+const char *lat_pipe_config_field(const char *why, char *buf, size_t len);
 
 /* Hot threads for @stages stages: stages + 2. */
 static inline int lat_pipe_n_hot(int stages)
 {
 	return stages + 2;
+}
+
+/* Deltas for @stages stages: pace, (q, work) per stage, last q, e2e. */
+static inline int lat_pipe_n_deltas(int stages)
+{
+	return 2 * stages + 3;
 }
 
 /*
@@ -236,13 +253,39 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 /*
  * The default placement on this machine, as `latlab pipeline` does it:
  * load the topology, lat_topo_place() the hot threads for @c->stages,
- * then lat_pipe_place(), and with @c->noise a lat_topo_free_cpu() for
+ * then lat_pipe_place(), and with @c->noise a lat_topo_unused_cpu() for
  * the noise thread. *@oversubscribed (may be NULL) says whether hot
  * threads share CPUs. Returns 0, -ENOMEM, or lat_topo_load/place errors.
  * Reads sysfs; allocates and frees the topology (~24 KiB).
  */
 int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
 		       bool *oversubscribed);
+
+/* What placing on a CPU pool found (lat_pipe_place_pool). */
+struct lat_pipe_placement {
+	bool oversubscribed;      /* hot threads share CPUs */
+	int n_usable;             /* usable CPUs (online, in the mask, in
+				   * the pool) */
+	int bad_cpu;              /* on -ESRCH: the CPU that is not usable */
+	char usable[256];         /* the machine's usable CPUs as a list
+				   * ("0-3,8"), for a refusal's message */
+};
+
+/*
+ * Place @c's hot threads (stages + 2) and copy the placement in with
+ * lat_pipe_place(); with @c->noise, the noise thread gets a CPU no hot
+ * thread uses. @cpus (@n_cpus entries, may be NULL for "the whole
+ * machine") is either the CPU of each hot thread in order (@n_cpus at
+ * most the number of hot threads; fewer are packed) or, when longer, a
+ * pool to place within as lat_topo_place would (the placement is then
+ * flagged LAT_TOPO_CHOSEN). Returns 0, -ENOMEM, -ESRCH when a listed CPU
+ * is not usable (@out->bad_cpu names it), or lat_topo_load/place errors.
+ * Reads sysfs; allocates and frees the topology (~24 KiB). @out may be
+ * NULL.
+ */
+int lat_pipe_place_pool(struct lat_pipe_config *c, const int *cpus,
+			int n_cpus, bool wait_chosen,
+			struct lat_pipe_placement *out);
 
 /* Name of delta @i for @stages stages ("pace", "q1+wake", ...). */
 const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len);
@@ -282,11 +325,80 @@ int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r);
 /* Free @p after lat_pipe_wait, or a failed start. Accepts NULL. */
 void lat_pipe_free(struct lat_pipe *p);
 
-/* start + wait + free: for tests and the lab. */
+/*
+ * Polled by lat_pipe_watch about every LAT_PIPE_POLL_MS with the progress
+ * so far; return true to stop the run (it then drains and finishes
+ * normally). The place for "stop on Ctrl-C" and for a progress line.
+ */
+typedef bool (*lat_pipe_stop_fn)(void *ctx, uint64_t produced,
+				 double elapsed_s);
+#define LAT_PIPE_POLL_MS 20
+
+/*
+ * Wait until the started pipeline @p has finished, calling @stop (may be
+ * NULL: just wait) every LAT_PIPE_POLL_MS and lat_pipe_stop() once it
+ * says so. Returns true when @stop asked for the stop. The calling thread
+ * sleeps between polls; call lat_pipe_wait next.
+ */
+bool lat_pipe_watch(struct lat_pipe *p, lat_pipe_stop_fn stop, void *ctx);
+
+/*
+ * start + watch + wait + free: the whole run, stoppable by @stop (may be
+ * NULL). Returns lat_pipe_start's error (then @r is zeroed and owns
+ * nothing) or lat_pipe_wait's. When @r->interrupted, @stop asked.
+ */
+int lat_pipe_run_until(const struct lat_pipe_config *c,
+		       struct lat_pipe_result *r, lat_pipe_stop_fn stop,
+		       void *ctx);
+
+/* lat_pipe_run_until without a stop: for tests and benchmarks. */
 int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r);
 
 /* Release the histograms in @r. Safe on a zeroed or destroyed result. */
 void lat_pipe_result_destroy(struct lat_pipe_result *r);
+
+/* The kind of a delta: where its time went. */
+enum lat_pipe_part {
+	LAT_PIPE_PART_PACE,  /* the producer sent late */
+	LAT_PIPE_PART_QUEUE, /* an event waited in a ring for its thread */
+	LAT_PIPE_PART_WORK,  /* a stage's work was interrupted */
+	LAT_PIPE_PART_E2E,   /* the whole trip */
+};
+
+/* Kind of delta @i for @stages stages. */
+enum lat_pipe_part lat_pipe_delta_part(int stages, int i);
+
+/* "pace", "queue", "work", "e2e": stable names for JSON. */
+const char *lat_pipe_part_name(enum lat_pipe_part k);
+
+/*
+ * Why the tail is what it is, as facts from one run (the "tail:" lines of
+ * the table and the "diagnosis" object of the JSON both render this).
+ * Each finding has a flag saying whether it applies and its numbers.
+ */
+struct lat_pipe_diag {
+	int worst_delta;          /* part (not e2e) with the largest p99.9,
+				   * index into delta[]; -1 when none */
+	enum lat_pipe_part worst_part;
+	int64_t worst_p999_ns;
+	bool shared_cpus;         /* hot threads share CPUs: hand-offs wait
+				   * for the other thread to yield */
+	uint64_t yields, sleeps;  /* all hot threads' waits, summed */
+	bool loaded;              /* load average >= 1 at the start */
+	double loadavg;           /* -1 unknown */
+	int online_cpus;
+	bool stolen;              /* hypervisor steal >= LAT_PIPE_STEAL_PCT */
+	double steal_pct;         /* -1 unknown */
+	enum lat_work_verdict work; /* lat_work_check of the calibration */
+	uint64_t dropped;         /* samples the aggregator lost */
+};
+
+/* Steal (% of CPU time) from which a run's tail is blamed on it. */
+#define LAT_PIPE_STEAL_PCT 0.5
+
+/* Fill @d from @r. Pure; never fails. */
+void lat_pipe_diagnose(const struct lat_pipe_result *r,
+		       struct lat_pipe_diag *d);
 
 /*
  * The per-delta table (count, p50, p99, p99.9, max with units), rate,
@@ -296,7 +408,8 @@ int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r);
 
 /*
  * Everything in @r as members of the JSON object currently open in @j
- * (the caller opens and closes it, so it can add its own members).
+ * (the caller opens and closes it, so it can add its own members),
+ * including "diagnosis": lat_pipe_diagnose's findings as data.
  */
 void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r);
 

@@ -1,6 +1,7 @@
 /*
  * lat_svg: small, dependency-free SVG line charts for latlab's reports
- * (queue sweeps, knee plots, latency curves).
+ * (queue sweeps, knee plots, latency curves), and the percentile spectrum
+ * of latency histograms (lat_svg_percentiles, at the end).
  *
  * Invariants:
  *  - Output is well-formed standalone SVG 1.1: every text is XML-escaped,
@@ -19,6 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct lat_hist;
+
 struct lat_svg {
 	FILE *out;
 	double width, height;
@@ -26,6 +29,11 @@ struct lat_svg {
 	double x0, x1, y0, y1;           /* data range shown */
 	bool ylog;
 	int legend_rows;
+	/* optional axis styles, set by the lat_svg_set_* calls below */
+	const double *xticks;            /* NULL: 1-2-5 steps */
+	const char *const *xtick_labels;
+	size_t nxticks;
+	bool y_ns;                       /* y values are ns: "10 µs" ticks */
 };
 
 struct lat_svg_series {
@@ -34,6 +42,13 @@ struct lat_svg_series {
 	const char *dash;    /* stroke-dasharray, NULL for solid */
 	bool points;         /* a marker (true) or a line (false) */
 };
+
+/*
+ * Write @t as XML character data or attribute text: markup characters
+ * escaped, control characters dropped, bytes that are not UTF-8 written
+ * as '?' (so text from hostile files cannot break the document).
+ */
+void lat_svg_put_text(FILE *out, const char *t);
 
 /*
  * Start a @width x @height px document on @out with @title centred on top.
@@ -50,6 +65,20 @@ int lat_svg_begin(struct lat_svg *s, FILE *out, int width, int height,
  */
 int lat_svg_axes(struct lat_svg *s, double x0, double x1, double y0,
 		 double y1, bool ylog, const char *xlabel, const char *ylabel);
+
+/*
+ * Before lat_svg_axes: put the x ticks (and their vertical gridlines) at
+ * @values, labelled @labels, instead of 1-2-5 steps. Both arrays are
+ * kept by pointer and must outlive the drawing.
+ */
+void lat_svg_set_xticks(struct lat_svg *s, const double *values,
+			const char *const *labels, size_t n);
+
+/*
+ * Before lat_svg_axes: y values are nanoseconds; tick labels carry their
+ * unit ("500 ns", "20 µs", "1.5 ms") so the axis reads without a legend.
+ */
+void lat_svg_set_y_ns(struct lat_svg *s);
 
 /* Polyline through the finite points; a non-finite y breaks the line. */
 void lat_svg_line(struct lat_svg *s, const struct lat_svg_series *ser,
@@ -72,6 +101,41 @@ void lat_svg_legend(struct lat_svg *s, const struct lat_svg_series *ser);
 
 /* Close the document; 0, or -EIO if any write failed. */
 int lat_svg_end(struct lat_svg *s);
+
+/*
+ * The percentile spectrum of latency histograms, as HdrHistogram's
+ * plotter draws it: x = percentile on a log(1/(1-p)) axis with ticks and
+ * gridlines at 0, 50, 90, 99, 99.9, ... % (as far as the largest count
+ * resolves, at most 99.99999 %), y = latency (log by default, decades
+ * with unit labels; linear on request), one line per curve with a
+ * legend. A log axis shows zeros on its floor (the decade below the
+ * smallest positive value). A curve with no values is listed in the
+ * legend as "(no values)" and not drawn.
+ */
+struct lat_svg_curve {
+	const char *label;
+	const struct lat_hist *hist;
+	double ns_per_value;  /* 0 = 1 (values are ns) */
+	const char *dash;     /* stroke-dasharray, NULL for solid */
+	const char *color;    /* CSS colour, NULL: the i-th of a palette */
+};
+
+/* The palette's i-th colour (cycles through 10). */
+const char *lat_svg_palette(size_t i);
+
+struct lat_svg_spectrum_opts {
+	const char *title;
+	int width, height;    /* 0 = 900 x 540 */
+	bool linear;          /* linear latency axis from 0 */
+};
+
+/*
+ * Write the whole document to @out. Returns 0, -EINVAL (NULL argument,
+ * no curve, more than LAT_SVG_MAX_CURVES, width/height too small) or -EIO.
+ */
+#define LAT_SVG_MAX_CURVES 16
+int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
+			const struct lat_svg_curve *curves, size_t n);
 
 /* A 1-2-5 step giving about @ticks intervals over @range (> 0). */
 double lat_svg_nice_step(double range, int ticks);

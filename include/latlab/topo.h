@@ -144,8 +144,8 @@ int lat_topo_place_cpus(const struct lat_topo *t, const int *cpus,
  * use, for a helper thread that must not disturb the hot ones (lowest
  * number first); -1 when every usable CPU holds a hot thread.
  */
-int lat_topo_free_cpu(const struct lat_topo *t,
-		      const struct lat_topo_place *p);
+int lat_topo_unused_cpu(const struct lat_topo *t,
+			const struct lat_topo_place *p);
 
 /*
  * One lowercase sentence (no final period) for a single flag of enum

@@ -35,6 +35,28 @@ struct lat_work {
 	double check_error;   /* check_p50_ns / target_ns - 1 */
 };
 
+/* How far the startup check may miss the target before it is reported. */
+#define LAT_WORK_TOLERANCE 0.2
+
+/* What the startup check says about a calibration (lat_work_check). */
+enum lat_work_verdict {
+	LAT_WORK_OK,             /* no work asked, or within tolerance */
+	LAT_WORK_BELOW_OVERHEAD, /* missed: the target is below the stamp
+				  * pair's own cost (overhead_ns), so no
+				  * number of steps can reach it */
+	LAT_WORK_MISSED,         /* missed for another reason: the CPU was
+				  * busy while calibrating */
+};
+
+/*
+ * Judge @w: the check run (check_p50_ns) missed target_ns by more than
+ * LAT_WORK_TOLERANCE, and why. Pure; any thread.
+ */
+enum lat_work_verdict lat_work_check(const struct lat_work *w);
+
+/* "ok", "below_overhead", "missed": stable names for JSON. */
+const char *lat_work_verdict_name(enum lat_work_verdict v);
+
 /*
  * Run @steps steps of the chain from @seed and return the final value.
  * Not inline on purpose: one call, like a real stage's function call.

@@ -12,7 +12,7 @@
 #endif
 
 #define CLOCKSOURCE_PATH \
-	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
+	"%s/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 /* True when @word appears as a whole space-separated token in @list. */
 static bool has_token(const char *list, const char *word)
@@ -35,10 +35,13 @@ static bool has_token(const char *list, const char *word)
  * the buffer has room; a longer line is read in pieces and a flag cut at
  * a boundary is missed, which leaves a field false, never true.
  */
-static void read_cpuinfo_flags(struct lat_clock_info *info)
+static void read_cpuinfo_flags(struct lat_clock_info *info, const char *root)
 {
 	char line[8192];
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f;
+
+	snprintf(line, sizeof(line), "%s/proc/cpuinfo", root);
+	f = fopen(line, "r");
 
 	if (!f)
 		return;
@@ -55,10 +58,14 @@ static void read_cpuinfo_flags(struct lat_clock_info *info)
 	fclose(f);
 }
 
-static void read_clocksource(struct lat_clock_info *info)
+static void read_clocksource(struct lat_clock_info *info, const char *root)
 {
-	FILE *f = fopen(CLOCKSOURCE_PATH, "r");
+	char path[1024];
+	FILE *f;
 	size_t n;
+
+	snprintf(path, sizeof(path), CLOCKSOURCE_PATH, root);
+	f = fopen(path, "r");
 
 	strcpy(info->clocksource, "unknown");
 	if (!f)
@@ -74,9 +81,16 @@ static void read_clocksource(struct lat_clock_info *info)
 
 int lat_clock_info(struct lat_clock_info *info)
 {
+	return lat_clock_info_at(info, NULL);
+}
+
+int lat_clock_info_at(struct lat_clock_info *info, const char *root)
+{
+	if (!root)
+		root = "";
 	memset(info, 0, sizeof(*info));
-	read_cpuinfo_flags(info);
-	read_clocksource(info);
+	read_cpuinfo_flags(info, root);
+	read_clocksource(info, root);
 #if defined(__x86_64__) || defined(__i386__)
 	{
 		unsigned a, b, c, d;

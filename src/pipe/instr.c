@@ -113,7 +113,7 @@ int lat_instr_init(struct lat_instr *in, const struct lat_instr_opts *o,
 	in->opts = *o;
 	in->stages = c->stages;
 	in->n_hot = lat_pipe_n_hot(c->stages);
-	in->n_deltas = 2 * c->stages + 3;
+	in->n_deltas = lat_pipe_n_deltas(c->stages);
 	if (lat_alloc_available(&in->alloc_reason))
 		in->alloc_reason = NULL;
 	if (o->flight) {

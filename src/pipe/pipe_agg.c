@@ -26,7 +26,7 @@ int pipe_agg_init(struct lat_pipe *p)
 	int stages = p->cfg.stages;
 
 	memset(a, 0, sizeof(*a));
-	a->n_deltas = p->cfg.stamps ? 2 * stages + 3 : 1;
+	a->n_deltas = p->cfg.stamps ? lat_pipe_n_deltas(stages) : 1;
 	for (int i = 0; i < a->n_deltas; i++) {
 		int rc;
 
@@ -135,7 +135,7 @@ static void record(struct lat_pipe *p, int i, int64_t ns)
 static void pipe_agg_consume(struct lat_pipe *p, const struct lat_pipe_msg *m)
 {
 	struct pipe_agg *a = &p->agg;
-	lat_cycles_t s[2 * LAT_PIPE_MAX_STAGES + 3];
+	lat_cycles_t s[LAT_PIPE_MAX_DELTAS];
 	int64_t d[LAT_PIPE_MAX_DELTAS];
 	int n = a->n_deltas;
 

@@ -34,41 +34,57 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 {
 	const char *msg = NULL;
 
-	if (c->events < 1 || c->events > 1000000000000ULL)
-		msg = "--events must be between 1 and 10^12";
+	if (c->events < 1 || c->events > LAT_PIPE_MAX_EVENTS)
+		msg = "events must be between 1 and 10^12";
 	else if (!(c->rate > 0 && c->rate <= 1e9))
-		msg = "--rate must be above 0 and at most 10^9 events/s";
+		msg = "rate must be above 0 and at most 10^9 events/s";
 	else if (c->arrivals != LAT_PACE_FIXED &&
 		 c->arrivals != LAT_PACE_POISSON)
-		msg = "--arrivals must be fixed or poisson";
+		msg = "arrivals must be fixed or poisson";
 	else if (c->stages < 1 || c->stages > LAT_PIPE_MAX_STAGES)
-		msg = "--stages must be between 1 and 8";
+		msg = "stages must be between 1 and 8";
 	else if (c->capacity < 2 || c->capacity > (1u << 24) ||
 		 (c->capacity & (c->capacity - 1)))
-		msg = "--capacity must be a power of two between 2 and 2^24";
+		msg = "capacity must be a power of two between 2 and 2^24";
 	else if (!(c->work_ns >= 0 && c->work_ns <= 1e9))
-		msg = "--work-ns must be between 0 and 10^9";
+		msg = "work_ns must be between 0 and 1 s";
 	else if (c->wait != LAT_WAIT_SPIN && c->wait != LAT_WAIT_YIELD &&
 		 c->wait != LAT_WAIT_BLOCK)
-		msg = "--wait must be spin, yield or block";
+		msg = "wait must be spin, yield or block";
+	else if (c->wait_spins > (1u << 30))
+		msg = "wait_spins must be at most 2^30";
 	else if (c->alloc_bytes > (1u << 30))
-		msg = "--alloc must be at most 1 GiB";
+		msg = "alloc_bytes must be at most 1 GiB";
 	else if (!(c->stall_ns >= 0 && c->stall_ns <= 60e9))
-		msg = "--stall-at duration must be between 0 and 60 s";
+		msg = "stall_ns must be between 0 and 60 s";
+	else if (c->stall_ns > 0 && c->stall_seq >= c->events)
+		msg = "stall_seq must be below the number of events";
 	else if (!(c->interval_s >= 0.001 && c->interval_s <= 3600))
-		msg = "--interval must be between 1 ms and 1 hour";
+		msg = "interval_s must be between 1 ms and 1 hour";
 	else if (c->calibrate_ms < 10 || c->calibrate_ms > 10000)
-		msg = "calibration window must be between 10 ms and 10 s";
+		msg = "calibrate_ms must be between 10 ms and 10 s";
 	if (!msg && c->pin)
 		for (int i = 0; i < lat_pipe_n_hot(c->stages); i++)
 			if (c->cpu[i] < 0 || c->cpu[i] >= LAT_TOPO_MAX_CPUS) {
-				msg = "pinned run without a CPU for every "
-				      "hot thread";
+				msg = "cpu must name a CPU for every hot thread "
+				      "of a pinned run";
 				break;
 			}
 	if (why)
 		*why = msg;
 	return msg ? -EINVAL : 0;
+}
+
+const char *lat_pipe_config_field(const char *why, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!why)
+		return NULL;
+	n = strcspn(why, " ");
+	if (len)
+		snprintf(buf, len, "%.*s", (int)n, why);
+	return why[n] ? why + n + 1 : why + n;
 }
 
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
@@ -104,7 +120,7 @@ const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len)
 {
 	if (i == 0)
 		snprintf(buf, len, "pace");
-	else if (i == 2 * stages + 2)
+	else if (i == lat_pipe_n_deltas(stages) - 1)
 		snprintf(buf, len, "e2e");
 	else if (i % 2)
 		snprintf(buf, len, "q%d+wake", (i + 1) / 2);
@@ -113,25 +129,93 @@ const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len)
 	return buf;
 }
 
-int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
-		       bool *oversubscribed)
+/* Usable CPUs of @t, as a list for a message. */
+static void usable_list(const struct lat_topo *t, char *buf, size_t len)
 {
-	struct lat_topo *t = malloc(sizeof(*t));
-	struct lat_topo_place p;
-	bool shared = false;
+	bool set[LAT_TOPO_MAX_CPUS];
+
+	for (int c = 0; c < LAT_TOPO_MAX_CPUS; c++)
+		set[c] = c < t->n_cpus && t->cpu[c].online &&
+			 t->cpu[c].allowed;
+	lat_topo_list_format(set, buf, len);
+}
+
+/* A pool longer than the hot threads: place within it. */
+static int place_within(struct lat_topo *t, const int *cpus, int n_cpus,
+			int n, struct lat_topo_place *p)
+{
+	bool set[LAT_TOPO_MAX_CPUS] = { false };
 	int rc;
 
+	for (int i = 0; i < n_cpus; i++)
+		set[cpus[i]] = true;
+	lat_topo_restrict(t, set);
+	rc = lat_topo_place(t, n, p);
+	p->flags |= LAT_TOPO_CHOSEN;
+	return rc;
+}
+
+int lat_pipe_place_pool(struct lat_pipe_config *c, const int *cpus,
+			int n_cpus, bool wait_chosen,
+			struct lat_pipe_placement *out)
+{
+	struct lat_pipe_placement dummy;
+	struct lat_topo *t;
+	struct lat_topo_place p;
+	int n = lat_pipe_n_hot(c->stages), rc;
+
+	if (!out)
+		out = &dummy;
+	memset(out, 0, sizeof(*out));
+	out->bad_cpu = -1;
+	if (n_cpus < 0 || (n_cpus && !cpus))
+		return -EINVAL;
+	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	rc = lat_topo_load(t, NULL, NULL);
-	if (!rc)
-		rc = lat_topo_place(t, lat_pipe_n_hot(c->stages), &p);
+	if (!rc && !n_cpus)
+		rc = lat_topo_place(t, n, &p);
+	else if (!rc)
+		/* checks every listed CPU, also those of a pool */
+		rc = lat_topo_place_cpus(t, cpus, n_cpus, n, &p,
+					 &out->bad_cpu);
+	if (rc == -ESRCH)
+		usable_list(t, out->usable, sizeof(out->usable));
+	if (!rc && n_cpus > n)
+		rc = place_within(t, cpus, n_cpus, n, &p);
 	if (!rc) {
-		shared = lat_pipe_place(c, &p, wait_chosen);
-		c->noise_cpu = c->noise ? lat_topo_free_cpu(t, &p) : -1;
+		out->oversubscribed = lat_pipe_place(c, &p, wait_chosen);
+		out->n_usable = t->n_usable;
+		c->noise_cpu = c->noise ? lat_topo_unused_cpu(t, &p) : -1;
 	}
 	free(t);
-	if (oversubscribed)
-		*oversubscribed = shared;
 	return rc;
+}
+
+int lat_pipe_autoplace(struct lat_pipe_config *c, bool wait_chosen,
+		       bool *oversubscribed)
+{
+	struct lat_pipe_placement pl;
+	int rc = lat_pipe_place_pool(c, NULL, 0, wait_chosen, &pl);
+
+	if (oversubscribed)
+		*oversubscribed = pl.oversubscribed;
+	return rc;
+}
+
+enum lat_pipe_part lat_pipe_delta_part(int stages, int i)
+{
+	if (i == 0)
+		return LAT_PIPE_PART_PACE;
+	if (i == lat_pipe_n_deltas(stages) - 1)
+		return LAT_PIPE_PART_E2E;
+	return i % 2 ? LAT_PIPE_PART_QUEUE : LAT_PIPE_PART_WORK;
+}
+
+const char *lat_pipe_part_name(enum lat_pipe_part k)
+{
+	static const char *const names[] = { "pace", "queue", "work", "e2e" };
+
+	return (unsigned)k < 4 ? names[k] : "?";
 }

@@ -103,4 +103,11 @@ void *pipe_agg_main(void *arg);
 int pipe_agg_init(struct lat_pipe *p);
 void pipe_agg_destroy(struct pipe_agg *a);
 
+/* The two renderings of struct lat_pipe_diag (pipe_diag.c). */
+void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,
+		     const struct lat_pipe_diag *d);
+void pipe_write_diag_json(struct lat_json *j,
+			  const struct lat_pipe_result *r,
+			  const struct lat_pipe_diag *d);
+
 #endif

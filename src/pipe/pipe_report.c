@@ -10,8 +10,7 @@
 #include <sys/stat.h>
 
 #include "latlab/fmt.h"
-#include "latlab/hist_io.h"
-#include "latlab/pipe.h"
+#include "pipe_int.h"
 
 static const double levels[] = { 50, 99, 99.9 };
 
@@ -108,73 +107,17 @@ static void print_work(FILE *out, const struct lat_pipe_result *r)
 		100 * r->work.check_error);
 }
 
-/* Index of the part (not e2e) with the largest value at @level. */
-static int worst_part(const struct lat_pipe_result *r, double level)
-{
-	int worst = -1;
-	int64_t v = -1;
-
-	for (int i = 0; i + 1 < r->n_deltas; i++) {
-		int64_t x = lat_hist_value_at_percentile(&r->delta[i].hist,
-							 level);
-
-		if (x > v) {
-			v = x;
-			worst = i;
-		}
-	}
-	return worst;
-}
-
-/* What a large delta of each kind means. */
-static const char *meaning(const char *name)
-{
-	if (!strcmp(name, "pace"))
-		return "the producer sent late: it was off its CPU, or q1 "
-		       "was full";
-	if (name[0] == 'q')
-		return "events waited in a ring: the thread after it was not "
-		       "running";
-	return "the work itself was interrupted (preemption, faults)";
-}
-
-/* Why the tail is what it is: facts from this run, not canned text. */
-static void print_why(FILE *out, const struct lat_pipe_result *r)
-{
-	int w = worst_part(r, 99.9);
-	uint64_t yields = 0, sleeps = 0;
-
-	for (int i = 0; i < r->n_hot; i++) {
-		yields += r->thread[i].wait.yields;
-		sleeps += r->thread[i].wait.sleeps;
-	}
-	if (w >= 0)
-		fprintf(out, "tail: the largest p99.9 part is %s: %s\n",
-			r->delta[w].name, meaning(r->delta[w].name));
-	if (r->config.place_flags & LAT_TOPO_SHARED_CPU)
-		fprintf(out, "tail: hot threads share CPUs, so a hand-off "
-			"waits for the other thread on that CPU to give it "
-			"up (%" PRIu64 " yields, %" PRIu64 " sleeps)\n",
-			yields, sleeps);
-	if (r->loadavg >= 1)
-		fprintf(out, "tail: the load average was %.1f on %d CPUs when "
-			"the run started: other processes took turns on the "
-			"pipeline's CPUs\n", r->loadavg, r->online_cpus);
-	if (r->steal_pct >= 0.5)
-		fprintf(out, "tail: the hypervisor stole %.1f%% of CPU time "
-			"during the run; each steal is a gap of tens of "
-			"microseconds in whichever thread it hits\n",
-			r->steal_pct);
-}
-
 int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r)
 {
+	struct lat_pipe_diag d;
+
 	print_deltas(out, r);
 	fprintf(out, "\n");
 	print_threads(out, r);
 	print_accounting(out, r);
 	print_work(out, r);
-	print_why(out, r);
+	lat_pipe_diagnose(r, &d);
+	pipe_print_diag(out, r, &d);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -256,6 +199,8 @@ static void json_deltas(struct lat_json *j, const struct lat_pipe_result *r)
 
 void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 {
+	struct lat_pipe_diag d;
+
 	json_config(j, &r->config);
 	json_threads(j, r);
 	json_deltas(j, r);
@@ -298,6 +243,8 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_uint(j, "consumer_counter", r->consumer_counter);
 	lat_json_obj_end(j);
 	lat_json_uint(j, "hlog_intervals", r->hlog_intervals);
+	lat_pipe_diagnose(r, &d);
+	pipe_write_diag_json(j, r, &d);
 }
 
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)

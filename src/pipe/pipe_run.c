@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pipe_int.h"
+#include "latlab/stats.h"
 
 /* Buffer the --noise thread streams over: larger than most LLCs. */
 #define NOISE_BYTES ((size_t)64 << 20)
@@ -51,19 +52,6 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 		*total += v[i];
 	*steal = v[7];
 	return 0;
-}
-
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double v = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
 }
 
 /*
@@ -276,7 +264,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return rc;
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
-	p->loadavg = loadavg();
+	p->loadavg = lat_loadavg();
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
@@ -416,7 +404,27 @@ void lat_pipe_free(struct lat_pipe *p)
 	free(p);
 }
 
-int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
+bool lat_pipe_watch(struct lat_pipe *p, lat_pipe_stop_fn stop, void *ctx)
+{
+	const struct timespec tick = { 0, LAT_PIPE_POLL_MS * 1000000L };
+	bool stopped = false;
+	uint64_t done;
+	double t;
+
+	/* short polls so a stop is relayed at once */
+	while (!lat_pipe_progress(p, &done, &t)) {
+		if (!stopped && stop && stop(ctx, done, t)) {
+			lat_pipe_stop(p);
+			stopped = true;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return stopped;
+}
+
+int lat_pipe_run_until(const struct lat_pipe_config *c,
+		       struct lat_pipe_result *r, lat_pipe_stop_fn stop,
+		       void *ctx)
 {
 	struct lat_pipe *p;
 	int rc = lat_pipe_start(c, &p);
@@ -425,9 +433,15 @@ int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
 		memset(r, 0, sizeof(*r));
 		return rc;
 	}
+	lat_pipe_watch(p, stop, ctx);
 	rc = lat_pipe_wait(p, r);
 	lat_pipe_free(p);
 	return rc;
+}
+
+int lat_pipe_run(const struct lat_pipe_config *c, struct lat_pipe_result *r)
+{
+	return lat_pipe_run_until(c, r, NULL, NULL);
 }
 
 void lat_pipe_result_destroy(struct lat_pipe_result *r)

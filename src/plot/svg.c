@@ -11,9 +11,23 @@
 
 #define FONT "font-family=\"sans-serif\""
 
-static void put_escaped(FILE *out, const char *t)
+/* Length of the valid UTF-8 sequence at @t, or 0 if it is not one. */
+static int utf8_len(const unsigned char *t)
 {
-	for (; t && *t; t++) {
+	int n = *t < 0x80 ? 1 : *t >= 0xc2 && *t < 0xe0 ? 2 :
+		*t >= 0xe0 && *t < 0xf0 ? 3 : *t >= 0xf0 && *t < 0xf5 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((t[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void lat_svg_put_text(FILE *out, const char *t)
+{
+	while (t && *t) {
+		int n = utf8_len((const unsigned char *)t);
+
 		switch (*t) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -21,11 +35,15 @@ static void put_escaped(FILE *out, const char *t)
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&apos;", out); break;
 		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*t >= 0x20 || *t == '\t' ||
-			    *t == '\n')
-				fputc(*t, out);
+			/* Control characters are not allowed in XML 1.0,
+			 * nor are bytes that are not UTF-8. */
+			if (!n)
+				fputc('?', out);
+			else if ((unsigned char)*t >= 0x20 || *t == '\t' ||
+				 *t == '\n')
+				fwrite(t, 1, (size_t)n, out);
 		}
+		t += n ? n : 1;
 	}
 }
 
@@ -34,7 +52,7 @@ static void text(struct lat_svg *s, double x, double y, const char *anchor,
 {
 	fprintf(s->out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" %s>",
 		x, y, anchor, extra ? extra : "");
-	put_escaped(s->out, t);
+	lat_svg_put_text(s->out, t);
 	fputs("</text>\n", s->out);
 }
 
@@ -102,6 +120,37 @@ static void tick_label(char *buf, size_t len, double v, double step)
 	snprintf(buf, len, "%.*f", dec, v);
 }
 
+/* "0", "500 ns", "20 µs", "1.5 ms", "2 s": a tick label with its unit. */
+static void tick_label_ns(char *buf, size_t len, double ns)
+{
+	static const struct { double scale; const char *unit; } u[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "µs" }, { 1, "ns" },
+	};
+	size_t i = 0;
+
+	if (ns == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	while (i + 1 < sizeof(u) / sizeof(u[0]) &&
+	       fabs(ns) < u[i].scale * (1 - 1e-9))
+		i++;
+	snprintf(buf, len, "%.3g %s", ns / u[i].scale, u[i].unit);
+}
+
+void lat_svg_set_xticks(struct lat_svg *s, const double *values,
+			const char *const *labels, size_t n)
+{
+	s->xticks = values;
+	s->xtick_labels = labels;
+	s->nxticks = n;
+}
+
+void lat_svg_set_y_ns(struct lat_svg *s)
+{
+	s->y_ns = true;
+}
+
 static void hline(struct lat_svg *s, double y, const char *stroke)
 {
 	fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
@@ -109,23 +158,32 @@ static void hline(struct lat_svg *s, double y, const char *stroke)
 		s->width - s->right, y, stroke);
 }
 
+static void x_tick(struct lat_svg *s, double v, const char *label)
+{
+	double x = px_x(s, v), yb = s->height - s->bottom;
+
+	fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+		"y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n", x, s->top, x, yb);
+	fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+		"y2=\"%.2f\" stroke=\"black\"/>\n", x, yb, x, yb + 5);
+	text(s, x, yb + 20, "middle", "class=\"tick\"", label);
+}
+
 static void x_axis(struct lat_svg *s, const char *label)
 {
 	double step = lat_svg_nice_step(s->x1 - s->x0, 8);
-	double yb = s->height - s->bottom;
 	char buf[32];
 
-	for (double v = ceil(s->x0 / step - 1e-9) * step;
-	     v <= s->x1 + step * 1e-9; v += step) {
-		double x = px_x(s, v);
-
-		fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
-			"y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n", x, s->top, x,
-			yb);
-		fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
-			"y2=\"%.2f\" stroke=\"black\"/>\n", x, yb, x, yb + 5);
-		tick_label(buf, sizeof(buf), v, step);
-		text(s, x, yb + 20, "middle", "class=\"tick\"", buf);
+	if (s->xticks) {
+		for (size_t i = 0; i < s->nxticks; i++)
+			if (s->xticks[i] >= s->x0 && s->xticks[i] <= s->x1)
+				x_tick(s, s->xticks[i], s->xtick_labels[i]);
+	} else {
+		for (double v = ceil(s->x0 / step - 1e-9) * step;
+		     v <= s->x1 + step * 1e-9; v += step) {
+			tick_label(buf, sizeof(buf), v, step);
+			x_tick(s, v, buf);
+		}
 	}
 	text(s, (s->left + s->width - s->right) / 2, s->height - 15,
 	     "middle", "class=\"xlabel\"", label);
@@ -140,7 +198,10 @@ static void y_tick(struct lat_svg *s, double v, double step)
 	fprintf(s->out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
 		"y2=\"%.2f\" stroke=\"black\"/>\n", s->left - 5, y, s->left,
 		y);
-	tick_label(buf, sizeof(buf), v, step);
+	if (s->y_ns)
+		tick_label_ns(buf, sizeof(buf), v);
+	else
+		tick_label(buf, sizeof(buf), v, step);
 	text(s, s->left - 8, y + 4, "end", "class=\"tick\"", buf);
 }
 
@@ -201,7 +262,7 @@ static void style(struct lat_svg *s, const struct lat_svg_series *ser)
 	fprintf(s->out, "stroke=\"%s\"", ser->color);
 	if (ser->dash) {
 		fputs(" stroke-dasharray=\"", s->out);
-		put_escaped(s->out, ser->dash);
+		lat_svg_put_text(s->out, ser->dash);
 		fputc('"', s->out);
 	}
 }

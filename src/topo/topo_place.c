@@ -257,14 +257,14 @@ const char *lat_topo_flag_text(unsigned flag)
 		return "isolated CPUs exist but are outside the affinity mask "
 		       "(run under taskset -c to use them)";
 	case LAT_TOPO_CHOSEN:
-		return "CPUs chosen with --cpus";
+		return "CPUs chosen by the user";
 	default:
 		return NULL;
 	}
 }
 
-int lat_topo_free_cpu(const struct lat_topo *t,
-		      const struct lat_topo_place *p)
+int lat_topo_unused_cpu(const struct lat_topo *t,
+			const struct lat_topo_place *p)
 {
 	for (int c = 0; c < t->n_cpus; c++) {
 		bool used = false;

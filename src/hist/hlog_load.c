@@ -1,13 +1,11 @@
 /*
- * Reading and merging for 'latlab report'. An .hgrm file is recognised by
- * its "Value" header line, anything else is read as an .hlog. Intervals
- * are merged into one histogram per tag and one in total; an accumulator
- * grows (a new, larger histogram, old counts added in) when an interval
- * holds values beyond its range, as Java's auto-resizing accumulator does,
- * so no count is dropped. Counts refused anyway are counted and shown.
- * Intervals of different precision are merged as Java's add() does, at
- * the precision of the first non-empty one (each slot of a newcomer is
- * recorded at its lowest value); the report says when that happened.
+ * lat_hlog_load: a whole .hlog or .hgrm file, merged per tag (what
+ * `latlab report` and `latlab queue --service-from` read). An .hgrm file
+ * is recognised by its "Value" header line, anything else is read as an
+ * .hlog. Intervals are merged with lat_hist_merge_grow, so no count is
+ * dropped for range; counts refused anyway are counted. Intervals of
+ * different precision are merged as Java's add() does, at the precision
+ * of the first non-empty one; the tag says when that happened.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,71 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "latlab/hist_io.h"
 
 /* Largest .hgrm file read into memory. */
-#define REPORT_MAX_HGRM (256u << 20)
+#define HLOG_MAX_HGRM (256u << 20)
 
-static int new_hist_like(const struct lat_hist *like, int64_t highest,
-			 struct lat_hist **out)
-{
-	struct lat_hist *h = calloc(1, sizeof(*h));
-	int rc;
-
-	*out = NULL;
-	if (!h)
-		return -ENOMEM;
-	rc = lat_hist_init_any(h, like->lowest_discernible, highest,
-			       like->sig_figs);
-	if (rc) {
-		free(h);
-		return rc;
-	}
-	*out = h;
-	return 0;
-}
-
-/* Merge @src into @t, growing the accumulator first when needed. */
-static int tag_add(struct report_tag *t, const struct lat_hist *src,
+static int tag_add(struct lat_hlog_tag *t, const struct lat_hist *src,
 		   int64_t *refused)
 {
-	int64_t need = src->highest_trackable;
-	int rc;
-
-	if (lat_hist_max(src) > need)
-		need = lat_hist_max(src);
-	/* an empty accumulator's layout means nothing: take the data's */
-	if (t->hist && !t->hist->total_count &&
-	    (t->hist->sig_figs != src->sig_figs ||
-	     t->hist->unit_magnitude != src->unit_magnitude)) {
-		lat_hist_free(t->hist);
-		t->hist = NULL;
-	}
-	if (!t->hist)
-		rc = new_hist_like(src, need, &t->hist);
-	else if (need > t->hist->highest_trackable) {
-		struct lat_hist *grown;
-
-		rc = new_hist_like(t->hist, need, &grown);
-		if (!rc) {
-			*refused += lat_hist_add(grown, t->hist);
-			lat_hist_free(t->hist);
-			t->hist = grown;
-		}
-	} else {
-		rc = 0;
-	}
-	if (rc)
-		return rc;
-	if (src->total_count && (t->hist->sig_figs != src->sig_figs ||
-				 t->hist->unit_magnitude !=
-				 src->unit_magnitude))
-		t->mixed_precision = true;
-	*refused += lat_hist_add(t->hist, src);
-	return 0;
+	return lat_hist_merge_grow(&t->hist, src, refused,
+				   &t->mixed_precision);
 }
 
-static void tag_note_time(struct report_tag *t,
+static void tag_note_time(struct lat_hlog_tag *t,
 			  const struct lat_hlog_interval *iv)
 {
 	double end = iv->start_s + iv->length_s;
@@ -91,14 +37,14 @@ static void tag_note_time(struct report_tag *t,
 	t->intervals++;
 }
 
-static struct report_tag *find_tag(struct report_data *d, const char *name)
+static struct lat_hlog_tag *find_tag(struct lat_hlog_data *d, const char *name)
 {
 	for (int i = 0; i < d->ntags; i++)
 		if (!strcmp(d->tags[i].name, name))
 			return &d->tags[i];
-	if (d->ntags == REPORT_MAX_TAGS)
+	if (d->ntags == LAT_HLOG_MAX_TAGS)
 		return NULL;
-	struct report_tag *t = &d->tags[d->ntags++];
+	struct lat_hlog_tag *t = &d->tags[d->ntags++];
 
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
@@ -118,7 +64,7 @@ static bool finer(const struct lat_hist *a, const struct lat_hist *b)
  * finest tag goes in first: tag_add() gives an empty accumulator the
  * layout of the first histogram added to it.
  */
-static int merge_total(struct report_data *d)
+static int merge_total(struct lat_hlog_data *d)
 {
 	const struct lat_hist *best = NULL;
 	int rc = 0;
@@ -139,9 +85,10 @@ static int merge_total(struct report_data *d)
 	return rc;
 }
 
-static int load_hlog(const char *path, const char *tag, struct report_data *d,
-		     char *why, size_t why_len)
+static int load_hlog(const char *path, const char *tag, struct lat_hlog_data *d)
 {
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 	struct lat_hlog_reader *r;
 	struct lat_hlog_interval iv;
 	int rc;
@@ -153,7 +100,7 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 		return rc;
 	}
 	while ((rc = lat_hlog_reader_next(r, &iv)) == 1) {
-		struct report_tag *t;
+		struct lat_hlog_tag *t;
 
 		if (tag && strcmp(tag, iv.tag)) {
 			lat_hist_free(iv.hist);
@@ -164,7 +111,7 @@ static int load_hlog(const char *path, const char *tag, struct report_data *d,
 			lat_hist_free(iv.hist);
 			snprintf(why, why_len, "'%s' line %lld: more than %d "
 				 "tags", path, (long long)iv.line,
-				 REPORT_MAX_TAGS);
+				 LAT_HLOG_MAX_TAGS);
 			rc = -LAT_EFORMAT;
 			break;
 		}
@@ -214,7 +161,7 @@ static int slurp(const char *path, char **text, size_t *len)
 		n += fread(buf + n, 1, cap - n - 1, f);
 		if (n < cap - 1)
 			break;
-		if (cap >= REPORT_MAX_HGRM) {
+		if (cap >= HLOG_MAX_HGRM) {
 			free(buf);
 			fclose(f);
 			return -EFBIG;
@@ -260,10 +207,11 @@ static bool looks_like_hgrm(const char *text, size_t len)
 }
 
 static int load_hgrm(const char *path, const char *text, size_t len,
-		     double scale, struct report_data *d, char *why,
-		     size_t why_len)
+		     double scale, struct lat_hlog_data *d)
 {
 	int rc = lat_hgrm_read(text, len, scale, &d->hgrm, &d->total.hist);
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 
 	if (rc) {
 		snprintf(why, why_len, "'%s': not a readable .hgrm file: %s",
@@ -277,9 +225,11 @@ static int load_hgrm(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-int report_load(const char *path, const char *tag, double scale,
-		struct report_data *d, char *why, size_t why_len)
+int lat_hlog_load(const char *path, const char *tag, double scale,
+		  struct lat_hlog_data *d)
 {
+	char *why = d->why;
+	size_t why_len = sizeof(d->why);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -289,7 +239,6 @@ int report_load(const char *path, const char *tag, double scale,
 
 	memset(d, 0, sizeof(*d));
 	d->start_time_s = NAN;
-	why[0] = '\0';
 	f = fopen(path, "rb");
 	if (!f) {
 		rc = -errno;
@@ -300,19 +249,33 @@ int report_load(const char *path, const char *tag, double scale,
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!looks_like_hgrm(head, n))
-		return load_hlog(path, tag, d, why, why_len);
+		return load_hlog(path, tag, d);
 	rc = slurp(path, &text, &len);
 	if (rc) {
 		snprintf(why, why_len, "cannot read '%s': %s", path,
 			 lat_strerror(rc));
 		return rc;
 	}
-	rc = load_hgrm(path, text, len, scale, d, why, why_len);
+	rc = load_hgrm(path, text, len, scale, d);
 	free(text);
 	return rc;
 }
 
-void report_data_free(struct report_data *d)
+void lat_hlog_summarize(const struct lat_hlog_data *d,
+			const struct lat_hist *h, double ns_per_value,
+			struct lat_hist_summary *s)
+{
+	lat_hist_summarize(h, ns_per_value, s);
+	if (d->is_hgrm && d->hgrm.has_footer) {
+		/* the footer is exact where the rebuilt histogram is not;
+		 * it is in file units, the rebuilt histogram in ns */
+		s->mean = d->hgrm.mean * d->hgrm_scale;
+		s->stddev = d->hgrm.stddev * d->hgrm_scale;
+		s->max = d->hgrm.max * d->hgrm_scale;
+	}
+}
+
+void lat_hlog_data_free(struct lat_hlog_data *d)
 {
 	for (int i = 0; i < d->ntags; i++)
 		lat_hist_free(d->tags[i].hist);

@@ -1,0 +1,147 @@
+/*
+ * latlab doctor: is this machine fit to measure on? Gathers the facts
+ * (src/doctor), judges them, prints the findings. All reading and every
+ * threshold live in the library.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "latlab/doctor.h"
+#include "latlab/json.h"
+
+#define CMD "doctor"
+
+static const char usage[] =
+"latlab doctor: is this machine fit to measure latency on?\n"
+"\n"
+"usage: latlab doctor [--json] [--strict] [--steal <time>] [--root <dir>]\n"
+"\n"
+"Checks, one line each with ok / info / warn / bad / n/a and, under every\n"
+"warn and bad, the fix:\n"
+"  clock           invariant TSC, kernel clocksource, TSC vs\n"
+"                  CLOCK_MONOTONIC_RAW over two windows\n"
+"  cpu             online and usable CPUs, isolation (isolcpus, nohz_full,\n"
+"                  rcu_nocbs), SMT, governor and boost, idle states and\n"
+"                  exit latencies, device IRQs on the CPUs the pipeline\n"
+"                  would use, NUMA nodes\n"
+"  virtualisation  hypervisor (CPUID), steal time measured now\n"
+"  cgroup          v1 or v2, CPU quota (tightest up the tree), periods\n"
+"                  throttled so far, cpuset\n"
+"  memory          transparent huge pages, swap, locked-memory limit\n"
+"  privileges      perf_event_paranoid, capabilities, BTF, unprivileged BPF\n"
+"  latlab          what latlab can therefore do here: counters, eBPF\n"
+"                  probes, the pipeline's placement, the CPU-quota\n"
+"                  experiment\n"
+"It runs as any user; what it cannot read it reports as n/a with why.\n"
+"\n"
+"options:\n"
+"  --json          one JSON object: findings, summary, facts\n"
+"  --strict        exit 1 when any finding is bad\n"
+"  --steal <time>  how long to measure steal (default 1s; 0 skips it\n"
+"                  and the clock comparison)\n"
+"  --root <dir>    read /proc and /sys under <dir> (a saved copy of\n"
+"                  another machine's files); CPUID and this process's\n"
+"                  limits stay this machine's\n"
+"\n"
+"Exit status: 0 done (warnings included), 1 --strict and a bad finding,\n"
+"or a runtime failure, 2 bad usage.\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab doctor                 # the report, about 1 s\n"
+"  latlab doctor --json | jq '.findings[] | select(.level != \"ok\")'\n"
+"  latlab doctor --strict --steal 0  # gate a benchmark job on it\n";
+
+struct doctor_args {
+	struct lat_doctor_opts o;
+	bool json, strict;
+};
+
+enum { OPT_JSON = 256, OPT_STRICT, OPT_STEAL, OPT_ROOT };
+
+static const struct option options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "steal", required_argument, NULL, OPT_STEAL },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse(int argc, char **argv, struct doctor_args *a)
+{
+	double ms;
+	int c;
+
+	lat_doctor_opts_init(&a->o);
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_STRICT:
+			a->strict = true;
+			break;
+		case OPT_STEAL:
+			/* a bare 0 needs no unit: nothing is measured */
+			ms = !strcmp(optarg, "0") ? 0
+				: cli_duration_ns(CMD, "--steal", optarg,
+						      0, 0, 60e9) / 1e6;
+			if (ms > 0 && ms < 10)
+				cli_usage_error(CMD, "--steal must be 0 or "
+						    "at least 10ms, not '%s'",
+						    optarg);
+			a->o.steal_ms = (unsigned)ms;
+			/* the clock comparison hides inside the window */
+			a->o.clock_ms = a->o.steal_ms < 400 ? a->o.steal_ms
+							     : 400;
+			break;
+		case OPT_ROOT:
+			if (!*optarg)
+				cli_usage_error(CMD, "--root needs a "
+						    "directory");
+			a->o.root = optarg;
+			break;
+		default:
+			cli_bad_option(CMD, argv, c);
+		}
+	}
+	cli_no_operands(CMD, argc, argv);
+}
+
+static int doctor_main(int argc, char **argv)
+{
+	static struct lat_doctor_facts facts; /* ~40 KiB */
+	static struct lat_doctor_report report;
+	struct doctor_args a = { .json = false };
+	struct lat_json j;
+	int rc;
+
+	parse(argc, argv, &a);
+	rc = lat_doctor_gather(&facts, &a.o);
+	if (rc)
+		cli_fail(CMD, "cannot gather the facts: %s",
+			     lat_strerror(rc));
+	lat_doctor_judge(&facts, &report);
+	if (a.json) {
+		lat_json_init(&j, stdout);
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "command", CMD);
+		lat_doctor_write_json(&j, &facts, &report);
+		lat_json_bool(&j, "strict", a.strict);
+		lat_json_obj_end(&j);
+		if (lat_json_finish(&j))
+			cli_fail(CMD, "internal error: unbalanced JSON");
+	} else if (lat_doctor_print(stdout, &report)) {
+		cli_fail(CMD, "writing the report failed");
+	}
+	return a.strict && lat_doctor_count(&report, LAT_DOCTOR_BAD)
+		       ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+const struct cli_cmd cli_cmd_doctor = {
+	.name = "doctor",
+	.summary = "is this machine fit to measure on? (checks and fixes)",
+	.usage = usage,
+	.run = doctor_main,
+};

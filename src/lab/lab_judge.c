@@ -1,0 +1,582 @@
+/*
+ * lat_lab_judge: from rows to verdicts. Each experiment is compared with
+ * the baselines run just before and after it (so a machine that drifts
+ * over the lab run moves both sides alike), and a change counts only past
+ * the baselines' spread around their trend and the trend itself.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/lab.h"
+
+static bool usable(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static bool judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a)
+{
+	return r->baseline && r->arm == a && !r->interrupted;
+}
+
+/* The arm's baselines: a least-squares line through (run index, ln v). */
+struct trend {
+	int n;
+	double spread; /* max/min of the residuals, as a ratio */
+	double drift;  /* the line's change from first to last baseline */
+};
+
+static void arm_trend(const struct lat_lab_row *rows, int n,
+		      enum lat_lab_arm a, const double *v, struct trend *t)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, mx, my, slope = 0, var;
+	double lo = INFINITY, hi = -INFINITY;
+	int k = 0, first = -1, last = -1;
+
+	for (int i = 0; i < n; i++) {
+		double y;
+
+		if (!judged_baseline(&rows[i], a) || !usable(v[i]))
+			continue;
+		y = log(v[i]);
+		sx += i;
+		sy += y;
+		sxx += (double)i * i;
+		sxy += i * y;
+		first = first < 0 ? i : first;
+		last = i;
+		k++;
+	}
+	t->n = k;
+	t->spread = t->drift = 1.0;
+	if (k < 2)
+		return;
+	mx = sx / k;
+	my = sy / k;
+	var = sxx / k - mx * mx;
+	if (var > 0)
+		slope = (sxy / k - mx * my) / var;
+	t->drift = exp(slope * (last - first));
+	for (int i = 0; i < n; i++) {
+		double res;
+
+		if (!judged_baseline(&rows[i], a) || !usable(v[i]))
+			continue;
+		res = log(v[i]) - (my + slope * (i - mx));
+		lo = res < lo ? res : lo;
+		hi = res > hi ? res : hi;
+	}
+	t->spread = exp(hi - lo);
+}
+
+/* The baselines of @r's arm just before and after row @i; -1 if none. */
+static void neighbours(const struct lat_lab_row *rows, int n, int i,
+		       const double *v, int *before, int *after)
+{
+	enum lat_lab_arm a = rows[i].arm;
+
+	*before = *after = -1;
+	for (int j = i - 1; j >= 0 && *before < 0; j--)
+		if (judged_baseline(&rows[j], a) && usable(v[j]))
+			*before = j;
+	for (int j = i + 1; j < n && *after < 0; j++)
+		if (judged_baseline(&rows[j], a) && usable(v[j]))
+			*after = j;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool exp_row(const struct lat_lab_row *r, enum lat_lab_exp e)
+{
+	return !r->baseline && r->exp == e && !r->interrupted;
+}
+
+/*
+ * How far the ratio must go: past the spread (with a margin: a handful of
+ * runs estimate it loosely) and LAT_LAB_MIN_RATIO for an effect "beyond
+ * the spread", and past the drift too for an effect at all.
+ */
+static void classify(struct lat_lab_cmp *c)
+{
+	double drift = c->drift >= 1 ? c->drift : 1 / c->drift;
+	double spread_tol = fmax(LAT_LAB_MIN_RATIO,
+				 c->spread * LAT_LAB_MARGIN);
+
+	c->tolerance = fmax(spread_tol, drift * LAT_LAB_MARGIN);
+	if (c->ratio > c->tolerance)
+		c->effect = LAT_LAB_EFFECT_UP;
+	else if (c->ratio < 1 / c->tolerance)
+		c->effect = LAT_LAB_EFFECT_DOWN;
+	else if (c->ratio > spread_tol || c->ratio < 1 / spread_tol)
+		c->effect = LAT_LAB_EFFECT_DRIFT;
+	else
+		c->effect = LAT_LAB_EFFECT_NONE;
+}
+
+int lat_lab_compare(const struct lat_lab_row *rows, int n,
+		    enum lat_lab_exp e, const double *v,
+		    struct lat_lab_cmp *out)
+{
+	double logr[LAT_LAB_MAX_ROWS];
+	struct trend t = { 0, 1, 1 }, def;
+	int k = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->ratio = out->spread = out->drift = 1.0;
+	for (int i = 0; i < n && k < LAT_LAB_MAX_ROWS; i++) {
+		int b, a;
+		double ref = 0;
+
+		if (!exp_row(&rows[i], e) || !usable(v[i]))
+			continue;
+		neighbours(rows, n, i, v, &b, &a);
+		if (b < 0 && a < 0)
+			continue;
+		if (b >= 0 && a >= 0)
+			ref = (log(v[b]) + log(v[a])) / 2;
+		else
+			ref = log(v[b >= 0 ? b : a]);
+		if (!k)
+			arm_trend(rows, n, rows[i].arm, v, &t);
+		/* two baselines have no scatter around their own line */
+		if (t.n < 3 && rows[i].arm != LAT_LAB_ARM_DEFAULT) {
+			arm_trend(rows, n, LAT_LAB_ARM_DEFAULT, v, &def);
+			t.spread = fmax(t.spread, def.spread);
+		}
+		logr[k++] = log(v[i]) - ref;
+	}
+	if (!k) {
+		out->tolerance = LAT_LAB_MIN_RATIO;
+		return 0;
+	}
+	out->ratio = exp(median_of(logr, k));
+	out->spread = t.spread;
+	out->drift = t.drift;
+	classify(out);
+	return k;
+}
+
+/* ---- the statistics ------------------------------------------------- */
+
+enum stat { P50, P99, P999, MEAN };
+
+static void stat_values(const struct lat_lab *L, enum stat s, double *v)
+{
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i];
+
+		v[i] = s == P50 ? r->p50_ns : s == P99 ? r->p99_ns :
+		       s == P999 ? r->p999_ns : r->mean_ns;
+	}
+}
+
+static int part_index(const struct lat_lab_row *r, const char *name)
+{
+	for (int p = 0; p < r->n_parts; p++)
+		if (!strcmp(r->part[p], name))
+			return p;
+	return -1;
+}
+
+/* Part @name's mean (or p99) in every row; 0 where a row lacks it. */
+static void part_values(const struct lat_lab *L, const char *name, bool p99,
+			double *v)
+{
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i];
+		int p = part_index(r, name);
+
+		v[i] = p < 0 ? 0 : p99 ? r->part_p99_ns[p] :
+					 r->part_mean_ns[p];
+	}
+}
+
+/*
+ * Counter @m in every row, plus 10 so a count near 0 (migrations of a
+ * pinned run) does not make any small count an infinite ratio; 0 (not
+ * compared) where n/a.
+ */
+static bool metric_values(const struct lat_lab *L, enum lat_lab_exp e,
+			  enum lat_lab_metric m, double *v)
+{
+	bool all = true;
+
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i];
+
+		v[i] = r->has_metric[m] ? (double)r->metric[m] + 10 : 0;
+		if (!r->has_metric[m] && (r->baseline || r->exp == e))
+			all = false;
+	}
+	return all;
+}
+
+static double fmag(double ratio)
+{
+	return fabs(log(ratio));
+}
+
+/* Keep in V->fp the comparison that moved most. */
+static void keep_largest(struct lat_lab_verdict *V, const char *name,
+			 const struct lat_lab_cmp *c)
+{
+	if (!V->fp_stat[0] || fmag(c->ratio) > fmag(V->fp.ratio)) {
+		V->fp = *c;
+		snprintf(V->fp_stat, sizeof(V->fp_stat), "%s", name);
+	}
+}
+
+static bool moved(const struct lat_lab_cmp *c)
+{
+	return c->effect == LAT_LAB_EFFECT_UP ||
+	       c->effect == LAT_LAB_EFFECT_DOWN;
+}
+
+static void set_outcome(struct lat_lab_verdict *V, enum lat_lab_outcome o)
+{
+	V->outcome = o;
+	V->seen = o == LAT_LAB_SEEN;
+}
+
+/* ---- one judgement per fingerprint ---------------------------------- */
+
+static void judge_no_effect(struct lat_lab_verdict *V)
+{
+	const struct lat_lab_cmp *c[] = { &V->p50, &V->p99, &V->p999,
+					  &V->mean };
+	static const char *const name[] = { "e2e p50", "e2e p99",
+					    "e2e p99.9", "e2e mean" };
+	bool any = false;
+
+	for (int i = 0; i < 4; i++) {
+		keep_largest(V, name[i], c[i]);
+		any |= moved(c[i]);
+	}
+	set_outcome(V, any ? LAT_LAB_NOT_SEEN : LAT_LAB_SEEN);
+}
+
+/* Per event: the experiment's median over runs, the baselines' max. */
+static void per_event(const struct lat_lab *L, enum lat_lab_exp e,
+		      enum lat_lab_metric m, struct lat_lab_verdict *V)
+{
+	double x[LAT_LAB_MAX_ROWS], ev[LAT_LAB_MAX_ROWS];
+	int k = 0;
+
+	for (int i = 0; i < L->n_rows; i++)
+		ev[i] = (double)L->row[i].events;
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i];
+		int b, a;
+
+		if (!exp_row(r, e) || !r->events)
+			continue;
+		x[k++] = (double)r->metric[m] / (double)r->events;
+		neighbours(L->row, L->n_rows, i, ev, &b, &a);
+		for (int j = 0; j < 2; j++) {
+			int at = j ? a : b;
+			double pe;
+
+			if (at < 0)
+				continue;
+			pe = (double)L->row[at].metric[m] /
+			     (double)L->row[at].events;
+			V->base_per_event = fmax(V->base_per_event, pe);
+		}
+	}
+	V->per_event = k ? median_of(x, k) : 0;
+	snprintf(V->fp_stat, sizeof(V->fp_stat), "%s per event",
+		 lat_lab_metric_name(m));
+}
+
+static void judge_sched(const struct lat_lab *L, struct lat_lab_verdict *V)
+{
+	static const enum lat_lab_metric m[] = { LAT_LAB_CTX_SWITCHES,
+						 LAT_LAB_MIGRATIONS };
+	double v[LAT_LAB_MAX_ROWS];
+	bool any = false;
+
+	for (int i = 0; i < 2; i++) {
+		struct lat_lab_cmp c;
+
+		if (!metric_values(L, V->exp, m[i], v))
+			continue;
+		any = true;
+		lat_lab_compare(L->row, L->n_rows, V->exp, v, &c);
+		keep_largest(V, lat_lab_metric_name(m[i]), &c);
+	}
+	if (!any) {
+		set_outcome(V, LAT_LAB_CANNOT_SHOW);
+		V->why = "context switches and migrations cannot be read here";
+	} else {
+		set_outcome(V, moved(&V->fp) ? LAT_LAB_SEEN :
+			       V->fp.effect == LAT_LAB_EFFECT_DRIFT ?
+			       LAT_LAB_WITHIN_DRIFT : LAT_LAB_NOT_SEEN);
+	}
+}
+
+static void judge_body(struct lat_lab_verdict *V)
+{
+	bool p50_up = V->p50.effect == LAT_LAB_EFFECT_UP;
+	bool mean_up = V->mean.effect == LAT_LAB_EFFECT_UP;
+	bool p50_some = p50_up || (V->p50.effect == LAT_LAB_EFFECT_DRIFT &&
+				   V->p50.ratio > 1);
+
+	V->fp = V->p50;
+	snprintf(V->fp_stat, sizeof(V->fp_stat), "e2e p50");
+	set_outcome(V, p50_up && mean_up ? LAT_LAB_SEEN :
+		       p50_some ? LAT_LAB_WITHIN_DRIFT : LAT_LAB_NOT_SEEN);
+}
+
+/* The line's fingerprint: work1 (mean, p99) or q2+wake (mean) grows. */
+static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
+		       bool expect_growth)
+{
+	static const struct {
+		const char *part, *name;
+		bool p99;
+	} s[] = {
+		{ "work1", "work1 mean", false },
+		{ "work1", "work1 p99", true },
+		{ "q2+wake", "q2+wake mean", false },
+	};
+	double v[LAT_LAB_MAX_ROWS];
+	bool up = false, drift_up = false;
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		struct lat_lab_cmp c;
+
+		part_values(L, s[i].part, s[i].p99, v);
+		if (!lat_lab_compare(L->row, L->n_rows, V->exp, v, &c))
+			continue;
+		if (c.effect == LAT_LAB_EFFECT_UP && !up) {
+			V->fp_stat[0] = '\0'; /* the growth is the story */
+			up = true;
+		}
+		if (!up || c.effect == LAT_LAB_EFFECT_UP)
+			keep_largest(V, s[i].name, &c);
+		drift_up |= c.effect == LAT_LAB_EFFECT_DRIFT && c.ratio > 1;
+	}
+	if (expect_growth)
+		set_outcome(V, up ? LAT_LAB_SEEN : drift_up ?
+			       LAT_LAB_WITHIN_DRIFT : LAT_LAB_NOT_SEEN);
+	else
+		set_outcome(V, up ? LAT_LAB_NOT_SEEN : LAT_LAB_SEEN);
+}
+
+/* One slow work1 at the freeze, q1+wake slow right after it. */
+static bool stall_window(const struct lat_lab_row *r)
+{
+	int work1 = part_index(r, "work1"), q1 = part_index(r, "q1+wake");
+
+	return r->flight.frozen && work1 >= 0 && q1 >= 0 &&
+	       r->flight.trigger_part == work1 && r->flight.trigger_only &&
+	       r->flight.slow_after[q1] > 0;
+}
+
+static void judge_stall(const struct lat_lab *L, struct lat_lab_verdict *V)
+{
+	int runs = 0, seen = 0;
+
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i];
+
+		if (!exp_row(r, V->exp))
+			continue;
+		if (!runs++) {
+			V->flight = r->flight;
+			V->stall_ns = r->stall_ns;
+		}
+		seen += stall_window(r);
+	}
+	snprintf(V->fp_stat, sizeof(V->fp_stat), "flight recorder");
+	set_outcome(V, 2 * seen > runs ? LAT_LAB_SEEN : LAT_LAB_NOT_SEEN);
+	if (!V->seen && !V->flight.frozen)
+		V->why = "the recorder never froze: no e2e went above half "
+			 "the stall";
+}
+
+/*
+ * The part that holds most of the growth of the mean e2e (means add up
+ * across parts; percentiles do not), averaged over the runs.
+ */
+static void growth_part(const struct lat_lab *L, struct lat_lab_verdict *V)
+{
+	double grow[LAT_LAB_MAX_PARTS] = { 0 }, e2e = 0, best = 0;
+	double ev[LAT_LAB_MAX_ROWS];
+	int k = 0, np = -1;
+
+	V->growth_part = -1;
+	if (V->mean.effect != LAT_LAB_EFFECT_UP)
+		return;
+	for (int i = 0; i < L->n_rows; i++)
+		ev[i] = L->row[i].mean_ns;
+	for (int i = 0; i < L->n_rows; i++) {
+		const struct lat_lab_row *r = &L->row[i], *nb[2];
+		int b, a, m = 0;
+
+		if (!exp_row(r, V->exp))
+			continue;
+		neighbours(L->row, L->n_rows, i, ev, &b, &a);
+		if (b >= 0)
+			nb[m++] = &L->row[b];
+		if (a >= 0)
+			nb[m++] = &L->row[a];
+		if (!m || (np >= 0 && r->n_parts != np))
+			continue;
+		np = r->n_parts;
+		for (int j = 0; j < m; j++) {
+			if (nb[j]->n_parts != np)
+				return;
+			e2e += (r->mean_ns - nb[j]->mean_ns) / m;
+			for (int p = 0; p < np; p++)
+				grow[p] += (r->part_mean_ns[p] -
+					    nb[j]->part_mean_ns[p]) / m;
+		}
+		k++;
+	}
+	for (int p = 0; k && p < np; p++)
+		if (grow[p] > best) {
+			best = grow[p];
+			V->growth_part = p;
+		}
+	if (V->growth_part >= 0 && e2e > 0)
+		V->growth_share = fmin(1.0, best / e2e);
+}
+
+/* ---- the machine ---------------------------------------------------- */
+
+/* Why @e cannot show on this machine, or NULL. */
+static const char *cannot_show(const struct lat_lab *L, enum lat_lab_exp e)
+{
+	bool alloc_na = false, faults_na = false;
+
+	for (int i = 0; i < L->n_rows; i++) {
+		alloc_na |= !L->row[i].has_metric[LAT_LAB_ALLOCATIONS];
+		faults_na |= !L->row[i].has_metric[LAT_LAB_PAGE_FAULTS];
+	}
+	switch (e) {
+	case LAT_LAB_SHARE_LINE:
+		return L->place.can_split ? NULL :
+		       "one usable CPU: stage 1 and the consumer cannot run on "
+		       "different CPUs, so the line never moves between caches";
+	case LAT_LAB_NO_PIN:
+		return L->place.n_usable > 1 ? NULL :
+		       "one usable CPU: the scheduler has nowhere else to put "
+		       "a thread";
+	case LAT_LAB_ALLOC:
+		return alloc_na ? "allocations are not counted in this build "
+				  "(the counting allocator is off)" : NULL;
+	case LAT_LAB_ALLOC_MMAP:
+		return faults_na ? "page faults cannot be read here" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void judge_one(const struct lat_lab *L, struct lat_lab_verdict *V)
+{
+	double v[LAT_LAB_MAX_ROWS];
+	const char *why = cannot_show(L, V->exp);
+
+	if (why) {
+		set_outcome(V, LAT_LAB_CANNOT_SHOW);
+		V->why = why;
+		return;
+	}
+	stat_values(L, P50, v);
+	V->runs = lat_lab_compare(L->row, L->n_rows, V->exp, v, &V->p50);
+	if (!V->runs) {
+		set_outcome(V, LAT_LAB_NO_DATA);
+		V->why = V->ran ? "no finished baseline beside it" :
+				  "stopped before it ran to the end";
+		return;
+	}
+	stat_values(L, P99, v);
+	lat_lab_compare(L->row, L->n_rows, V->exp, v, &V->p99);
+	stat_values(L, P999, v);
+	lat_lab_compare(L->row, L->n_rows, V->exp, v, &V->p999);
+	stat_values(L, MEAN, v);
+	lat_lab_compare(L->row, L->n_rows, V->exp, v, &V->mean);
+	growth_part(L, V);
+	switch (V->expected) {
+	case LAT_LAB_FP_NO_EFFECT:
+		judge_no_effect(V);
+		break;
+	case LAT_LAB_FP_ALLOCS:
+		per_event(L, V->exp, LAT_LAB_ALLOCATIONS, V);
+		set_outcome(V, V->per_event >= 0.99 &&
+			       V->base_per_event < 0.01 ?
+			       LAT_LAB_SEEN : LAT_LAB_NOT_SEEN);
+		break;
+	case LAT_LAB_FP_FAULTS:
+		per_event(L, V->exp, LAT_LAB_PAGE_FAULTS, V);
+		set_outcome(V, V->per_event >= 1 && V->base_per_event < 0.5 ?
+			       LAT_LAB_SEEN : LAT_LAB_NOT_SEEN);
+		break;
+	case LAT_LAB_FP_SCHED:
+		judge_sched(L, V);
+		break;
+	case LAT_LAB_FP_BODY:
+		judge_body(V);
+		break;
+	case LAT_LAB_FP_STALL:
+		judge_stall(L, V);
+		break;
+	case LAT_LAB_FP_LINE:
+	case LAT_LAB_FP_NO_LINE:
+		judge_line(L, V, V->expected == LAT_LAB_FP_LINE);
+		break;
+	case LAT_LAB_N_FP:
+		break;
+	}
+}
+
+void lat_lab_judge(struct lat_lab *L)
+{
+	double v[LAT_LAB_MAX_ROWS];
+
+	for (int a = 0; a < LAT_LAB_N_ARMS; a++) {
+		struct trend t;
+
+		L->arm_baselines[a] = 0;
+		for (int i = 0; i < L->n_rows; i++)
+			L->arm_baselines[a] += judged_baseline(&L->row[i], a);
+		stat_values(L, P50, v);
+		arm_trend(L->row, L->n_rows, a, v, &t);
+		L->base_p50[a] = (struct lat_lab_cmp){ 1, t.spread, t.drift,
+						       0, LAT_LAB_EFFECT_NONE };
+		classify(&L->base_p50[a]);
+		stat_values(L, MEAN, v);
+		arm_trend(L->row, L->n_rows, a, v, &t);
+		L->base_mean[a] = (struct lat_lab_cmp){ 1, t.spread, t.drift,
+							0, LAT_LAB_EFFECT_NONE };
+		classify(&L->base_mean[a]);
+	}
+	for (int e = 0; e < LAT_LAB_N_EXP; e++) {
+		struct lat_lab_verdict *V = &L->verdict[e];
+
+		memset(V, 0, sizeof(*V));
+		V->exp = e;
+		V->expected = lat_lab_exp_fp(e);
+		V->growth_part = V->flight.trigger_part = -1;
+		if (e != LAT_LAB_NULL &&
+		    (!L->opts.want[e] || L->opts.sham_only))
+			continue;
+		V->wanted = true;
+		for (int i = 0; i < L->n_rows; i++)
+			V->ran |= !L->row[i].baseline && (int)L->row[i].exp == e;
+		judge_one(L, V);
+	}
+}

@@ -1,0 +1,100 @@
+/*
+ * lat_lab_run: the plan, run by the pipeline library, one row per run.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "latlab/lab.h"
+
+/* Flight recorder samples kept after the stall's freeze. */
+#define STALL_FLIGHT_POST 64
+
+static void keep_reason(char *dst, const char *why)
+{
+	if (!dst[0] && why)
+		snprintf(dst, LAT_PERF_REASON_LEN, "%s", why);
+}
+
+/* Why each counter is n/a, as the first run that lacked it said. */
+static void keep_reasons(struct lat_lab *L, const struct lat_instr *in)
+{
+	const char *faults = lat_instr_reason(in, LAT_PERF_MINOR_FAULTS);
+	const char *ipc = lat_instr_reason(in, LAT_PERF_CYCLES);
+
+	keep_reason(L->unavailable[LAT_LAB_CTX_SWITCHES],
+		    lat_instr_reason(in, LAT_PERF_CTX_SWITCHES));
+	keep_reason(L->unavailable[LAT_LAB_MIGRATIONS],
+		    lat_instr_reason(in, LAT_PERF_MIGRATIONS));
+	keep_reason(L->unavailable[LAT_LAB_PAGE_FAULTS], faults ? faults :
+		    lat_instr_reason(in, LAT_PERF_MAJOR_FAULTS));
+	keep_reason(L->unavailable[LAT_LAB_ALLOCATIONS], in->alloc_reason);
+	keep_reason(L->unavailable[LAT_LAB_RUN_DELAY_NS],
+		    lat_instr_reason(in, LAT_PERF_RUN_DELAY));
+	keep_reason(L->unavailable[LAT_LAB_NMETRICS], ipc ? ipc :
+		    lat_instr_reason(in, LAT_PERF_INSTRUCTIONS));
+}
+
+/* Planned row @i, run. */
+static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
+		   void *ctx)
+{
+	struct lat_instr_opts o = { .counters = L->opts.counters };
+	struct lat_lab_row *w = &L->row[i];
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+	struct lat_instr in;
+	double freeze_ns;
+	int rc = lat_lab_configure(L, i, &c, &freeze_ns);
+
+	if (rc)
+		return rc;
+	if (freeze_ns > 0) {
+		o.flight = true;
+		o.freeze_above = (lat_ns_t)freeze_ns;
+		o.flight_post = STALL_FLIGHT_POST;
+	}
+	rc = lat_instr_init(&in, &o, &c);
+	if (rc)
+		return rc;
+	rc = lat_pipe_run_until(&c, &r, stop, ctx);
+	if (!rc) {
+		lat_lab_row_from_result(w, &r, o.counters || o.flight ? &in :
+								       NULL);
+		if (o.counters)
+			keep_reasons(L, &in);
+	}
+	lat_pipe_result_destroy(&r);
+	lat_instr_destroy(&in);
+	return rc;
+}
+
+int lat_lab_run(struct lat_lab *L, lat_pipe_stop_fn stop, void *ctx,
+		FILE *progress)
+{
+	L->n_rows = 0;
+	L->stopped = false;
+	memset(L->unavailable, 0, sizeof(L->unavailable));
+	for (int i = 0; i < L->n_plan; i++) {
+		int rc;
+
+		/* a stop between two runs ends the lab there */
+		if (stop && stop(ctx, 0, 0)) {
+			L->stopped = true;
+			break;
+		}
+		if (progress)
+			fprintf(progress, "latlab lab: run %d of %d (round %d): "
+				"%s\n", i + 1, L->n_plan, L->row[i].round + 1,
+				L->row[i].name);
+		rc = run_row(L, i, stop, ctx);
+		if (rc)
+			return rc;
+		L->n_rows = i + 1;
+		if (L->row[i].interrupted) {
+			L->stopped = true;
+			break;
+		}
+	}
+	lat_lab_judge(L);
+	return 0;
+}

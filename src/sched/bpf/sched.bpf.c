@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latlab's scheduler probe, kernel side. It decides only what is worth
+ * sending: scheduler events of the followed threads (a TID set, or every
+ * thread of a followed process) and every switch, interrupt and softirq on
+ * the watched ("hot") CPUs. All bookkeeping (run-queue latency, off-CPU
+ * reasons, intervals held by foreign tasks) is done in user space from the
+ * records, so the histograms there have full precision and the rules live
+ * in one place (src/sched/sched_state.c).
+ *
+ * Each program exists twice: tp_btf (direct field loads, the cheap one)
+ * and raw_tp (fields through bpf_probe_read_kernel), for kernels that
+ * refuse tp_btf. The loader autoloads one set. The shared bodies are
+ * always_inline with a constant `direct` flag, so clang drops the other
+ * access path from each program.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sched/sched_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* the loader may resize it */
+} events SEC(".maps");
+
+/* Followed threads: tid -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_SCHED_MAX_TIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+/* Followed processes (every thread, including ones created later): tgid -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_SCHED_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+/* Watched CPUs: cpu -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LAT_SCHED_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u8);
+} cpus SEC(".maps");
+
+/* Records the ring buffer had no room for, per CPU: never silent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Entry time of the hard interrupt / softirq running on this CPU
+ * (slot 0 hardirq, 1 softirq: a hardirq can nest in a softirq). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} irq_start SEC(".maps");
+
+static __always_inline int followed(__u32 pid, __u32 tgid)
+{
+	if (pid == 0)
+		return 0; /* the idle task is never ours */
+	return bpf_map_lookup_elem(&tids, &pid) ||
+	       bpf_map_lookup_elem(&tgids, &tgid);
+}
+
+static __always_inline int watched_cpu(__u32 cpu)
+{
+	__u8 *on = bpf_map_lookup_elem(&cpus, &cpu);
+
+	return on && *on;
+}
+
+static __always_inline struct lat_sched_ev *reserve(void)
+{
+	struct lat_sched_ev *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+
+	if (!ev) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+		if (n)
+			(*n)++; /* per-CPU slot: no other writer */
+	}
+	return ev;
+}
+
+/* Read a task field: a direct load under tp_btf, a probe read under raw_tp. */
+#define TASK_FIELD(direct, t, f) ((direct) ? (t)->f : BPF_CORE_READ(t, f))
+
+static __always_inline void task_comm(int direct, struct task_struct *t,
+				      char dst[16])
+{
+	if (direct)
+		__builtin_memcpy(dst, t->comm, 16);
+	else
+		bpf_probe_read_kernel(dst, 16, &t->comm);
+}
+
+static __always_inline int on_switch(int direct, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 ppid = TASK_FIELD(direct, prev, pid);
+	__u32 ptgid = TASK_FIELD(direct, prev, tgid);
+	__u32 npid = TASK_FIELD(direct, next, pid);
+	__u32 ntgid = TASK_FIELD(direct, next, tgid);
+	struct lat_sched_ev *ev;
+
+	if (!watched_cpu(cpu) && !followed(ppid, ptgid) &&
+	    !followed(npid, ntgid))
+		return 0;
+	ev = reserve();
+	if (!ev)
+		return 0;
+	ev->ts = bpf_ktime_get_ns();
+	ev->type = LAT_SCHED_EV_SWITCH;
+	ev->cpu = cpu;
+	ev->pid = ppid;
+	ev->tgid = ptgid;
+	ev->pid2 = npid;
+	ev->tgid2 = ntgid;
+	ev->arg = prev_state;
+	ev->arg2 = preempt;
+	task_comm(direct, prev, ev->comm);
+	task_comm(direct, next, ev->comm2);
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/*
+ * A record about one followed task p (a wakeup or a migration), with its
+ * CPU before the event in arg; NULL when p is not followed or the ring is
+ * full.
+ */
+static __always_inline struct lat_sched_ev *task_record(int direct,
+							struct task_struct *p,
+							__u32 type)
+{
+	__u32 pid = TASK_FIELD(direct, p, pid);
+	__u32 tgid = TASK_FIELD(direct, p, tgid);
+	struct lat_sched_ev *ev;
+
+	if (!followed(pid, tgid))
+		return NULL;
+	ev = reserve();
+	if (!ev)
+		return NULL;
+	ev->ts = bpf_ktime_get_ns();
+	ev->type = type;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->pid = pid;
+	ev->tgid = tgid;
+	ev->arg = bpf_core_field_exists(p->wake_cpu) ?
+			  TASK_FIELD(direct, p, wake_cpu) : ~0u;
+	task_comm(direct, p, ev->comm);
+	return ev;
+}
+
+static __always_inline int on_wakeup(int direct, struct task_struct *p,
+				     __u32 type)
+{
+	struct lat_sched_ev *ev = task_record(direct, p, type);
+	__u64 id;
+
+	if (!ev)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	ev->pid2 = (__u32)id;
+	ev->tgid2 = id >> 32;
+	ev->arg2 = 0;
+	bpf_get_current_comm(ev->comm2, sizeof(ev->comm2));
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+static __always_inline int on_migrate(int direct, struct task_struct *p,
+				      int dest_cpu)
+{
+	struct lat_sched_ev *ev = task_record(direct, p, LAT_SCHED_EV_MIGRATE);
+
+	if (!ev)
+		return 0;
+	ev->pid2 = 0;
+	ev->tgid2 = 0;
+	ev->arg2 = dest_cpu;
+	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/* Interrupts: stamp on entry, send one record with the length on exit. */
+static __always_inline int irq_enter(__u32 slot)
+{
+	__u64 *t;
+
+	if (!watched_cpu(bpf_get_smp_processor_id()))
+		return 0;
+	t = bpf_map_lookup_elem(&irq_start, &slot);
+	if (t)
+		*t = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
+				    __u32 num)
+{
+	struct lat_sched_ev *ev;
+	__u64 *t, start, now;
+
+	t = bpf_map_lookup_elem(&irq_start, &slot);
+	if (!t || !*t)
+		return 0; /* entered before the probe attached, or not watched */
+	start = *t;
+	*t = 0;
+	now = bpf_ktime_get_ns();
+	ev = reserve();
+	if (!ev)
+		return 0;
+	ev->ts = start;
+	ev->type = type;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->pid = 0;
+	ev->tgid = 0;
+	ev->pid2 = num;
+	ev->tgid2 = 0;
+	ev->arg = now - start;
+	ev->arg2 = kind;
+	__builtin_memset(ev->comm, 0, sizeof(ev->comm));
+	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/*
+ * Each body takes the raw argument array; under tp_btf the verifier still
+ * types ctx[i] from the tracepoint's BTF, so the direct loads are allowed
+ * there. TWIN(tp, body) makes the pair btf_<tp>, raw_<tp>.
+ */
+#define TWIN(tp, body)                                                       \
+	SEC("tp_btf/" #tp) int btf_##tp(__u64 *ctx) { return body(1, ctx); } \
+	SEC("raw_tp/" #tp) int raw_##tp(__u64 *ctx) { return body(0, ctx); }
+
+static __always_inline int switch_body(int direct, __u64 *ctx)
+{
+	/* sched_switch(bool preempt, prev, next, unsigned int prev_state):
+	 * prev_state is an argument since Linux 5.18. */
+	return on_switch(direct, (bool)ctx[0], (struct task_struct *)ctx[1],
+			 (struct task_struct *)ctx[2], (unsigned int)ctx[3]);
+}
+
+static __always_inline int wakeup_body(int direct, __u64 *ctx)
+{
+	return on_wakeup(direct, (struct task_struct *)ctx[0],
+			 LAT_SCHED_EV_WAKEUP);
+}
+
+static __always_inline int wakeup_new_body(int direct, __u64 *ctx)
+{
+	return on_wakeup(direct, (struct task_struct *)ctx[0],
+			 LAT_SCHED_EV_WAKEUP_NEW);
+}
+
+static __always_inline int migrate_body(int direct, __u64 *ctx)
+{
+	return on_migrate(direct, (struct task_struct *)ctx[0], (int)ctx[1]);
+}
+
+TWIN(sched_switch, switch_body)
+TWIN(sched_wakeup, wakeup_body)
+TWIN(sched_wakeup_new, wakeup_new_body)
+TWIN(sched_migrate_task, migrate_body)
+
+/* Interrupts (integer arguments only); the loader turns a pair off when
+ * the kernel lacks its tracepoint. */
+#define HARDIRQ_ENTER(direct, ctx) irq_enter(0)
+#define SOFTIRQ_ENTER(direct, ctx) irq_enter(1)
+#define HANDLER_EXIT(direct, ctx)                                            \
+	irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, (__u32)ctx[0])
+#define SOFTIRQ_EXIT(direct, ctx)                                            \
+	irq_exit(1, LAT_SCHED_EV_SOFTIRQ, (__u32)ctx[0], 0)
+
+TWIN(irq_handler_entry, HARDIRQ_ENTER)
+TWIN(irq_handler_exit, HANDLER_EXIT)
+TWIN(softirq_entry, SOFTIRQ_ENTER)
+TWIN(softirq_exit, SOFTIRQ_EXIT)
+
+/* x86 system vectors: interrupts that bypass irq_handler_entry. */
+#if defined(__TARGET_ARCH_x86)
+#define VECTOR_EXIT(kind) irq_exit(0, LAT_SCHED_EV_IRQ, kind, 0)
+#define TIMER_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_LOCAL_TIMER)
+#define RESCHED_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_RESCHEDULE)
+#define CALLFN_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_CALL_FUNCTION)
+#define CALLFN1_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_CALL_FUNCTION_SINGLE)
+#define IRQWORK_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_WORK)
+TWIN(local_timer_entry, HARDIRQ_ENTER)
+TWIN(local_timer_exit, TIMER_EXIT)
+TWIN(reschedule_entry, HARDIRQ_ENTER)
+TWIN(reschedule_exit, RESCHED_EXIT)
+TWIN(call_function_entry, HARDIRQ_ENTER)
+TWIN(call_function_exit, CALLFN_EXIT)
+TWIN(call_function_single_entry, HARDIRQ_ENTER)
+TWIN(call_function_single_exit, CALLFN1_EXIT)
+TWIN(irq_work_entry, HARDIRQ_ENTER)
+TWIN(irq_work_exit, IRQWORK_EXIT)
+#endif

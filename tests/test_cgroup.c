@@ -1,0 +1,289 @@
+/*
+ * Description: lat_cgroup on fake trees (a cgroup v1 hybrid host, a v2
+ * container whose mount shows only its own subtree, a v2 group without
+ * the cpu controller, malformed files), the quota and cpu.stat formats of
+ * both versions, the tightest quota up the tree, the sweep of leftovers
+ * of killed runs, and on this machine (as root) a child group with a
+ * quota that the process enters, reads and leaves without a trace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "latlab/cgroup.h"
+#include "latlab/sysfile.h"
+#include "t_test.h"
+#include "t_tree.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+	t_tree_put(root, rel, text);
+}
+
+static void fresh_root(void)
+{
+	t_tree_new(root, sizeof(root), "cgroup");
+}
+
+static void rm_root(void)
+{
+	T_CHECK(t_tree_remove(root));
+}
+
+/* The shape of this project's VMs: v1 controllers, v2 with none. */
+static void test_v1_hybrid(void)
+{
+	struct lat_cgroup cg;
+	struct lat_cgroup_cpu_stat st;
+	int64_t q;
+	uint64_t p;
+	char want[600], where[LAT_CGROUP_PATH_LEN];
+	double cpus;
+
+	fresh_root();
+	put("proc/self/cgroup", "9:name=systemd:/\n3:cpuset:/\n"
+				"2:cpu,cpuacct:/svc/app\n0::/\n");
+	put("proc/self/mountinfo",
+	    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
+	    "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup "
+	    "rw,cpu,cpuacct\n"
+	    "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n"
+	    "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n");
+	put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+	put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/svc/cpu.cfs_quota_us", "50000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/svc/cpu.cfs_period_us", "100000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/svc/app/cpu.cfs_quota_us", "150000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/svc/app/cpu.cfs_period_us", "100000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/svc/app/cpu.stat",
+	    "nr_periods 40\nnr_throttled 7\nthrottled_time 123456789\n"
+	    "nr_bursts 0\nburst_time 0\n");
+	put("sys/fs/cgroup/cpuset/cpuset.effective_cpus", "0-3\n");
+	put("sys/fs/cgroup/unified/cgroup.controllers", "\n");
+
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpu"), 0);
+	T_EQ_I64(cg.version, LAT_CGROUP_V1);
+	T_CHECK(!strcmp(cg.path, "/svc/app"));
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/cpu,cpuacct/svc/app",
+		 root);
+	T_CHECK(!strcmp(cg.dir, want));
+	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), 0);
+	T_EQ_I64(q, 150000);
+	T_EQ_I64(p, 100000);
+	/* the parent's half CPU binds, not the group's own 1.5 */
+	T_EQ_I64(lat_cgroup_quota_tightest(&cg, &cpus, &q, &p, where), 0);
+	T_NEAR(cpus, 0.5, 1e-12);
+	T_EQ_I64(q, 50000);
+	T_CHECK(!strcmp(where, "/svc"));
+	T_EQ_I64(lat_cgroup_cpu_stat(&cg, &st), 0);
+	T_EQ_I64(st.nr_periods, 40);
+	T_EQ_I64(st.nr_throttled, 7);
+	T_EQ_I64(st.throttled_ns, 123456789);
+
+	/* cpuset is its own hierarchy, at its root */
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpuset"), 0);
+	T_CHECK(!strcmp(cg.path, "/"));
+	{
+		char cpus_list[64];
+
+		T_EQ_I64(lat_cgroup_read(&cg, "cpuset.effective_cpus",
+					 cpus_list, sizeof(cpus_list)), 0);
+		T_CHECK(!strcmp(cpus_list, "0-3"));
+	}
+	/* memory is mounted nowhere here, and v2 does not have it either */
+	T_EQ_I64(lat_cgroup_self(&cg, root, "memory"), -ENOENT);
+	T_EQ_I64(cg.version, LAT_CGROUP_NONE);
+	rm_root();
+}
+
+/* A v2 container: the mount shows /kubepods/pod1 as its root. */
+static void test_v2_container(void)
+{
+	struct lat_cgroup cg;
+	struct lat_cgroup_cpu_stat st;
+	int64_t q;
+	uint64_t p;
+	char want[600];
+
+	fresh_root();
+	put("proc/self/cgroup", "0::/kubepods/pod1/app\n");
+	put("proc/self/mountinfo",
+	    "25 1 0:22 / / rw - overlay overlay rw\n"
+	    "30 25 0:26 /kubepods/pod1 /sys/fs/cgroup ro,nosuid shared:9 - "
+	    "cgroup2 cgroup2 rw,nsdelegate\n");
+	put("sys/fs/cgroup/app/cgroup.controllers", "cpuset cpu io memory\n");
+	put("sys/fs/cgroup/app/cpu.max", "20000 100000\n");
+	put("sys/fs/cgroup/app/cpu.stat",
+	    "usage_usec 5000\nuser_usec 4000\nsystem_usec 1000\n"
+	    "nr_periods 12\nnr_throttled 3\nthrottled_usec 2500\n");
+	put("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory\n");
+	put("sys/fs/cgroup/cpu.max", "max 100000\n");
+
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpu"), 0);
+	T_EQ_I64(cg.version, LAT_CGROUP_V2);
+	T_CHECK(!strcmp(cg.path, "/kubepods/pod1/app"));
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/app", root);
+	T_CHECK(!strcmp(cg.dir, want));
+	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), 0);
+	T_EQ_I64(q, 20000);
+	T_EQ_I64(p, 100000);
+	T_EQ_I64(lat_cgroup_cpu_stat(&cg, &st), 0);
+	T_EQ_I64(st.nr_throttled, 3);
+	T_EQ_I64(st.throttled_ns, 2500000);
+
+	/* unlimited */
+	put("sys/fs/cgroup/app/cpu.max", "max 50000\n");
+	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), 0);
+	T_EQ_I64(q, -1);
+	T_EQ_I64(p, 50000);
+	/* hostile files */
+	put("sys/fs/cgroup/app/cpu.max", "lots\n");
+	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), -LAT_EFORMAT);
+	put("sys/fs/cgroup/app/cpu.max", "0 100000\n");
+	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), -LAT_EFORMAT);
+	put("sys/fs/cgroup/app/cpu.stat", "nr_periods x\n");
+	T_EQ_I64(lat_cgroup_cpu_stat(&cg, &st), -LAT_EFORMAT);
+
+	/* v2 without the cpu controller handed down */
+	put("sys/fs/cgroup/app/cgroup.controllers", "memory pids\n");
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpu"), -ENOENT);
+	T_EQ_I64(cg.version, LAT_CGROUP_NONE);
+
+	/* garbage in /proc/self/cgroup */
+	put("proc/self/cgroup", "no colons here\n");
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpu"), -LAT_EFORMAT);
+	/* nothing there at all */
+	put("proc/self/cgroup", "");
+	T_EQ_I64(lat_cgroup_self(&cg, root, "cpu"), -ENOENT);
+	rm_root();
+}
+
+/* A pid that existed and is gone now. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static void test_sweep(void)
+{
+	struct lat_cgroup parent;
+	char rel[64], path[512];
+	pid_t dead = dead_pid();
+	int removed = -1;
+
+	fresh_root();
+	memset(&parent, 0, sizeof(parent));
+	parent.version = LAT_CGROUP_V1;
+	snprintf(parent.path, sizeof(parent.path), "/");
+	snprintf(parent.dir, sizeof(parent.dir), "%s/cpu", root);
+	snprintf(parent.mount, sizeof(parent.mount), "%s/cpu", root);
+	mkdir(parent.dir, 0755);
+	snprintf(rel, sizeof(rel), "cpu/" LAT_CGROUP_CHILD_PREFIX "%d",
+		 (int)dead);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	T_EQ_I64(mkdir(path, 0755), 0);                 /* a leftover */
+	snprintf(path, sizeof(path), "%s/cpu/" LAT_CGROUP_CHILD_PREFIX "%d",
+		 root, (int)getppid());
+	T_EQ_I64(mkdir(path, 0755), 0);                 /* alive: stays */
+	snprintf(path, sizeof(path), "%s/cpu/" LAT_CGROUP_CHILD_PREFIX "x1",
+		 root);
+	T_EQ_I64(mkdir(path, 0755), 0);                 /* not ours */
+	snprintf(path, sizeof(path), "%s/cpu/other", root);
+	T_EQ_I64(mkdir(path, 0755), 0);
+
+	T_EQ_I64(lat_cgroup_sweep(&parent, &removed), 0);
+	T_EQ_I64(removed, 1);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	T_CHECK(access(path, F_OK) != 0);
+	snprintf(path, sizeof(path), "%s/cpu/" LAT_CGROUP_CHILD_PREFIX "%d",
+		 root, (int)getppid());
+	T_CHECK(access(path, F_OK) == 0);
+	snprintf(path, sizeof(path), "%s/cpu/other", root);
+	T_CHECK(access(path, F_OK) == 0);
+	rm_root();
+}
+
+static void test_bad_quota_args(void)
+{
+	struct lat_cgroup_quota_run q;
+
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0, 100000), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 1.5, 100000), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 999), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 2000000), -EINVAL);
+	/* 1 % of a 10 ms period is 100 µs, below the kernel's 1 ms floor */
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.01, 10000), -EINVAL);
+	T_CHECK(!q.created && !q.entered);
+}
+
+/* Does /proc/self/cgroup name @path for the cpu controller? */
+static bool self_in_path(const char *path)
+{
+	struct lat_cgroup cg;
+
+	return !lat_cgroup_self(&cg, NULL, "cpu") && !strcmp(cg.path, path);
+}
+
+static void test_real(void)
+{
+	struct lat_cgroup_quota_run q;
+	struct lat_cgroup_cpu_stat st;
+	struct lat_cgroup home;
+	char child_dir[LAT_CGROUP_PATH_LEN], child_path[LAT_CGROUP_PATH_LEN];
+	int64_t quota;
+	uint64_t period;
+	int rc;
+
+	rc = lat_cgroup_self(&home, NULL, "cpu");
+	if (rc) {
+		printf("note: no cpu cgroup here (%s): real-machine part "
+		       "skipped\n", lat_strerror(rc));
+		return;
+	}
+	if (geteuid() != 0 || access(home.dir, W_OK)) {
+		printf("note: %s is not writable: real-machine part "
+		       "skipped\n", home.dir);
+		return;
+	}
+	rc = lat_cgroup_quota_begin(&q, NULL, 0.2, 50000);
+	T_EQ_I64(rc, 0);
+	if (rc)
+		return;
+	snprintf(child_dir, sizeof(child_dir), "%s", q.child.dir);
+	snprintf(child_path, sizeof(child_path), "%s", q.child.path);
+	T_CHECK(access(child_dir, F_OK) == 0);
+	T_CHECK(self_in_path(child_path));
+	T_EQ_I64(lat_cgroup_quota_get(&q.child, &quota, &period), 0);
+	T_EQ_I64(quota, 10000);
+	T_EQ_I64(period, 50000);
+	T_EQ_I64(lat_cgroup_quota_stat(&q, &st), 0);
+	T_EQ_I64(lat_cgroup_task_count(&q.child), 1);
+	T_EQ_I64(lat_cgroup_quota_end(&q), 0);
+	T_CHECK(access(child_dir, F_OK) != 0);
+	T_CHECK(self_in_path(home.path));
+	T_CHECK(!q.created && !q.entered);
+	/* idempotent, for atexit */
+	T_EQ_I64(lat_cgroup_quota_end(&q), 0);
+}
+
+int main(void)
+{
+	test_v1_hybrid();
+	test_v2_container();
+	test_sweep();
+	test_bad_quota_args();
+	test_real();
+	T_DONE();
+}
