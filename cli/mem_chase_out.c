@@ -199,7 +199,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 	int last = r->done - 1;
 
 	printf("  -> ");
-	lat_cli_print_wrapped(r->verdict, 5);
+	cli_print_wrapped(r->verdict, 5);
 	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
 		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
 		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
@@ -208,7 +208,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 		 ? "they agree" : "they DISAGREE",
 		 (r->counter_ratio / e->cal.cycles_per_ns - 1) * 100);
 	printf("  -> ");
-	lat_cli_print_wrapped(line, 5);
+	cli_print_wrapped(line, 5);
 	if (last < 0)
 		return;
 	{
@@ -225,7 +225,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 			 lat_fmt_ns(a, sizeof(a), seq),
 			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
 		printf("  -> ");
-		lat_cli_print_wrapped(line, 5);
+		cli_print_wrapped(line, 5);
 		if (r->on[V_HUGE]) {
 			double h = r->pt[V_HUGE][last].p50_ns;
 			char hb[32], c[LAT_FMT_LEN];
@@ -247,7 +247,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 				   "few huge pages, or the page walks hit in "
 				   "cache)");
 			printf("  -> ");
-			lat_cli_print_wrapped(line, 5);
+			cli_print_wrapped(line, 5);
 		}
 	}
 }
@@ -411,7 +411,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	r.n_sizes = lat_mem_sizes(o->min_size, o->max_size, o->steps,
 				  r.sizes, MEM_MAX_SIZES);
 	if (r.n_sizes < 0 || r.n_sizes > MEM_MAX_SIZES)
-		lat_cli_usage_error(MEM_CMD, "--min-size..--max-size at %u "
+		cli_usage_error(MEM_CMD, "--min-size..--max-size at %u "
 				    "steps per doubling makes more than %d "
 				    "sizes", o->steps, MEM_MAX_SIZES);
 	r.on[V_RANDOM] = r.on[V_SEQ] = true;
@@ -420,7 +420,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	scratch = malloc(r.sizes[r.n_sizes - 1] / LAT_CACHELINE *
 			 sizeof(*scratch));
 	if (rc || !scratch)
-		lat_cli_fail(MEM_CMD, "cannot map %llu bytes for the chase: %s",
+		cli_fail(MEM_CMD, "cannot map %llu bytes for the chase: %s",
 			     (unsigned long long)r.sizes[r.n_sizes - 1],
 			     lat_strerror(rc ? rc : -ENOMEM));
 	lat_clock_pair_read(&c0, 5);
@@ -430,7 +430,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 			.loads_per_sample = o->loads, .seed = 0x6d656d,
 		};
 
-		if (lat_cli_stop_signal()) {
+		if (cli_stop_signal()) {
 			done = false;
 			break;
 		}
@@ -447,7 +447,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 			rc = lat_mem_chase_size(&cfg, &env->cal, &r.buf, NULL,
 						r.sizes[i], &r.pt[V_SEQ][i]);
 		if (rc)
-			lat_cli_fail(MEM_CMD, "chase at %llu bytes failed: %s",
+			cli_fail(MEM_CMD, "chase at %llu bytes failed: %s",
 				     (unsigned long long)r.sizes[i],
 				     lat_strerror(rc));
 		r.done = i + 1;
@@ -467,7 +467,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	if (o->svg && r.done >= 2) {
 		rc = svg_out(o, env, &r);
 		if (rc)
-			lat_cli_fail(MEM_CMD, "cannot write '%s': %s", o->svg,
+			cli_fail(MEM_CMD, "cannot write '%s': %s", o->svg,
 				     lat_strerror(rc));
 	}
 	free(scratch);

@@ -19,7 +19,7 @@
 static void say(const char *text)
 {
 	printf("  -> ");
-	lat_cli_print_wrapped(text, 5);
+	cli_print_wrapped(text, 5);
 }
 
 /* ---------------------------------------------------------------- */
@@ -55,7 +55,7 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 			bool rt;
 			int rc;
 
-			if (lat_cli_stop_signal()) {
+			if (cli_stop_signal()) {
 				done = false;
 				break;
 			}
@@ -64,7 +64,7 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 					      &p[i].v[p[i].n], &rt);
 			fifo_runs += rt;
 			if (rc)
-				lat_cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu "
+				cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu "
 					     "%d failed: %s", p[i].a, p[i].b,
 					     lat_strerror(rc));
 			p[i].n++;
@@ -237,7 +237,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 			cell[pl][l].exact = true;
 			if (lat_hist_init(&cell[pl][l].h, 1, INT64_C(1) << 42,
 					  3))
-				lat_cli_fail(MEM_CMD, "out of memory");
+				cli_fail(MEM_CMD, "out of memory");
 		}
 	for (unsigned r = 0; r < o->rounds && done; r++)
 		for (int pl = 2 - pl_n; pl < 2 && done; pl++)
@@ -255,14 +255,14 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				struct share_cell *c = &cell[pl][l];
 				int rc;
 
-				if (lat_cli_stop_signal()) {
+				if (cli_stop_signal()) {
 					done = false;
 					break;
 				}
 				rc = lat_mem_share_run(&cfg, &env->cal, &c->h,
 						       &res);
 				if (rc)
-					lat_cli_fail(MEM_CMD, "false-sharing "
+					cli_fail(MEM_CMD, "false-sharing "
 						     "run failed: %s",
 						     lat_strerror(rc));
 				c->p50[c->n] = res.p50_ns;
@@ -462,7 +462,7 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 					  3) ||
 			    lat_hist_init(&cell[t][k].wh, 1, INT64_C(1) << 42,
 					  3))
-				lat_cli_fail(MEM_CMD, "out of memory");
+				cli_fail(MEM_CMD, "out of memory");
 		}
 	for (unsigned r = 0; r < rounds && done; r++)
 		for (int t = 0; t < o->n_threads && done; t++)
@@ -479,13 +479,13 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 				struct rm_cell *c = &cell[t][k];
 				int rc;
 
-				if (lat_cli_stop_signal()) {
+				if (cli_stop_signal()) {
 					done = false;
 					break;
 				}
 				rc = lat_mem_rm_run(&cfg, &c->rh, &c->wh, &res);
 				if (rc)
-					lat_cli_fail(MEM_CMD, "read-mostly run "
+					cli_fail(MEM_CMD, "read-mostly run "
 						     "failed: %s",
 						     lat_strerror(rc));
 				c->reads += res.reads;

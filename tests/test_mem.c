@@ -16,31 +16,11 @@
 
 #include "latlab/mem.h"
 #include "t_test.h"
+#include "t_tree.h"
 
 static char root[256];
 
-/* Write @text to <root>/<rel>, creating directories on the way. */
-static void put(const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	for (char *s = path + strlen(root) + 1; !f && *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(path, 0755);
-			*s = '/';
-			f = fopen(path, "w");
-		}
-	if (!f) {
-		perror(path);
-		exit(T_EXIT_FAIL);
-	}
-	fputs(text, f);
-	fclose(f);
-}
+#define put(rel, text) t_tree_put(root, rel, text)
 
 /* Following next[] from 0 returns to 0 after exactly n steps, visiting
  * every index once. */
@@ -274,12 +254,7 @@ static void test_caches(void)
 	struct lat_mem_caches c;
 	char path[300];
 
-	snprintf(root, sizeof(root), "%s/latlab-mem-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(root)) {
-		perror(root);
-		exit(T_EXIT_FAIL);
-	}
+	t_tree_new(root, sizeof(root), "mem");
 	put("cpu0/cache/index0/level", "1\n");
 	put("cpu0/cache/index0/type", "Data\n");
 	put("cpu0/cache/index0/size", "48K\n");
@@ -322,8 +297,7 @@ static void test_caches(void)
 	T_EQ_I64(lat_mem_available(path), 2048 * 1024);
 	snprintf(path, sizeof(path), "%s/nothing", root);
 	T_EQ_I64(lat_mem_available(path), 0);
-	snprintf(path, sizeof(path), "rm -rf '%s'", root);
-	T_CHECK(system(path) == 0);
+	T_CHECK(t_tree_remove(root));
 }
 
 static void test_buffers_and_chase(void)

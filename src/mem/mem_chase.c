@@ -10,22 +10,13 @@
 #include <time.h>
 
 #include "latlab/mem.h"
+#include "latlab/stats.h"
 #include "mem_int.h"
-
-/* splitmix64: a seeded, good-enough stream for shuffling. */
-static uint64_t mix_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /* Uniform in [0, n) by a 64x64 -> 128 multiply (bias < n / 2^64). */
 static uint64_t below(uint64_t *s, uint64_t n)
 {
-	return (uint64_t)(((lat_u128)mix_next(s) * n) >> 64);
+	return (uint64_t)(((lat_u128)lat_splitmix64(s) * n) >> 64);
 }
 
 int lat_mem_cycle_build(uint32_t *next, size_t n, uint64_t seed)
@@ -86,13 +77,6 @@ int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 	return n;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Cost of an empty lat_clock_start/end pair (p50 of 1001, in cycles):
  * taken out of every sample, so a sample times only its loads. */
 uint64_t lat_mem_stamp_overhead(void)
@@ -105,7 +89,7 @@ uint64_t lat_mem_stamp_overhead(void)
 
 		v[i] = t1 - t0;
 	}
-	qsort(v, 1001, sizeof(v[0]), cmp_u64);
+	qsort(v, 1001, sizeof(v[0]), lat_cmp_u64);
 	return v[500];
 }
 

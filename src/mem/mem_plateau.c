@@ -9,13 +9,7 @@
 #include <string.h>
 
 #include "latlab/mem.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "latlab/stats.h"
 
 /* Median of y[first..last] (at most 512 points are looked at). */
 static double median_of(const double *y, int first, int last)
@@ -26,8 +20,7 @@ static double median_of(const double *y, int first, int last)
 	if (n > 512)
 		n = 512;
 	memcpy(v, y + first, (size_t)n * sizeof(*v));
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return lat_median_sort(v, (size_t)n);
 }
 
 /* Index of the last point before y first rises above @mid after
