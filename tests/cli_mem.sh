@@ -83,25 +83,23 @@ grep -q 'rwlock/rcu p99 ratio' "$T_TMP/out" || fail "no rwlock/rcu ratio"
 grep -q '^wall time ' "$T_TMP/out" || fail "no wall time"
 
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
-"$LATLAB" mem chase --samples 3000 --json >"$T_TMP/int.json" 2>"$T_TMP/err" &
-pid=$!
-sleep 0.5
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" -eq 130 ] || fail "interrupted chase exited $rc, expected 130"
+interrupt() { # output file, then latlab mem arguments
+	local out=$1 pid rc; shift
+	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
+	pid=$!
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 130 ] || fail "interrupted 'mem $*' exited $rc, expected 130"
+}
+interrupt "$T_TMP/int.json" chase --samples 3000 --json
 python3 - "$T_TMP/int.json" <<'PY' || fail "interrupted JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["interrupted"] is True and d["chase"]["complete"] is False
 PY
-"$LATLAB" mem chase --samples 3000 >"$T_TMP/int.txt" 2>"$T_TMP/err" &
-pid=$!
-sleep 0.5
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" -eq 130 ] || fail "interrupted chase (text) exited $rc, expected 130"
+interrupt "$T_TMP/int.txt" chase --samples 3000
 grep -q '^interrupted: ' "$T_TMP/int.txt" || fail "no 'interrupted' line"
 
 expect_exit 0 "$LATLAB" mem --help
