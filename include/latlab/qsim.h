@@ -205,7 +205,17 @@ struct lat_qsim_result {
 	double zero_wait_fraction;    /* customers served without waiting */
 	struct lat_hist wait_hist;    /* W_q in τ/LAT_QSIM_TICKS_PER_TAU */
 	struct lat_hist sojourn_hist; /* W in the same unit */
+	/* 95% intervals from the same batches: the percentiles
+	 * lat_qsim_quantile_p[] of the wait and of the sojourn (mean = the
+	 * whole run's percentile, half from the spread of the batches'
+	 * own), and the probability of waiting P(W_q > 0) */
+	struct lat_qsim_ci wait_q[4];
+	struct lat_qsim_ci sojourn_q[4];
+	struct lat_qsim_ci p_wait;
 };
+
+/* The percentiles with intervals in a result: 50, 90, 99, 99.9. */
+extern const double lat_qsim_quantile_p[4];
 
 /*
  * Validate @cfg: 0 or -EINVAL (rho not in (0,1), servers 0, batches out of
@@ -264,20 +274,57 @@ double lat_qsim_mm1_sojourn_quantile(double rho, double p);
 /*
  * The formulas that apply to @cfg at its rho, with their names. approx is
  * Kingman (c = 1) or Allen-Cunneen (c > 1) and always present. exact is
- * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), M/M/c (Erlang
- * C) and D/D/c (zero wait); exact sojourn quantiles for M/M/1 only.
+ * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), GI/M/1 (the
+ * root sigma above; named D/M/1, Ek/M/1, H2/M/1, ...), M/M/c (Erlang C)
+ * and D/D/c (zero wait); exact sojourn quantiles for M/M/1 and GI/M/1.
+ * Not yet: GI/M/c for c > 1 (needs the boundary probabilities).
  */
 struct lat_qsim_formulas {
 	const char *approx_name;
 	double approx_wait;
 	const char *exact_name;   /* NULL when there is no exact result */
 	double exact_wait;
-	bool has_exact_quantiles; /* M/M/1: exact_p50..p999 of the sojourn */
+	bool has_exact_quantiles; /* M/M/1, GI/M/1: exact_p50..p999 of the
+				   * sojourn */
 	double exact_p50, exact_p90, exact_p99, exact_p999;
+	/* with an exact mean (NaN otherwise): E[W_q^2] (second moment, in
+	 * τ^2; NaN for M/G/1 when E[S^3] has no closed form) and P(W_q > 0) */
+	double exact_wait2;
+	double exact_p_wait;
+	double sigma;             /* GI/M/1 root, NaN when not GI/M/1 */
 };
 
 void lat_qsim_formulas(const struct lat_qsim_config *cfg,
 		       struct lat_qsim_formulas *f);
+
+/*
+ * Laplace-Stieltjes transform E[e^{-sX}] of @d's unit-mean form at s >= 0:
+ * det, exp, Erlang, gamma, hyperexponential, uniform and empirical (exact
+ * per uniform slot); NaN for lognormal (no closed form) or s < 0.
+ */
+double lat_qsim_dist_lst(const struct lat_qsim_dist *d, double s);
+
+/* E[X^3] of @d's unit-mean form, NaN for empirical. */
+double lat_qsim_dist_m3(const struct lat_qsim_dist *d);
+
+/*
+ * The GI/M/c root: sigma in (0, 1) with sigma = A*(c (1 - sigma)), A* the
+ * LST of @arrival scaled to mean 1/(c rho) (service rate 1 per server).
+ * For c = 1 an arrival finds n in the system with probability
+ * (1 - sigma) sigma^n, so P(W_q > 0) = sigma, W_q = sigma / (1 - sigma)
+ * and the sojourn is exponential with rate 1 - sigma (M/M/1: sigma = rho).
+ * Found by bisection to 1e-16 after bracketing (f(0) > 0, f < 0 just
+ * below 1 because A*'(0) = -1/rho). Returns 0, -EINVAL (rho not in
+ * (0, 1), c = 0, lognormal arrivals) or -ERANGE (rho so close to 1 that
+ * the root is not separable from 1 in doubles).
+ */
+int lat_qsim_gim_sigma(const struct lat_qsim_dist *arrival, double rho,
+		       unsigned c, double *sigma);
+/* GI/M/1 mean wait sigma/(1-sigma) and second moment 2 sigma/(1-sigma)^2. */
+double lat_qsim_gim1_wait(double sigma);
+double lat_qsim_gim1_wait2(double sigma);
+/* M/G/1 E[W_q^2] (Takacs): 2 W^2 + rho E[S^3] / (3 (1 - rho)). */
+double lat_qsim_mg1_wait2(double rho, const struct lat_qsim_dist *service);
 
 /* Relative error (model - sim) / sim; NaN when sim is 0 or not finite. */
 double lat_qsim_rel_err(double model, double sim);

@@ -53,6 +53,7 @@ struct prof_ring {
 	int fd;                 /* the event that owns the mmap */
 	void *base;             /* metadata page, then data pages */
 	size_t data_size;
+	uint64_t head;          /* data_head read at the start of a drain */
 	unsigned char *scratch; /* a record that wraps the ring end */
 };
 

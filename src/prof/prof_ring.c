@@ -166,15 +166,28 @@ static int on_comm(struct lat_prof *p, const struct rec_comm *c)
 				 false) : 0;
 }
 
-static int on_record(struct lat_prof *p, const struct perf_event_header *h)
+/*
+ * Two passes over the rings, both up to the heads read before the first:
+ * the mapping and thread-name records of every ring first, then the
+ * samples. A sample's mapping may have been recorded on another CPU's
+ * ring; handled in ring order, the sample would come first and its leaf
+ * fix-up (which needs to know what is code) would be lost.
+ */
+enum pass { PASS_MAPS, PASS_SAMPLES };
+
+static int on_record(struct lat_prof *p, const struct perf_event_header *h,
+		     enum pass pass)
 {
+	if (pass == PASS_MAPS) {
+		if (h->type == PERF_RECORD_MMAP2)
+			return on_mmap2(p, (const void *)h);
+		if (h->type == PERF_RECORD_COMM)
+			return on_comm(p, (const void *)h);
+		return 0;
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return on_sample(p, (const void *)h);
-	case PERF_RECORD_MMAP2:
-		return on_mmap2(p, (const void *)h);
-	case PERF_RECORD_COMM:
-		return on_comm(p, (const void *)h);
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(struct rec_lost))
 			p->st.lost += ((const struct rec_lost *)h)->lost;
@@ -186,18 +199,17 @@ static int on_record(struct lat_prof *p, const struct perf_event_header *h)
 	return 0;
 }
 
-static int drain_one(struct lat_prof *p, struct prof_ring *r, int *nsamples)
+/* Walk @r's records in [tail, head); the sample pass also frees them. */
+static int walk(struct lat_prof *p, struct prof_ring *r, uint64_t head,
+		enum pass pass)
 {
 	struct perf_event_mmap_page *meta = r->base;
 	unsigned char *data = (unsigned char *)r->base + meta->data_offset;
-	uint64_t head, tail = meta->data_tail;
-	uint64_t before = p->st.samples;
+	uint64_t tail = meta->data_tail;
 	int rc = 0;
 
 	if (!meta->data_offset) /* kernels before 4.1 */
 		data = (unsigned char *)r->base + sysconf(_SC_PAGESIZE);
-	/* pairs with the kernel's write barrier before it moves data_head */
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	while (tail < head) {
 		size_t off = tail % r->data_size;
 		struct perf_event_header hdr;
@@ -224,27 +236,36 @@ static int drain_one(struct lat_prof *p, struct prof_ring *r, int *nsamples)
 			memcpy(r->scratch + a, data, hdr.size - a);
 			h = (const void *)r->scratch;
 		}
-		rc = on_record(p, h);
+		rc = on_record(p, h, pass);
 		if (rc)
 			break;
 		tail += hdr.size;
 	}
 	/* our reads are done before the kernel may reuse the space */
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-	*nsamples += (int)(p->st.samples - before);
+	if (pass == PASS_SAMPLES)
+		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	return rc;
 }
 
 int prof_rings_drain(struct lat_prof *p)
 {
-	int n = 0, rc;
+	uint64_t before = p->st.samples;
+	int rc = 0;
 
 	for (int c = 0; c < p->ncpu; c++) {
-		if (!p->rings[c].base)
+		struct prof_ring *r = &p->rings[c];
+
+		if (!r->base)
 			continue;
-		rc = drain_one(p, &p->rings[c], &n);
-		if (rc)
-			return rc;
+		/* pairs with the kernel's barrier before it moves data_head */
+		r->head = __atomic_load_n(
+			&((struct perf_event_mmap_page *)r->base)->data_head,
+			__ATOMIC_ACQUIRE);
 	}
-	return n;
+	for (int pass = PASS_MAPS; !rc && pass <= PASS_SAMPLES; pass++)
+		for (int c = 0; !rc && c < p->ncpu; c++)
+			if (p->rings[c].base)
+				rc = walk(p, &p->rings[c], p->rings[c].head,
+					  (enum pass)pass);
+	return rc ? rc : (int)(p->st.samples - before);
 }
