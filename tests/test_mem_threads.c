@@ -30,9 +30,9 @@ struct obj {
 };
 
 #ifdef LATLAB_SANITIZED
-#define UPDATES 1000
+#define UPDATES 500
 #else
-#define UPDATES 5000
+#define UPDATES 1000
 #endif
 #define READERS 2
 
