@@ -15,6 +15,10 @@
  *    as the task it waited behind;
  *  - the silence check of a CPU held by the test's own thread agrees
  *    with the kernel's per-CPU switch counter (see test_silent_cpu).
+ * This VM's kernel reports no scheduler event while its agent's threads
+ * are current (perf sees none either): a wakeup and switch-in on their
+ * watch are hidden. The probe counts those (hidden, chain_breaks) and the
+ * checks account for them rather than hope they do not happen.
  * Windows are set by the threads themselves from CLOCK_MONOTONIC, the
  * clock the records carry, and every hand-off waits on an event (a flag,
  * a thread state, records seen), never on a sleep.
@@ -83,6 +87,7 @@ static struct lat_sched *open_probe(const struct lat_sched_opts *o)
 
 struct sleeper {
 	struct lat_sched *s;
+	int cpu;              /* pinned here, and the CPU is watched */
 	int nsleeps;
 	uint64_t busy_ns;     /* spin this long between sleeps (preemptions) */
 	pid_t tid;
@@ -128,7 +133,7 @@ static void *sleeper_main(void *arg)
 	int i;
 
 	z->tid = gettid_();
-	z->err = lat_sched_follow_tid(z->s, z->tid);
+	z->err = pin(z->cpu) ? -1 : lat_sched_follow_tid(z->s, z->tid);
 	if (!z->err)
 		z->err = status_counts(&z->vol0, &z->invol0);
 	from = mono_ns();
@@ -148,16 +153,27 @@ static void *sleeper_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The sleeper's CPU is watched: this kernel reports no switch at all when
+ * the task leaving the CPU is one of the VM agent's threads, so the
+ * sleeper's switch-in after such a task is missing; on a watched CPU the
+ * probe sees the break in the chain of switches and places the switch-in
+ * at the earliest possible time (lat_sched_result.inferred).
+ */
 static void run_sleeper(int flavour, int nsleeps, uint64_t busy_ns,
 			struct sleeper *z, struct lat_sched **sp)
 {
 	struct lat_sched_opts o;
 	pthread_t th;
+	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 
 	memset(&o, 0, sizeof(o));
 	o.per_thread = true;
 	o.flavour = flavour;
+	o.cpus = &cpu;
+	o.n_cpus = 1;
 	memset(z, 0, sizeof(*z));
+	z->cpu = cpu;
 	z->s = *sp = open_probe(&o);
 	z->nsleeps = nsleeps;
 	z->busy_ns = busy_ns;
@@ -180,15 +196,21 @@ static void test_nanosleeps(int flavour)
 	T_CHECK(t != NULL);
 	if (t) {
 		printf("%s: %d nanosleeps -> %llu voluntary, %llu involuntary "
-		       "switches, %lld wakeup latencies (/proc: %llu, %llu)\n",
+		       "switches, %lld wakeup latencies, %llu hidden by the "
+		       "kernel (%llu inferred) (/proc: %llu, %llu)\n",
 		       r->flavour, NSLEEPS,
 		       (unsigned long long)t->switches_vol,
 		       (unsigned long long)t->switches_invol,
 		       (long long)t->rq_wakeup->total_count,
+		       (unsigned long long)t->hidden,
+		       (unsigned long long)r->inferred,
 		       z.vol1 - z.vol0, z.invol1 - z.invol0);
 		T_EQ_I64(t->switches_vol, NSLEEPS);
-		T_EQ_I64(t->rq_wakeup->total_count, NSLEEPS);
-		T_EQ_I64(t->blocked->total_count, NSLEEPS);
+		/* every sleep is either measured, or counted as hidden by
+		 * the kernel (on this VM its agent threads are not traced) */
+		T_EQ_I64(t->rq_wakeup->total_count + (int64_t)t->hidden,
+			 NSLEEPS);
+		T_CHECK(t->blocked->total_count + (int64_t)t->hidden >= NSLEEPS);
 		T_EQ_I64(z.vol1 - z.vol0, NSLEEPS);
 	}
 	T_EQ_I64(r->lost, 0);
@@ -297,7 +319,12 @@ static int wait_sleeping(pid_t tid)
 	return -1;
 }
 
-static void test_behind_busy(int cpu, int other)
+/*
+ * One attempt; returns false when the kernel hid the evidence (a switch
+ * on the busy CPU went unreported, so who held it is unknown for that
+ * stretch) and the attempt proves nothing either way.
+ */
+static bool behind_busy_once(int cpu, int other, bool last)
 {
 	struct lat_sched_opts o;
 	struct lat_sched *s;
@@ -306,6 +333,7 @@ static void test_behind_busy(int cpu, int other)
 	struct behind b;
 	pthread_t tw, tb;
 	int i, found = -1;
+	bool hidden;
 
 	memset(&b, 0, sizeof(b));
 	b.cpu = cpu;
@@ -351,8 +379,18 @@ static void test_behind_busy(int cpu, int other)
 		       found >= 0 ? t->waited_behind.top[found].comm : "?",
 		       found >= 0 ? (int)t->waited_behind.top[found].pid : -1,
 		       found >= 0 ? t->waited_behind.top[found].ns / 1e6 : 0.0);
-		T_EQ_I64(t->rq_wakeup->total_count >= 1, 1);
-		T_CHECK(lat_hist_max(t->rq_wakeup) >= (int64_t)BUSY_SLICE_NS);
+		T_EQ_I64(t->rq_wakeup->total_count + (int64_t)t->hidden >= 1,
+			 1);
+		if (t->rq_wakeup->total_count)
+			T_CHECK(lat_hist_max(t->rq_wakeup) >=
+				(int64_t)BUSY_SLICE_NS);
+	}
+	hidden = r->chain_breaks > 0 || !t || t->hidden;
+	if (hidden && !last) {
+		printf("  the kernel left %llu switch(es) on cpu %d unreported: "
+		       "trying again\n", (unsigned long long)r->chain_breaks,
+		       cpu);
+	} else if (t) {
 		T_CHECK(found >= 0);
 		if (found >= 0)
 			T_CHECK(t->waited_behind.top[found].ns >= BUSY_SLICE_NS);
@@ -361,6 +399,14 @@ static void test_behind_busy(int cpu, int other)
 	lat_sched_close(s);
 	close(b.pipefd[0]);
 	close(b.pipefd[1]);
+	return !hidden;
+}
+
+static void test_behind_busy(int cpu, int other)
+{
+	for (int i = 0; i < 5; i++)
+		if (behind_busy_once(cpu, other, i == 4))
+			return;
 }
 
 /*

@@ -134,6 +134,9 @@ struct lat_sched_thread {
 	uint64_t switches_vol, switches_invol;
 	uint64_t preempted;   /* switched out still runnable */
 	uint64_t migrations;
+	/* switch-ins (and wakeups) the kernel did not report and that
+	 * could not be placed (see chain_breaks, inferred): not measured */
+	uint64_t hidden;
 	uint64_t oncpu_ns, runnable_ns, blocked_ns;
 	bool exited;          /* its last switch was its exit */
 	/* Histograms (ns): per thread only with opts.per_thread. */
@@ -149,7 +152,9 @@ enum { LAT_SCHED_NSOFTIRQ = 10, LAT_SCHED_NIRQKIND = 6 };
 struct lat_sched_cpu {
 	int cpu;
 	uint64_t switches;
-	uint64_t own_ns, foreign_ns, idle_ns, unknown_ns;
+	uint64_t own_ns, foreign_ns, idle_ns;
+	uint64_t unknown_ns;  /* no switch seen at all, or after a break */
+	uint64_t chain_breaks, break_ns; /* see lat_sched_result */
 	uint64_t intrusions;  /* intervals a foreign task held it */
 	uint64_t longest_ns;  /* the longest such interval ... */
 	pid_t longest_pid;    /* ... and who */
@@ -167,7 +172,17 @@ struct lat_sched_result {
 	uint64_t from_ns, to_ns; /* window, CLOCK_MONOTONIC ns */
 	uint64_t records;     /* consumed */
 	uint64_t lost;        /* the ring was full: records never seen */
+	uint64_t missed;      /* the kernel skipped a program run (it was
+			       * already running on that CPU): events never
+			       * seen */
 	uint64_t unpaired;    /* switch-ins without a wakeup, stale wakeups */
+	/* Switches on watched CPUs whose prev was not the task we saw come
+	 * on: the kernel reported no switch-out for it (this VM's agent
+	 * threads never get one; perf sees none either). */
+	uint64_t chain_breaks;
+	uint64_t inferred;    /* followed threads' switch-ins missing for
+			       * that reason, placed at the earliest time
+			       * possible (the last reported switch) */
 	uint64_t timeline_dropped; /* intervals not kept (memory cap) */
 	/* Totals over every followed thread. */
 	struct lat_sched_thread total;
@@ -238,10 +253,13 @@ const struct lat_sched_cpu *lat_sched_find_cpu(
 /* Detach if needed and free everything. Accepts NULL. */
 void lat_sched_close(struct lat_sched *s);
 
-/* The silence verdict of @c: true when no foreign task held it. */
+/*
+ * The silence verdict of @c: true when no foreign task held it, and no
+ * unreported switch-out leaves a stretch whose holder is unknown.
+ */
 static inline bool lat_sched_cpu_silent(const struct lat_sched_cpu *c)
 {
-	return c->intrusions == 0;
+	return c->intrusions == 0 && c->chain_breaks == 0;
 }
 
 /* "HI", "TIMER", ... for softirq vector @v; "?" when unknown. */

@@ -66,7 +66,7 @@ struct lat_sched_whos_acc {
 };
 
 /* Recent holders of a watched CPU, for waited_behind. */
-#define LAT_SCHED_RECENT 64
+#define LAT_SCHED_RECENT 512
 
 struct lat_sched_tstate_rec {
 	struct lat_sched_thread t;   /* the public part */
@@ -98,6 +98,7 @@ struct lat_sched_state {
 	bool per_thread, timeline;
 	uint64_t from_ns, to_ns;     /* counting window (to 0: open) */
 	uint64_t records, unpaired, timeline_dropped;
+	uint64_t inferred, chain_breaks;
 	size_t timeline_bytes;       /* kept so far, capped */
 	/* threads: open addressing on tid */
 	struct lat_sched_tstate_rec *th;

@@ -87,6 +87,10 @@ static void thread_block(FILE *out, const struct lat_sched_thread *t,
 		"%" PRIu64 " wakeups; %" PRIu64 " migrations\n",
 		t->switches_vol, t->switches_invol, t->preempted, t->wakeups,
 		t->migrations);
+	if (t->hidden)
+		fprintf(out, "  hidden: %" PRIu64 " switch-ins the kernel did not "
+			"report (it traces nothing while some tasks run)\n",
+			t->hidden);
 	whos_line(out, "preempted by", &t->preempted_by);
 	whos_line(out, "waited behind", &t->waited_behind);
 }
@@ -129,6 +133,11 @@ int lat_sched_print_cpus(FILE *out, const struct lat_sched_result *r)
 				lat_fmt_ns(b, sizeof(b), (double)c->longest_ns),
 				c->longest_comm, (int)c->longest_pid);
 		}
+		if (c->chain_breaks)
+			fprintf(out, "; %" PRIu64 " switch-out%s the kernel did "
+				"not report: holder unknown for %s",
+				c->chain_breaks, c->chain_breaks == 1 ? "" : "s",
+				lat_fmt_ns(a, sizeof(a), (double)c->break_ns));
 		if (r->irqs)
 			fprintf(out, "; interrupts %" PRIu64 ", %s", irqs,
 				lat_fmt_ns(a, sizeof(a), (double)irq_ns));
@@ -148,10 +157,13 @@ int lat_sched_print(FILE *out, const struct lat_sched_result *r)
 			thread_block(out, &r->threads[i], false);
 	lat_sched_print_cpus(out, r);
 	fprintf(out, "probe: %s, window %s, %" PRIu64 " records, %" PRIu64
-		" lost (ring full), %" PRIu64 " unpaired%s\n",
+		" lost (ring full), %" PRIu64 " missed (program busy), %" PRIu64
+		" unpaired, %" PRIu64 " unreported switch-outs (%" PRIu64
+		" switch-ins inferred)%s\n",
 		r->flavour ? r->flavour : "?",
 		lat_fmt_ns(a, sizeof(a), (double)(r->to_ns - r->from_ns)),
-		r->records, r->lost, r->unpaired,
+		r->records, r->lost, r->missed, r->unpaired, r->chain_breaks,
+		r->inferred,
 		r->timeline_dropped ? ", timeline truncated" : "");
 	return ferror(out) ? -EIO : 0;
 }
@@ -227,6 +239,7 @@ static void thread_json(struct lat_json *j, const char *key,
 	lat_json_uint(j, "preempted", t->preempted);
 	lat_json_uint(j, "wakeups", t->wakeups);
 	lat_json_uint(j, "migrations", t->migrations);
+	lat_json_uint(j, "hidden", t->hidden);
 	whos_json(j, "preempted_by", &t->preempted_by);
 	whos_json(j, "waited_behind", &t->waited_behind);
 	lat_json_obj_end(j);
@@ -255,7 +268,10 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 	lat_json_uint(j, "window_ns", r->to_ns - r->from_ns);
 	lat_json_uint(j, "records", r->records);
 	lat_json_uint(j, "lost", r->lost);
+	lat_json_uint(j, "missed", r->missed);
 	lat_json_uint(j, "unpaired", r->unpaired);
+	lat_json_uint(j, "chain_breaks", r->chain_breaks);
+	lat_json_uint(j, "inferred", r->inferred);
 	lat_json_uint(j, "timeline_dropped", r->timeline_dropped);
 	thread_json(j, "total", &r->total);
 	lat_json_arr_begin(j, "threads");
@@ -275,6 +291,8 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 		lat_json_uint(j, "own_ns", c->own_ns);
 		lat_json_uint(j, "idle_ns", c->idle_ns);
 		lat_json_uint(j, "unknown_ns", c->unknown_ns);
+		lat_json_uint(j, "chain_breaks", c->chain_breaks);
+		lat_json_uint(j, "break_ns", c->break_ns);
 		lat_json_uint(j, "longest_ns", c->longest_ns);
 		lat_json_int(j, "longest_pid", c->longest_pid);
 		lat_json_str(j, "longest_comm", c->longest_comm);

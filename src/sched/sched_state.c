@@ -203,7 +203,7 @@ void lat_sched_state_destroy(struct lat_sched_state *st)
 
 static void counts_zero(struct lat_sched_thread *t)
 {
-	t->wakeups = t->switches_vol = t->switches_invol = 0;
+	t->wakeups = t->switches_vol = t->switches_invol = t->hidden = 0;
 	t->preempted = t->migrations = 0;
 	t->oncpu_ns = t->runnable_ns = t->blocked_ns = 0;
 }
@@ -213,7 +213,7 @@ void lat_sched_state_reset(struct lat_sched_state *st, uint64_t from_ns)
 	int i;
 
 	st->from_ns = from_ns;
-	st->records = st->unpaired = 0;
+	st->records = st->unpaired = st->inferred = st->chain_breaks = 0;
 	counts_zero(&st->total);
 	memset(&st->total_preempted_by, 0, sizeof(st->total_preempted_by));
 	memset(&st->total_waited_behind, 0, sizeof(st->total_waited_behind));
@@ -444,8 +444,50 @@ static void on_wakeup(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 	/* Already runnable: the first wakeup is the one that counts. */
 }
 
+/* Thread @tid is on CPU @cpu from @ts. */
+static void on_cpu_from(struct lat_sched_state *st,
+			struct lat_sched_tstate_rec *t, uint64_t ts, int cpu)
+{
+	if ((t->state == LAT_SCHED_T_WOKEN ||
+	     t->state == LAT_SCHED_T_PREEMPTED) && ts >= t->since) {
+		bool woken = t->state == LAT_SCHED_T_WOKEN;
+
+		if (counting(st, ts))
+			record(st, t, woken ? 0 : 1, ts - t->since);
+		t->t.runnable_ns += in_window(st, t->since, ts);
+		st->total.runnable_ns += in_window(st, t->since, ts);
+		if (!woken && t->preemptor >= 0) {
+			const char *comm = t->preemptor ? t->preemptor_comm
+							: "(idle)";
+			uint64_t w = in_window(st, t->since, ts);
+
+			lat_sched_whos_add(&t->preempted_by, t->preemptor,
+					   t->preemptor_tgid, comm, 1, w);
+			lat_sched_whos_add(&st->total_preempted_by,
+					   t->preemptor, t->preemptor_tgid,
+					   comm, 1, w);
+		}
+		waited_behind(st, t, cpu, t->since, ts);
+		off_cpu_span(st, t, ts, cpu);
+	} else if (t->state == LAT_SCHED_T_BLOCKED) {
+		/* Woken, but the wakeup record was lost or reordered. */
+		st->unpaired++;
+		off_cpu_span(st, t, ts, cpu);
+	}
+	t->state = LAT_SCHED_T_ONCPU;
+	t->since = ts;
+	t->cpu = cpu;
+	t->preemptor = -1;
+}
+
+/*
+ * @bound: when the switch-in of prev was not reported but its CPU is
+ * watched, the last reported switch there (prev came on after it);
+ * 0 when unknown.
+ */
 static void switch_out(struct lat_sched_state *st,
-		       const struct lat_sched_ev *ev, bool counted)
+		       const struct lat_sched_ev *ev, bool counted,
+		       uint64_t bound)
 {
 	struct lat_sched_tstate_rec *t =
 		thread_get(st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
@@ -455,6 +497,28 @@ static void switch_out(struct lat_sched_state *st,
 	if (!t) {
 		st->unpaired++;
 		return;
+	}
+	if (t->state != LAT_SCHED_T_ONCPU && t->state != LAT_SCHED_T_UNKNOWN) {
+		/*
+		 * Switched out, but its switch-in never came (nor, if it was
+		 * asleep, its wakeup): this kernel reports no scheduler event
+		 * at all while certain tasks (the VM agent's threads) are
+		 * current, so what happened on their watch is hidden. When
+		 * the CPU is watched and it was runnable, it came on at the
+		 * earliest after @bound (the last reported switch there).
+		 */
+		if (t->state != LAT_SCHED_T_BLOCKED && bound &&
+		    bound >= t->since) {
+			on_cpu_from(st, t, bound, (int)ev->cpu);
+			st->inferred++;
+		} else {
+			/* it was last seen at since: count it in that window */
+			if (counting(st, t->since)) {
+				t->t.hidden++;
+				st->total.hidden++;
+			}
+			t->state = LAT_SCHED_T_UNKNOWN;
+		}
 	}
 	if (t->state == LAT_SCHED_T_ONCPU) {
 		t->t.oncpu_ns += in_window(st, t->since, ev->ts);
@@ -491,43 +555,12 @@ static void switch_in(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 {
 	struct lat_sched_tstate_rec *t =
 		thread_get(st, (pid_t)ev->pid2, (pid_t)ev->tgid2, ev->comm2);
-	uint64_t ns;
 
 	if (!t) {
 		st->unpaired++;
 		return;
 	}
-	if ((t->state == LAT_SCHED_T_WOKEN ||
-	     t->state == LAT_SCHED_T_PREEMPTED) && ev->ts >= t->since) {
-		bool woken = t->state == LAT_SCHED_T_WOKEN;
-
-		ns = ev->ts - t->since;
-		if (counting(st, ev->ts))
-			record(st, t, woken ? 0 : 1, ns);
-		t->t.runnable_ns += in_window(st, t->since, ev->ts);
-		st->total.runnable_ns += in_window(st, t->since, ev->ts);
-		if (!woken && t->preemptor >= 0) {
-			const char *comm = t->preemptor ? t->preemptor_comm
-							: "(idle)";
-			uint64_t w = in_window(st, t->since, ev->ts);
-
-			lat_sched_whos_add(&t->preempted_by, t->preemptor,
-					   t->preemptor_tgid, comm, 1, w);
-			lat_sched_whos_add(&st->total_preempted_by,
-					   t->preemptor, t->preemptor_tgid,
-					   comm, 1, w);
-		}
-		waited_behind(st, t, (int)ev->cpu, t->since, ev->ts);
-		off_cpu_span(st, t, ev->ts, (int)ev->cpu);
-	} else if (t->state == LAT_SCHED_T_BLOCKED) {
-		/* Woken, but the wakeup record was lost or reordered. */
-		st->unpaired++;
-		off_cpu_span(st, t, ev->ts, (int)ev->cpu);
-	}
-	t->state = LAT_SCHED_T_ONCPU;
-	t->since = ev->ts;
-	t->cpu = (int)ev->cpu;
-	t->preemptor = -1;
+	on_cpu_from(st, t, ev->ts, (int)ev->cpu);
 }
 
 /* The holder of watched CPU @c changes at @ts. */
@@ -540,6 +573,8 @@ static void cpu_switch(struct lat_sched_state *st, struct lat_sched_cstate *c,
 
 	if (counting(st, ev->ts))
 		c->c.switches++;
+	bool broken = c->known && c->pid != (pid_t)ev->pid;
+
 	if (!c->known) {
 		/* First switch seen: prev held it since the window opened. */
 		c->pid = (pid_t)ev->pid;
@@ -548,6 +583,27 @@ static void cpu_switch(struct lat_sched_state *st, struct lat_sched_cstate *c,
 		memcpy(c->comm, ev->comm, 16);
 	}
 	ns = in_window(st, from, ev->ts);
+	if (broken) {
+		/*
+		 * The holder we knew was switched out without a record (some
+		 * kernels never report certain tasks' switch-outs, e.g. this
+		 * VM's agent threads: perf sees none either). Who held the
+		 * CPU from then until prev's switch-out is unknown.
+		 */
+		if (counting(st, ev->ts)) {
+			c->c.chain_breaks++;
+			st->chain_breaks++;
+		}
+		c->c.unknown_ns += ns;
+		c->c.break_ns += ns;
+		c->known = true;
+		c->since = ev->ts;
+		c->pid = (pid_t)ev->pid2;
+		c->tgid = (pid_t)ev->tgid2;
+		c->own = ev->arg2 & LAT_SCHED_SW_NEXT_OURS;
+		memcpy(c->comm, ev->comm2, 16);
+		return;
+	}
 	memset(&h, 0, sizeof(h));
 	h.from = from;
 	h.to = ev->ts;
@@ -648,11 +704,14 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 		struct lat_sched_cstate *c =
 			lat_sched_state_cpu(st, (int)ev->cpu);
 
+		uint64_t bound = c && c->known && c->pid != (pid_t)ev->pid
+					 ? c->since : 0;
+
 		/* The CPU's holder first: switch_in looks at it. */
 		if (c)
 			cpu_switch(st, c, ev);
 		if (ev->arg2 & LAT_SCHED_SW_PREV_OURS)
-			switch_out(st, ev, counted);
+			switch_out(st, ev, counted, bound);
 		if (ev->arg2 & LAT_SCHED_SW_NEXT_OURS)
 			switch_in(st, ev);
 		break;
@@ -759,6 +818,8 @@ void lat_sched_state_finish(struct lat_sched_state *st, uint64_t to_ns,
 	r->to_ns = st->to_ns;
 	r->records = st->records;
 	r->unpaired = st->unpaired;
+	r->inferred = st->inferred;
+	r->chain_breaks = st->chain_breaks;
 	r->timeline_dropped = st->timeline_dropped;
 	r->total = st->total;
 	r->total.tid = r->total.tgid = 0;
