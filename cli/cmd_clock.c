@@ -6,21 +6,16 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "clock_cost.h"
 #include "latlab/clock.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
 
 #define CMD "clock"
 #define CALIBRATIONS 3
-/* The bar: three calibrations within 100 ppm is a stable ratio. */
-#define STABLE_PPM 100.0
 #define MAX_WARNINGS 8
 
 #if defined(__x86_64__)
@@ -40,15 +35,10 @@ struct clock_opts {
 
 struct clock_report {
 	struct lat_clock_info info;
-	struct lat_clock_cal cals[CALIBRATIONS];
-	double cal_median;        /* cycles/ns, median of the three */
-	double cal_spread_ppm;    /* (max - min) / median of the three */
-	struct lat_clock_cal used; /* what the drift and costs convert with */
-	double drift_s;           /* measured interval, s */
-	double drift_ppm;         /* counter minus MONOTONIC_RAW, ppm */
-	double drift_uncert_ppm;  /* bracket widths over the interval */
+	struct lat_clock_repeat cal;
+	struct lat_clock_drift drift;
 	bool rdtscp_works;
-	struct clock_cost costs[CLOCK_COST_KINDS];
+	struct lat_clock_cost costs[LAT_CLOCK_READ_KINDS];
 	long cpus;
 	const char *warnings[MAX_WARNINGS];
 	int n_warnings;
@@ -96,106 +86,37 @@ static void parse(int argc, char **argv, struct clock_opts *o)
 	cli_no_operands(CMD, argc, argv);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void calibrate(const struct clock_opts *o, struct clock_report *r)
-{
-	double ratios[CALIBRATIONS];
-	int rc;
-
-	for (int i = 0; i < CALIBRATIONS; i++) {
-		rc = lat_clock_calibrate_fit(&r->cals[i], o->calib_ms);
-		if (rc)
-			cli_fail(CMD, "calibration failed: %s",
-				     lat_strerror(rc));
-		ratios[i] = r->cals[i].cycles_per_ns;
-	}
-	qsort(ratios, CALIBRATIONS, sizeof(ratios[0]), cmp_double);
-	r->cal_median = ratios[CALIBRATIONS / 2];
-	r->cal_spread_ppm = (ratios[CALIBRATIONS - 1] - ratios[0]) /
-			    r->cal_median * 1e6;
-	if (r->cal_spread_ppm > STABLE_PPM)
-		warn(r, "the three calibrations differ by more than 100 ppm: "
-			"the counter's rate is not steady here");
-	/* A frequency the hardware states beats any fit (aarch64). */
-	rc = r->info.hw_hz > 0 ?
-		lat_clock_cal_from_ratio(&r->used, r->info.hw_hz / 1e9) :
-		lat_clock_cal_from_ratio(&r->used, r->cal_median);
-	if (rc)
-		cli_fail(CMD, "calibration failed: %s", lat_strerror(rc));
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s,
-			       .tv_nsec = (long)((s - floor(s)) * 1e9) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0)
-		;
-}
-
-/*
- * Drift: how far the calibrated counter and CLOCK_MONOTONIC_RAW move
- * apart over the interval. The bracket widths bound how well the two
- * endpoints are known, so they are reported as the uncertainty.
- */
-static void measure_drift(const struct clock_opts *o, struct clock_report *r)
-{
-	struct lat_clock_pair a, b;
-	double raw, counter;
-
-	lat_clock_pair_read(&a, 64);
-	sleep_s(o->drift_s);
-	lat_clock_pair_read(&b, 64);
-	raw = (double)(b.raw_ns - a.raw_ns);
-	counter = (double)(int64_t)(b.cycles - a.cycles) /
-		  r->used.cycles_per_ns;
-	r->drift_s = raw / 1e9;
-	r->drift_ppm = (counter - raw) / raw * 1e6;
-	r->drift_uncert_ppm = ((double)a.width + (double)b.width) / 2 /
-			      r->used.cycles_per_ns / raw * 1e6;
-}
-
-static void measure_costs(const struct clock_opts *o, struct clock_report *r)
-{
-	int64_t *scratch = malloc(o->pairs * sizeof(*scratch));
-
-	if (!scratch)
-		cli_fail(CMD, "cannot allocate %llu pairs",
-			     (unsigned long long)o->pairs);
-	/* Touch every page first so no page fault lands inside a pair. */
-	memset(scratch, 0, o->pairs * sizeof(*scratch));
-	for (int k = 0; k < CLOCK_COST_KINDS; k++) {
-		clock_cost_measure((enum clock_cost_kind)k, r->rdtscp_works,
-				   &r->used, scratch, o->pairs, &r->costs[k]);
-		if (r->costs[k].backwards)
-			warn(r, "some read pairs went backwards (a migration "
-				"between CPUs whose counters differ); they "
-				"are counted and left out of the percentiles");
-	}
-	free(scratch);
-}
-
 static void collect(const struct clock_opts *o, struct clock_report *r)
 {
+	int rc;
+
 	memset(r, 0, sizeof(*r));
 	lat_clock_info(&r->info);
 	r->cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	r->rdtscp_works = clock_cost_rdtscp_works();
+	r->rdtscp_works = lat_clock_rdtscp_works();
 	if (!r->info.invariant)
 		warn(r, "the cycle counter is NOT invariant here: its rate "
 			"changes with power states or frequency, so cycles are "
 			"not time; use clock_gettime for durations");
-	calibrate(o, r);
-	measure_drift(o, r);
-	measure_costs(o, r);
+	rc = lat_clock_calibrate_repeat(&r->cal, CALIBRATIONS, o->calib_ms);
+	if (rc)
+		cli_fail(CMD, "calibration failed: %s", lat_strerror(rc));
+	if (!r->cal.stable)
+		warn(r, "the three calibrations differ by more than 100 ppm: "
+			"the counter's rate is not steady here");
+	rc = lat_clock_drift(&r->cal.use, o->drift_s, &r->drift);
+	if (!rc)
+		rc = lat_clock_read_costs(&r->cal.use, o->pairs, r->costs);
+	if (rc)
+		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
+	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++)
+		if (r->costs[k].backwards) {
+			warn(r, "some read pairs went backwards (a migration "
+				"between CPUs whose counters differ); they "
+				"are counted and left out of the percentiles");
+			break;
+		}
 }
-
 static const char *yes_no(bool b)
 {
 	return b ? "yes" : "no";
@@ -220,7 +141,7 @@ static void print_text(const struct clock_opts *o,
 {
 	char p50[LAT_FMT_LEN], p99[LAT_FMT_LEN], note[96];
 	const struct lat_clock_info *in = &r->info;
-	const struct clock_cost *raw;
+	const struct lat_clock_cost *raw;
 
 	printf("latlab clock: %s counter on %s, %ld CPUs\n\n", in->source,
 	       ARCH, r->cpus);
@@ -228,20 +149,20 @@ static void print_text(const struct clock_opts *o,
 	       CALIBRATIONS, o->calib_ms);
 	for (int i = 0; i < CALIBRATIONS; i++)
 		printf("  #%d  %.4f cycles/ns   (%d windows, window slopes "
-		       "within %.2f ppm)\n", i + 1, r->cals[i].cycles_per_ns,
-		       r->cals[i].windows, r->cals[i].spread_ppm);
-	printf("  spread of the three: %.3f ppm (%s)\n", r->cal_spread_ppm,
-	       r->cal_spread_ppm <= STABLE_PPM ? "stable" :
+		       "within %.2f ppm)\n", i + 1, r->cal.cal[i].cycles_per_ns,
+		       r->cal.cal[i].windows, r->cal.cal[i].spread_ppm);
+	printf("  spread of the three: %.3f ppm (%s)\n", r->cal.spread_ppm,
+	       r->cal.stable ? "stable" :
 	       "NOT stable: > 100 ppm");
 	if (in->hw_hz > 0)
 		printf("  hardware says %.4f cycles/ns (cntfrq_el0): fit is "
 		       "off by %+.2f ppm\n", in->hw_hz / 1e9,
-		       (r->cal_median / (in->hw_hz / 1e9) - 1) * 1e6);
+		       (r->cal.median_cycles_per_ns / (in->hw_hz / 1e9) - 1) * 1e6);
 	/* fabs(x) < 5e-4 would print as "-0.000". */
 	printf("\ndrift vs CLOCK_MONOTONIC_RAW over %.2f s: %+.3f ppm "
-	       "(endpoints known to +-%.3f ppm)\n", r->drift_s,
-	       fabs(r->drift_ppm) < 5e-4 ? 0.0 : r->drift_ppm,
-	       r->drift_uncert_ppm);
+	       "(endpoints known to +-%.3f ppm)\n", r->drift.seconds,
+	       fabs(r->drift.ppm) < 5e-4 ? 0.0 : r->drift.ppm,
+	       r->drift.uncertainty_ppm);
 	if (in->kernel_uses_counter)
 		printf("  the kernel derives MONOTONIC_RAW from the %s here, "
 		       "so this checks the\n  calibration, not the "
@@ -250,10 +171,10 @@ static void print_text(const struct clock_opts *o,
 	printf("\ncost of one read, from %llu back-to-back pairs:\n",
 	       (unsigned long long)o->pairs);
 	printf("  %-30s %9s %9s\n", "", "p50", "p99");
-	for (int k = 0; k < CLOCK_COST_KINDS; k++) {
-		const struct clock_cost *c = &r->costs[k];
+	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++) {
+		const struct lat_clock_cost *c = &r->costs[k];
 
-		if (k == CLOCK_COST_RDTSCP) {
+		if (k == LAT_CLOCK_READ_RDTSCP) {
 			print_rdtscp_note(r, note, sizeof(note));
 			if (!c->available) {
 				printf("  %-30s  not run (%s)\n", c->how, note);
@@ -267,10 +188,10 @@ static void print_text(const struct clock_opts *o,
 			printf("  %llu pairs backwards",
 			       (unsigned long long)c->backwards);
 		printf("\n");
-		if (k == CLOCK_COST_RDTSCP)
+		if (k == LAT_CLOCK_READ_RDTSCP)
 			printf("    (%s)\n", note);
 	}
-	raw = &r->costs[CLOCK_COST_RAW];
+	raw = &r->costs[LAT_CLOCK_READ_RAW];
 	/* The finest interval a stamp resolves: the counter's step or the
 	 * read's own cost, whichever is larger; every figure above comes
 	 * in multiples of it. */
@@ -280,7 +201,7 @@ static void print_text(const struct clock_opts *o,
 		       (long long)raw->p50_raw,
 		       lat_fmt_ns(p50, sizeof(p50), raw->p50_ns));
 	printf("  the hot path stamps with %s (start) and %s (end)\n",
-	       r->costs[CLOCK_COST_START].how, r->costs[CLOCK_COST_END].how);
+	       r->costs[LAT_CLOCK_READ_START].how, r->costs[LAT_CLOCK_READ_END].how);
 
 	printf("\ninvariant counter: %s", in->invariant ? "yes" : "NO");
 #if defined(__x86_64__) || defined(__i386__)
@@ -312,8 +233,8 @@ static void json_costs(struct lat_json *j, const struct clock_report *r)
 	char note[96];
 
 	lat_json_obj_begin(j, "read_cost");
-	for (int k = 0; k < CLOCK_COST_KINDS; k++) {
-		const struct clock_cost *c = &r->costs[k];
+	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++) {
+		const struct lat_clock_cost *c = &r->costs[k];
 
 		lat_json_obj_begin(j, c->key);
 		lat_json_str(j, "how", c->how);
@@ -324,9 +245,9 @@ static void json_costs(struct lat_json *j, const struct clock_report *r)
 		lat_json_double(j, "p50_ns", c->available ? c->p50_ns : NAN);
 		lat_json_double(j, "p99_ns", c->available ? c->p99_ns : NAN);
 		if (c->available)
-			lat_json_int(j, k <= CLOCK_COST_RDTSCP ? "p50_cycles" :
+			lat_json_int(j, k <= LAT_CLOCK_READ_RDTSCP ? "p50_cycles" :
 				     "p50_raw_ns", c->p50_raw);
-		if (k == CLOCK_COST_RDTSCP) {
+		if (k == LAT_CLOCK_READ_RDTSCP) {
 			print_rdtscp_note(r, note, sizeof(note));
 			lat_json_bool(j, "cpuid_claims", r->info.rdtscp_cpuid);
 			lat_json_bool(j, "cpuinfo_claims",
@@ -353,18 +274,18 @@ static int print_json(const struct clock_opts *o,
 	lat_json_uint(&j, "calib_ms", o->calib_ms);
 	lat_json_arr_begin(&j, "calibrations");
 	for (int i = 0; i < CALIBRATIONS; i++)
-		json_cal(&j, &r->cals[i]);
+		json_cal(&j, &r->cal.cal[i]);
 	lat_json_arr_end(&j);
-	lat_json_double(&j, "cycles_per_ns", r->used.cycles_per_ns);
-	lat_json_double(&j, "calibration_spread_ppm", r->cal_spread_ppm);
+	lat_json_double(&j, "cycles_per_ns", r->cal.use.cycles_per_ns);
+	lat_json_double(&j, "calibration_spread_ppm", r->cal.spread_ppm);
 	lat_json_bool(&j, "calibration_stable",
-		      r->cal_spread_ppm <= STABLE_PPM);
+		      r->cal.stable);
 	/* null, not 0, when the hardware states no frequency (x86) */
 	lat_json_double(&j, "hw_hz", in->hw_hz > 0 ? in->hw_hz : NAN);
 	lat_json_obj_begin(&j, "drift");
-	lat_json_double(&j, "seconds", r->drift_s);
-	lat_json_double(&j, "ppm", r->drift_ppm);
-	lat_json_double(&j, "uncertainty_ppm", r->drift_uncert_ppm);
+	lat_json_double(&j, "seconds", r->drift.seconds);
+	lat_json_double(&j, "ppm", r->drift.ppm);
+	lat_json_double(&j, "uncertainty_ppm", r->drift.uncertainty_ppm);
 	lat_json_obj_end(&j);
 	json_costs(&j, r);
 	lat_json_obj_begin(&j, "invariant");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/cgroup.h"
 #include "latlab/flight.h"
 #include "latlab/fmt.h"
@@ -31,7 +32,8 @@ static const char usage[] =
 "                       [--work-ns <time>] [--capacity <n>]\n"
 "                       [--wait (spin|yield|block)] [--cpus <list>]\n"
 "                       [--no-pin] [--json] [--hlog <file>]\n"
-"                       [--interval <time>] [--hgrm <dir>] [--no-counters]\n"
+"                       [--interval <time>] [--hgrm <dir>] [--svg <file>]\n"
+"                       [--no-counters]\n"
 "                       [--freeze-above (<time>|auto) [--flight-post <n>]\n"
 "                       [--flight-out <file>]] [<experiment>...]\n"
 "\n"
@@ -49,6 +51,8 @@ static const char usage[] =
 "  --seed <n>           seed of the poisson schedule (default 1)\n"
 "  --stages <k>         work stages, 1..8 (default 1)\n"
 "  --work-ns <time>     calibrated busy work per stage (default 100ns)\n"
+"  --work-dist <d>      stage 1's work time: det, exp, lognormal:<cv> or\n"
+"                       bimodal:<p>:<slow time>, mean --work-ns (default det)\n"
 "  --capacity <n>       slots per ring, a power of two (default 4096)\n"
 "  --wait <kind>        empty/full ring: spin, yield or block (default spin\n"
 "                       with a core per hot thread, else yield)\n"
@@ -62,6 +66,8 @@ static const char usage[] =
 "  --hlog <file>        interval histograms, one tag per delta (.hlog 1.3)\n"
 "  --interval <time>    --hlog interval (default 1s)\n"
 "  --hgrm <dir>         one percentile distribution per delta, in ns\n"
+"  --svg <file>         latency by percentile, one line per delta and\n"
+"                       e2e (x: percentile, log 1/(1-p); y: log)\n"
 "  --no-stamps          only t0 and the final stamp (overhead baseline)\n"
 "\n"
 "counters and flight recorder:\n"
@@ -102,6 +108,7 @@ static const char usage[] =
 "  latlab pipeline --events 20000 --json  # a short run for scripts\n"
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
 "  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
+"  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
 "  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
 "  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
@@ -114,6 +121,8 @@ enum {
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
+	OPT_SVG,
+	OPT_WORK_DIST,
 	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
 };
 
@@ -125,6 +134,7 @@ static const struct option options[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "work-ns", required_argument, NULL, OPT_WORK },
+	{ "work-dist", required_argument, NULL, OPT_WORK_DIST },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "spins", required_argument, NULL, OPT_SPINS },
@@ -134,6 +144,7 @@ static const struct option options[] = {
 	{ "hlog", required_argument, NULL, OPT_HLOG },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "hgrm", required_argument, NULL, OPT_HGRM },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "no-stamps", no_argument, NULL, OPT_NO_STAMPS },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
@@ -153,7 +164,7 @@ struct args {
 	struct lat_pipe_config cfg;
 	bool events_set, wait_set, json;
 	double duration_ns;
-	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
+	const char *cpus, *hlog_path, *hgrm_dir, *flight_out, *svg;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
 	bool quota_set, period_set, burst_set;
@@ -218,6 +229,12 @@ static void parse_one(struct args *a, int c, char **argv)
 		cfg->work_ns = cli_duration_ns(CMD, "--work-ns", optarg,
 						   1, 0, INFINITY);
 		break;
+	case OPT_WORK_DIST:
+		if (lat_work_dist_parse(&cfg->work_dist, optarg))
+			cli_usage_error(CMD, "--work-dist '%s': expected "
+					    "det, exp, lognormal:<cv> or "
+					    "bimodal:<p>:<slow time>", optarg);
+		break;
 	case OPT_CAPACITY:
 		cfg->capacity = cli_u64(CMD, "--capacity", optarg, 0,
 					    SIZE_MAX);
@@ -249,6 +266,9 @@ static void parse_one(struct args *a, int c, char **argv)
 		cfg->interval_s = cli_duration_ns(CMD, "--interval", optarg,
 						      1e9, 0, INFINITY) / 1e9;
 		a->interval_set = true;
+		break;
+	case OPT_SVG:
+		a->svg = optarg;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -621,13 +641,21 @@ static int pipeline_main(int argc, char **argv)
 	struct lat_pipe_result r;
 	struct watch w = { .sig = 0 };
 	FILE *hlog = NULL;
+	const char *why;
 	int rc, sig;
 
 	parse(&a, argc, argv);
+	if (lat_work_dist_check(&a.cfg.work_dist, a.cfg.work_ns, &why))
+		cli_usage_error(CMD, "--work-dist %s: %s",
+				    a.cfg.work_dist.name, why);
 	place(&a);
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
 		check_hgrm_dir(a.hgrm_dir);
+	if (a.svg)
+		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
+				      a.hlog_path, a.flight_out }, 2,
+			      "another output of this run");
 	if (a.hlog_path)
 		a.cfg.hlog = hlog = open_out(a.hlog_path);
 	if (a.flight_out)
@@ -658,6 +686,11 @@ static int pipeline_main(int argc, char **argv)
 	if (rc)
 		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
 			     lat_strerror(rc));
+	if (a.svg) {
+		FILE *f = cli_out_open(CMD, a.svg);
+
+		cli_out_close(CMD, a.svg, f, lat_pipe_write_svg(f, &r));
+	}
 	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
 		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
 			     lat_strerror(rc));

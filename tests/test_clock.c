@@ -164,8 +164,51 @@ static void test_calibration_plausible(void)
 	T_NEAR(ns_counter / ns_raw, 1.0, 1e-3);
 }
 
+/*
+ * The checks `latlab clock` prints, through the library: every kind of
+ * read has a cost or says why not, pairs are accounted (kept + backwards),
+ * repeated calibrations agree with their own median, bad input refused.
+ */
+static void test_clock_checks(void)
+{
+	struct lat_clock_cost c[LAT_CLOCK_READ_KINDS];
+	struct lat_clock_repeat rep;
+	struct lat_clock_drift d;
+	struct lat_clock_cal cal;
+
+	T_EQ_I64(lat_clock_cal_from_ratio(&cal, 1.0), 0);
+	T_EQ_I64(lat_clock_read_costs(&cal, 10, c), -EINVAL);
+	T_EQ_I64(lat_clock_read_costs(&cal, 2000, c), 0);
+	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++) {
+		T_CHECK(c[k].key && c[k].how);
+		if (!c[k].available) {
+			T_EQ_I64(k, LAT_CLOCK_READ_RDTSCP);
+			T_EQ_I64(c[k].pairs, 0);
+			continue;
+		}
+		T_EQ_I64(c[k].pairs, 2000);
+		T_CHECK(c[k].backwards <= c[k].pairs);
+		if (c[k].backwards < c[k].pairs) {
+			T_CHECK(c[k].p50_ns >= 0);
+			T_CHECK(c[k].p99_ns >= c[k].p50_ns);
+		}
+	}
+	T_EQ_I64(lat_clock_drift(&cal, 0, &d), -EINVAL);
+	T_EQ_I64(lat_clock_calibrate_repeat(&rep, 0, 20), -EINVAL);
+	T_EQ_I64(lat_clock_calibrate_repeat(&rep, 3, 20), 0);
+	T_CHECK(rep.cal[0].cycles_per_ns > 0);
+	T_CHECK(rep.spread_ppm >= 0);
+	T_EQ_I64(rep.stable, rep.spread_ppm <= LAT_CLOCK_STABLE_PPM);
+	T_CHECK(rep.use.cycles_per_ns > 0);
+	T_EQ_I64(lat_clock_drift(&rep.use, 0.01, &d), 0);
+	T_CHECK(d.seconds >= 0.009);
+	T_CHECK(d.uncertainty_ppm >= 0);
+	T_CHECK(isfinite(d.ppm));
+}
+
 int main(void)
 {
+	test_clock_checks();
 	test_exact_ratios();
 	test_any_ratio();
 	test_bad_args();

@@ -2,20 +2,24 @@
  * lat_alloc: heap allocations counted per thread, so that "the hot path
  * does not allocate" is measured rather than assumed.
  *
- * How: src/alloccount/alloccount.c defines malloc, calloc, realloc, reallocarray,
- * free, posix_memalign, aligned_alloc, memalign, valloc and pvalloc. An
- * executable that links liblatlab (statically, as the latlab command and
- * its tests do) uses these instead of libc's; each one bumps a counter of
- * the calling thread and hands the call to glibc's own allocator
- * (__libc_malloc and friends), so memory behaves exactly as without it.
+ * How (opt-in): src/alloccount/wrap/alloc_wrap.c defines malloc, calloc,
+ * realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign,
+ * valloc and pvalloc. It is NOT part of liblatlab.a: a program that links
+ * only the library keeps glibc's malloc, and these functions say counting
+ * is unavailable. A program that wants counting links that object too
+ * (CMake target latlab_alloccount, as the latlab command and the tests
+ * do); then each call bumps a counter of the calling thread and hands the
+ * call to glibc's own allocator (__libc_malloc and friends), so memory
+ * behaves exactly as without it.
  *
  * Invariants:
  *  - Counters are thread-local: only the thread itself updates and reads
  *    them, with no atomics and no locks. Cost per call: one TLS increment.
  *  - Counting is unavailable, and says why, in sanitizer builds (ASan,
  *    TSan and MSan own malloc; wrapping it would bypass their checks), on
- *    libcs without __libc_malloc, and if the self-check finds the wrapper
- *    is not the malloc in use. It is never reported as 0 then.
+ *    libcs without __libc_malloc, when the counting object is not linked,
+ *    and if the self-check finds the wrapper is not the malloc in use. It
+ *    is never reported as 0 then.
  *  - Every count includes allocations that libc makes on the thread's
  *    behalf (fopen, strdup, printf buffers, ...): those are heap traffic
  *    too.

@@ -35,13 +35,6 @@
 /* CLOCK_MONOTONIC in ns. A syscall-free vDSO read, ~30 ns here. */
 double lat_bench_now_ns(void);
 
-/*
- * The 1-minute load average from /proc/loadavg, or -1 when unreadable.
- * Above the number of usable CPUs, other processes take turns on "our"
- * cores and every timing includes their slices: callers should say so.
- */
-double lat_bench_loadavg(void);
-
 /* Median, min and max of repetitions. */
 struct lat_bench_stat {
 	double median;

@@ -223,4 +223,93 @@ int lat_clock_info(struct lat_clock_info *info);
  */
 int lat_clock_info_at(struct lat_clock_info *info, const char *root);
 
+/* ------------------------------------------------------------------ */
+/* Checking the clock: repeat calibrations, drift, the cost of a read  */
+/* (what `latlab clock` shows; none of it is for a hot path)           */
+/* ------------------------------------------------------------------ */
+
+/* Calibrations within this many ppm of each other: a steady ratio. */
+#define LAT_CLOCK_STABLE_PPM 100.0
+#define LAT_CLOCK_MAX_REPEATS 16
+
+/* @n fitted calibrations and how well they agree. */
+struct lat_clock_repeat {
+	int n;
+	struct lat_clock_cal cal[LAT_CLOCK_MAX_REPEATS];
+	double median_cycles_per_ns;
+	double spread_ppm;        /* (max - min) / median of the n ratios */
+	bool stable;              /* spread_ppm <= LAT_CLOCK_STABLE_PPM */
+	struct lat_clock_cal use; /* what to convert with: the hardware's
+				   * frequency when it states one, else the
+				   * median */
+};
+
+/*
+ * Run lat_clock_calibrate_fit @n times (1..LAT_CLOCK_MAX_REPEATS) with
+ * @window_ms each. Returns 0, -EINVAL, or lat_clock_calibrate_fit's
+ * codes. Blocks for about n * window_ms.
+ */
+int lat_clock_calibrate_repeat(struct lat_clock_repeat *r, int n,
+			       unsigned window_ms);
+
+/* How far the calibrated counter and CLOCK_MONOTONIC_RAW move apart. */
+struct lat_clock_drift {
+	double seconds;           /* the interval, by MONOTONIC_RAW */
+	double ppm;               /* counter minus MONOTONIC_RAW, ppm */
+	double uncertainty_ppm;   /* the endpoints' bracket widths over the
+				   * interval: how well the two are known */
+};
+
+/*
+ * Read both clocks (lat_clock_pair_read), sleep @seconds (0.001..3600),
+ * read again, convert the counter with @cal. Returns 0 or -EINVAL.
+ */
+int lat_clock_drift(const struct lat_clock_cal *cal, double seconds,
+		    struct lat_clock_drift *out);
+
+/* The kinds of read whose cost lat_clock_read_costs measures. */
+enum lat_clock_read {
+	LAT_CLOCK_READ_RAW,       /* lat_clock_now: rdtsc / mrs cntvct_el0 */
+	LAT_CLOCK_READ_START,     /* lat_clock_start: lfence;rdtsc / isb;mrs */
+	LAT_CLOCK_READ_END,       /* lat_clock_end: lfence;rdtsc;lfence */
+	LAT_CLOCK_READ_RDTSCP,    /* rdtscp (x86, when it executes) */
+	LAT_CLOCK_READ_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC) */
+	LAT_CLOCK_READ_MONOTONIC_RAW,
+	LAT_CLOCK_READ_KINDS
+};
+
+/*
+ * The cost of one read: the delta of back-to-back pairs, which is what
+ * one stamp adds to a measured region.
+ */
+struct lat_clock_cost {
+	const char *key;          /* "raw", "start", ... (JSON keys) */
+	const char *how;          /* the instruction(s) or call */
+	bool available;           /* false: rdtscp does not execute here */
+	bool in_cycles;           /* p50_raw is in cycles (else ns) */
+	uint64_t pairs;           /* pairs measured (0 when unavailable) */
+	uint64_t backwards;       /* pairs whose second read was earlier (a
+				   * migration): counted, left out */
+	double p50_ns, p99_ns;    /* NAN when no pair was kept */
+	int64_t p50_raw;          /* p50 in the read's own unit */
+};
+
+/*
+ * Whether rdtscp executes here, found by running it once under temporary
+ * SIGILL/SIGSEGV handlers (CPUID is not to be trusted for it in VMs; a
+ * CR4.TSD fault arrives as SIGSEGV). The previous handlers are restored;
+ * call it before other threads install handlers. Always false off x86.
+ */
+bool lat_clock_rdtscp_works(void);
+
+/*
+ * Measure @pairs (1000..5*10^7) back-to-back pairs of every kind of read
+ * into @out[LAT_CLOCK_READ_KINDS], converting cycles with @cal; the
+ * scratch buffer (8 bytes a pair) is allocated and touched before any
+ * pair is timed, so no page fault lands inside one. p50/p99 are exact
+ * nearest-rank percentiles. Returns 0, -EINVAL or -ENOMEM.
+ */
+int lat_clock_read_costs(const struct lat_clock_cal *cal, uint64_t pairs,
+			 struct lat_clock_cost *out);
+
 #endif

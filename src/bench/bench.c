@@ -14,6 +14,7 @@
 
 #include "latlab/bench.h"
 #include "latlab/wait.h"
+#include "latlab/stats.h"
 
 double lat_bench_now_ns(void)
 {
@@ -23,34 +24,13 @@ double lat_bench_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-double lat_bench_loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double load = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lf", &load) != 1)
-		load = -1;
-	fclose(f);
-	return load;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int lat_bench_stat_of(double *v, unsigned n, struct lat_bench_stat *out)
 {
 	if (!v || !out || n == 0)
 		return -EINVAL;
-	qsort(v, n, sizeof(*v), cmp_double);
+	out->median = lat_median_sort(v, n);
 	out->min = v[0];
 	out->max = v[n - 1];
-	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	out->reps = n;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "latlab/clock.h"
+#include "latlab/stats.h"
 
 /* A window shorter than this is mostly bracket noise (~tens of ns). */
 #define CAL_MIN_WINDOW_MS 10
@@ -89,21 +90,13 @@ static void sleep_ns(int64_t ns)
 		;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of @n values; sorts a copy, leaves @v alone. n <= MAX+1. */
 static double median(const double *v, int n)
 {
 	double tmp[CAL_MAX_WINDOWS + 1];
 
 	memcpy(tmp, v, (size_t)n * sizeof(*v));
-	qsort(tmp, (size_t)n, sizeof(*tmp), cmp_double);
-	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	return lat_median_sort(tmp, (size_t)n);
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include "latlab/flight.h"
 #include "latlab/fmt.h"
+#include "latlab/stats.h"
 
 enum { W_SEQ, W_T0, W_E2E, W_DELTAS };
 
@@ -151,13 +152,6 @@ static bool is_slow(uint64_t v, lat_ns_t median)
 	       v >= median + LAT_FLIGHT_SLOW_MIN_NS;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 {
 	size_t n = lat_flight_count(f), ncols = f->ndeltas + 1;
@@ -173,7 +167,7 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			f->scratch[i] = cell(f, slot_of(f, i), c);
-		qsort(f->scratch, n, sizeof(uint64_t), cmp_u64);
+		qsort(f->scratch, n, sizeof(uint64_t), lat_cmp_u64);
 		col->median_ns = f->scratch[n / 2];
 		if (trig >= 0) {
 			col->at_trigger_ns = cell(f, slot_of(f, (size_t)trig),

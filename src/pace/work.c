@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "latlab/work.h"
+#include "latlab/stats.h"
 
 /* Odd 64-bit constant with well-mixed bits (2^64 / golden ratio). */
 #define WORK_MULT 0x9e3779b97f4a7c15ULL
@@ -22,13 +23,6 @@ __attribute__((noinline)) uint64_t lat_work_run(uint64_t steps, uint64_t seed)
 		__asm__ __volatile__("" : "+r"(x));
 	}
 	return x;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -53,7 +47,7 @@ static double timed_calls(uint64_t steps, int reps, double *mid_mean)
 		sink = lat_work_run(steps, (uint64_t)i + sink);
 		d[i] = lat_clock_end() - a;
 	}
-	qsort(d, (size_t)reps, sizeof(d[0]), cmp_u64);
+	qsort(d, (size_t)reps, sizeof(d[0]), lat_cmp_u64);
 	for (int i = reps / 4; i < reps - reps / 4; i++, n++)
 		sum += (double)d[i];
 	if (mid_mean)

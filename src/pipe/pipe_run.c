@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pipe_int.h"
+#include "latlab/stats.h"
 
 /* Buffer the --noise thread streams over: larger than most LLCs. */
 #define NOISE_BYTES ((size_t)64 << 20)
@@ -53,19 +54,6 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 	return 0;
 }
 
-static double loadavg(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double v = -1;
-
-	if (f) {
-		if (fscanf(f, "%lf", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
  * Calibrate the work on the CPU stage 1 will run on (cores may differ in
  * speed), then give the caller its affinity back.
@@ -80,6 +68,12 @@ static int calibrate_work(struct lat_pipe *p)
 	    !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
 		moved = !lat_topo_pin_self(p->cfg.cpu[1]);
 	rc = lat_work_calibrate(&p->work, p->cfg.work_ns, &p->cal);
+	/* the seed is the arrivals' one, moved: arrivals and work draws
+	 * must not be the same random numbers */
+	if (!rc && p->cfg.work_dist.kind != LAT_WORK_DET)
+		rc = lat_work_table_init(&p->table, &p->cfg.work_dist, &p->work,
+					 p->cfg.seed ^ 0x5851f42d4c957f2dULL,
+					 &p->cal);
 	if (moved)
 		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 	return rc;
@@ -310,7 +304,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return rc;
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
-	p->loadavg = loadavg();
+	p->loadavg = lat_loadavg();
 	pipe_use_start(p);
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
@@ -399,6 +393,8 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 			 r->produced < p->cfg.events;
 	r->cal = p->cal;
 	r->work = p->work;
+	r->work_table = p->table;
+	r->work_table.steps = NULL;
 	r->loadavg = p->loadavg;
 	r->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->steal_pct = -1;
@@ -446,6 +442,7 @@ void lat_pipe_free(struct lat_pipe *p)
 	free(p->wait);
 	free(p->counters);
 	free(p->noise_buf);
+	lat_work_table_destroy(&p->table);
 	pipe_agg_destroy(&p->agg);
 	/* a start that failed after entering the group still leaves it */
 	lat_cgroup_quota_end(&p->quota);

@@ -11,9 +11,23 @@
 
 #define FONT "font-family=\"sans-serif\""
 
-static void put_escaped(FILE *out, const char *t)
+/* Length of the valid UTF-8 sequence at @t, or 0 if it is not one. */
+static int utf8_len(const unsigned char *t)
 {
-	for (; t && *t; t++) {
+	int n = *t < 0x80 ? 1 : *t >= 0xc2 && *t < 0xe0 ? 2 :
+		*t >= 0xe0 && *t < 0xf0 ? 3 : *t >= 0xf0 && *t < 0xf5 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((t[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void lat_svg_put_text(FILE *out, const char *t)
+{
+	while (t && *t) {
+		int n = utf8_len((const unsigned char *)t);
+
 		switch (*t) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -21,11 +35,15 @@ static void put_escaped(FILE *out, const char *t)
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&apos;", out); break;
 		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*t >= 0x20 || *t == '\t' ||
-			    *t == '\n')
-				fputc(*t, out);
+			/* Control characters are not allowed in XML 1.0,
+			 * nor are bytes that are not UTF-8. */
+			if (!n)
+				fputc('?', out);
+			else if ((unsigned char)*t >= 0x20 || *t == '\t' ||
+				 *t == '\n')
+				fwrite(t, 1, (size_t)n, out);
 		}
+		t += n ? n : 1;
 	}
 }
 
@@ -34,7 +52,7 @@ static void text(struct lat_svg *s, double x, double y, const char *anchor,
 {
 	fprintf(s->out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" %s>",
 		x, y, anchor, extra ? extra : "");
-	put_escaped(s->out, t);
+	lat_svg_put_text(s->out, t);
 	fputs("</text>\n", s->out);
 }
 
@@ -167,8 +185,8 @@ static void x_axis(struct lat_svg *s, const char *label)
 			x_tick(s, v, buf);
 		}
 	}
-	text(s, (s->left + s->width - s->right) / 2, s->height - 15,
-	     "middle", "class=\"xlabel\"", label);
+	text(s, (s->left + s->width - s->right) / 2,
+	     s->height - s->bottom + 45, "middle", "class=\"xlabel\"", label);
 }
 
 static void y_tick(struct lat_svg *s, double v, double step)
@@ -244,7 +262,7 @@ static void style(struct lat_svg *s, const struct lat_svg_series *ser)
 	fprintf(s->out, "stroke=\"%s\"", ser->color);
 	if (ser->dash) {
 		fputs(" stroke-dasharray=\"", s->out);
-		put_escaped(s->out, ser->dash);
+		lat_svg_put_text(s->out, ser->dash);
 		fputc('"', s->out);
 	}
 }
@@ -321,9 +339,41 @@ void lat_svg_vline(struct lat_svg *s, double x, const char *color,
 	     "start", "class=\"marker-label\"", label);
 }
 
+static int legend_cols(size_t entries)
+{
+	return entries <= 4 ? 1 : entries <= 10 ? 2 : 3;
+}
+
+double lat_svg_legend_height(size_t entries)
+{
+	int cols = legend_cols(entries);
+
+	return 20.0 * (double)((entries + (size_t)cols - 1) / (size_t)cols) +
+	       10;
+}
+
+double lat_svg_set_legend_below(struct lat_svg *s, size_t entries)
+{
+	double h = lat_svg_legend_height(entries);
+
+	s->legend_cols = legend_cols(entries);
+	s->bottom += h;
+	return h;
+}
+
 void lat_svg_legend(struct lat_svg *s, const struct lat_svg_series *ser)
 {
-	double x = s->left + 12, y = s->top + 18 + 20 * s->legend_rows++;
+	int i = s->legend_rows++;
+	double x = s->left + 12, y = s->top + 18 + 20 * i;
+
+	if (s->legend_cols) {
+		/* rows under the x axis label, filled column by column */
+		int cols = s->legend_cols;
+		double w = (s->width - s->left - s->right) / cols;
+
+		x = s->left + 12 + w * (i % cols);
+		y = s->height - s->bottom + 64 + 20 * (i / cols);
+	}
 
 	/* A pale box so that curves behind the legend stay readable. */
 	fprintf(s->out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "

@@ -1,8 +1,8 @@
 /*
- * Read-cost measurement for `latlab clock`. Deltas go into a latlab
- * histogram with 3 significant digits: read costs are a few hundred
- * cycles at most, where its buckets are exact, so nothing is lost.
+ * The cost of one clock read: back-to-back pairs of each kind, the delta
+ * of each pair kept, exact nearest-rank p50/p99 of the sorted deltas.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock_cost.h"
-#include "latlab/hist.h"
+#include "latlab/clock.h"
+#include "latlab/stats.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define COST_X86 1
@@ -19,11 +19,11 @@
 #define COST_X86 0
 #endif
 
-static const char *const cost_key[CLOCK_COST_KINDS] = {
+static const char *const cost_key[LAT_CLOCK_READ_KINDS] = {
 	"raw", "start", "end", "rdtscp", "monotonic", "monotonic_raw",
 };
 
-static const char *const cost_how[CLOCK_COST_KINDS] = {
+static const char *const cost_how[LAT_CLOCK_READ_KINDS] = {
 #if COST_X86
 	"rdtsc", "lfence;rdtsc", "lfence;rdtsc;lfence", "rdtscp",
 #else
@@ -42,7 +42,6 @@ static inline uint64_t read_rdtscp(void)
 	(void)aux;
 	return ((uint64_t)hi << 32) | lo;
 }
-#endif
 
 static sigjmp_buf probe_env;
 
@@ -50,8 +49,9 @@ static void on_probe_fault(int sig)
 {
 	siglongjmp(probe_env, sig);
 }
+#endif
 
-bool clock_cost_rdtscp_works(void)
+bool lat_clock_rdtscp_works(void)
 {
 #if COST_X86
 	struct sigaction sa, old_ill, old_segv;
@@ -106,29 +106,28 @@ PAIR_LOOP(pairs_rdtscp, uint64_t, read_rdtscp())
 PAIR_LOOP(pairs_monotonic, int64_t, gettime_ns(CLOCK_MONOTONIC))
 PAIR_LOOP(pairs_monotonic_raw, int64_t, gettime_ns(CLOCK_MONOTONIC_RAW))
 
-void clock_cost_measure(enum clock_cost_kind kind, bool rdtscp_works,
-			const struct lat_clock_cal *cal, int64_t *scratch,
-			uint64_t pairs, struct clock_cost *out)
+static void measure(enum lat_clock_read kind, bool rdtscp_works,
+		    const struct lat_clock_cal *cal, int64_t *scratch,
+		    uint64_t pairs, struct lat_clock_cost *out)
 {
 	uint64_t kept = 0;
-	struct lat_hist h;
-	bool in_cycles = kind <= CLOCK_COST_RDTSCP;
-	double scale = in_cycles ? 1.0 / cal->cycles_per_ns : 1.0;
 
 	memset(out, 0, sizeof(*out));
 	out->key = cost_key[kind];
 	out->how = cost_how[kind];
-	out->available = kind != CLOCK_COST_RDTSCP || rdtscp_works;
+	out->in_cycles = kind <= LAT_CLOCK_READ_RDTSCP;
+	out->available = kind != LAT_CLOCK_READ_RDTSCP || rdtscp_works;
+	out->p50_ns = out->p99_ns = NAN;
 	if (!out->available)
 		return;
 	switch (kind) {
-	case CLOCK_COST_RAW: pairs_raw(scratch, pairs); break;
-	case CLOCK_COST_START: pairs_start(scratch, pairs); break;
-	case CLOCK_COST_END: pairs_end(scratch, pairs); break;
+	case LAT_CLOCK_READ_RAW: pairs_raw(scratch, pairs); break;
+	case LAT_CLOCK_READ_START: pairs_start(scratch, pairs); break;
+	case LAT_CLOCK_READ_END: pairs_end(scratch, pairs); break;
 #if COST_X86
-	case CLOCK_COST_RDTSCP: pairs_rdtscp(scratch, pairs); break;
+	case LAT_CLOCK_READ_RDTSCP: pairs_rdtscp(scratch, pairs); break;
 #endif
-	case CLOCK_COST_MONOTONIC: pairs_monotonic(scratch, pairs); break;
+	case LAT_CLOCK_READ_MONOTONIC: pairs_monotonic(scratch, pairs); break;
 	default: pairs_monotonic_raw(scratch, pairs); break;
 	}
 	/* Backwards pairs (a migration to a CPU whose counter lags) say
@@ -138,20 +137,33 @@ void clock_cost_measure(enum clock_cost_kind kind, bool rdtscp_works,
 			scratch[kept++] = scratch[i];
 	out->pairs = pairs;
 	out->backwards = pairs - kept;
-	if (kept == 0) {
-		/* shown as n/a, JSON null */
-		out->p50_ns = out->p99_ns = NAN;
-		return;
-	}
-	/* Up to 2^40 units covers any stall a pair can straddle. */
-	if (lat_hist_init(&h, 1, (int64_t)1 << 40, 3) != 0) {
-		out->p50_ns = out->p99_ns = NAN;
-		return;
-	}
-	for (uint64_t i = 0; i < kept; i++)
-		lat_hist_record(&h, scratch[i]);
-	out->p50_raw = lat_hist_value_at_percentile(&h, 50);
-	out->p50_ns = (double)out->p50_raw * scale;
-	out->p99_ns = (double)lat_hist_value_at_percentile(&h, 99) * scale;
-	lat_hist_destroy(&h);
+	if (kept == 0)
+		return; /* shown as n/a, JSON null */
+	qsort(scratch, kept, sizeof(*scratch), lat_cmp_i64);
+	out->p50_raw = lat_rank_i64(scratch, kept, 50);
+	out->p50_ns = (double)out->p50_raw /
+		      (out->in_cycles ? cal->cycles_per_ns : 1.0);
+	out->p99_ns = (double)lat_rank_i64(scratch, kept, 99) /
+		      (out->in_cycles ? cal->cycles_per_ns : 1.0);
+}
+
+int lat_clock_read_costs(const struct lat_clock_cal *cal, uint64_t pairs,
+			 struct lat_clock_cost *out)
+{
+	bool rdtscp = lat_clock_rdtscp_works();
+	int64_t *scratch;
+
+	if (!cal || !out || !(cal->cycles_per_ns > 0) || pairs < 1000 ||
+	    pairs > 50000000)
+		return -EINVAL;
+	scratch = malloc(pairs * sizeof(*scratch));
+	if (!scratch)
+		return -ENOMEM;
+	/* touch every page first so no page fault lands inside a pair */
+	memset(scratch, 0, pairs * sizeof(*scratch));
+	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++)
+		measure((enum lat_clock_read)k, rdtscp, cal, scratch, pairs,
+			&out[k]);
+	free(scratch);
+	return 0;
 }

@@ -1,0 +1,29 @@
+/*
+ * latlab profile: the pieces behind cmd_profile.c — starting a command
+ * under the profiler, the sampling loop, writing the outputs.
+ */
+#ifndef LATLAB_CLI_PROFILE_H
+#define LATLAB_CLI_PROFILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "latlab/prof.h"
+
+/*
+ * Fork @argv[0] (searched in PATH), attach @p to it before it execs
+ * (events start at the exec), let it exec. Returns 0 with *pid set, or
+ * -ENOENT/-EACCES/... when the command cannot be executed (the child is
+ * reaped), or the error of lat_prof_attach_pid() (the child is killed).
+ */
+int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid);
+
+/*
+ * Sample until @duration_ns passes (0: no limit), the target exits, or a
+ * stop signal arrives. @child: the target is our child (reap it; its exit
+ * status goes to *status). Returns 0 or a -errno from the sampler.
+ */
+int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
+		 double duration_ns, int *status);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * The sampling loop of `latlab profile`: drain the rings every 100 ms
+ * until the time is up, the target is gone, or Ctrl-C.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "cli.h"
+#include "profile.h"
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static bool gone(pid_t pid, bool child, int *status)
+{
+	if (child)
+		return waitpid(pid, status, WNOHANG) == pid;
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
+		 double duration_ns, int *status)
+{
+	double end = now_ns() + duration_ns;
+	bool exited = false;
+	int rc;
+
+	*status = 0;
+	while (!cli_stop_signal()) {
+		rc = lat_prof_poll(p, 100);
+		if (rc < 0 && rc != -EINTR)
+			return rc;
+		if (gone(pid, child, status)) {
+			exited = true;
+			break;
+		}
+		if (duration_ns > 0 && now_ns() >= end)
+			break;
+	}
+	rc = lat_prof_stop(p);
+	if (child && !exited) {
+		/* time is up or Ctrl-C: the command ends with the profile */
+		kill(pid, SIGTERM);
+		waitpid(pid, status, 0);
+	}
+	return rc;
+}

@@ -1,0 +1,276 @@
+/*
+ * lat_prof: where the time goes. On-CPU sampling with perf_event_open,
+ * stacks symbolized with elfutils, folded stacks and interactive SVG
+ * flame graphs (plain and differential).
+ *
+ * The pieces, in the order a profile flows through them:
+ *
+ *   lat_prof_create/attach/start/poll/stop   sample the target's threads:
+ *       the software cpu-clock event (the hardware cycles event where a
+ *       PMU exists), PERF_SAMPLE_TID|TIME|CALLCHAIN, one mmap ring per
+ *       CPU shared by every target thread's event on that CPU; stacks by
+ *       frame pointers (build the target with -fno-omit-frame-pointer).
+ *   lat_prof_fold                           symbolize the raw stacks into
+ *       a struct lat_prof_folded: libdwfl over the target's mappings
+ *       (executable, PIE, shared libraries) and /proc/kallsyms for kernel
+ *       frames.
+ *   lat_prof_folded_*                       the interchange format
+ *       ("root;caller;leaf count" lines, read by FlameGraph, inferno,
+ *       speedscope): add, read, write.
+ *   lat_prof_svg_write / _diff              a self-contained SVG flame
+ *       graph (embedded script: hover, click to zoom, search), and the
+ *       differential graph of two profiles.
+ *
+ * Invariants:
+ *  - Nothing is dropped. A sample whose frame cannot be named keeps the
+ *    frame as "[unknown] (module)" (or "[unknown]" when no mapping holds
+ *    the address); a sample the kernel could not write to the ring is
+ *    counted in lat_prof_stats.lost; a callchain cut at the kernel's
+ *    depth limit is counted in .truncated. Every sample read lands in
+ *    exactly one folded stack: folded total == stats.samples.
+ *  - Kernel frames are sampled only when perf_event_paranoid and the
+ *    process's privileges allow it; otherwise the profile is user-only and
+ *    lat_prof_stats.kernel_note says why.
+ *  - Every stack's root frame is its thread's name (the comm, or the name
+ *    given with lat_prof_name_thread()), so threads never merge with each
+ *    other's stacks below the root.
+ *  - The sampler is not on any hot path: it runs on the caller's thread,
+ *    allocates and makes syscalls. The profiled threads pay only the
+ *    kernel's cost of taking a sample (measured by `latlab profile
+ *    --overhead`). One struct lat_prof is used by one thread at a time.
+ *  - Errors: 0 or a negative errno-style code (lat_strerror()).
+ *    -LAT_EUNSUPP where the machine cannot do it (no perf_event_open, no
+ *    libdw in this build); the reason is in lat_prof_stats or the note
+ *    functions.
+ */
+#ifndef LATLAB_PROF_H
+#define LATLAB_PROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "latlab/common.h"
+
+/* The default rate: odd, so it does not alias with 100 Hz / 1 kHz timers. */
+#define LAT_PROF_DEFAULT_HZ 99
+#define LAT_PROF_MAX_HZ 100000
+/* Above this the profiler's own cost starts to show (see docs/profile.md). */
+#define LAT_PROF_COSTLY_HZ 1000
+
+/* Deepest stack accepted (a folded line of more frames is refused). */
+#define LAT_PROF_MAX_FRAMES 4096
+
+/* Room for a one-line reason ("perf_event_paranoid=2 ..."). */
+#define LAT_PROF_NOTE_LEN 160
+
+/* ------------------------------------------------------------------ */
+/* Folded stacks                                                       */
+/* ------------------------------------------------------------------ */
+
+/* One distinct stack, root first, frames joined by ';'. */
+struct lat_prof_stack {
+	char *frames;
+	uint64_t weight;        /* samples (on-CPU) or ns (off-CPU) */
+};
+
+/*
+ * A set of distinct stacks with their weights; adding an existing stack
+ * adds to its weight. Caller storage: zero it (or lat_prof_folded_init())
+ * and lat_prof_folded_release() it.
+ */
+struct lat_prof_folded {
+	struct lat_prof_stack *v;
+	size_t n, cap;
+	uint64_t total;         /* sum of the weights */
+	size_t *hash;           /* open addressing index into v (+1; 0 empty) */
+	size_t hash_cap;
+};
+
+void lat_prof_folded_init(struct lat_prof_folded *f);
+void lat_prof_folded_release(struct lat_prof_folded *f);
+
+/*
+ * Add @weight to the stack @frames (root first, ';'-separated, no
+ * newline; copied). A frame may not be empty. Returns 0, -EINVAL (empty
+ * stack or frame, a newline in it, more than LAT_PROF_MAX_FRAMES frames,
+ * total overflow) or -ENOMEM.
+ */
+int lat_prof_folded_add(struct lat_prof_folded *f, const char *frames,
+			uint64_t weight);
+
+/*
+ * Read folded lines ("a;b;c 123") from @in and add them to @f. Blank lines
+ * are skipped; anything else that is not a stack, a space and a decimal
+ * count is refused. Returns 0, -LAT_EFORMAT with @line (if not NULL) set
+ * to the 1-based line at fault, -ENOMEM, or -EIO on a read error.
+ */
+int lat_prof_folded_read(struct lat_prof_folded *f, FILE *in, size_t *line);
+
+/*
+ * Write @f as folded lines sorted by stack (the order FlameGraph uses, so
+ * two runs diff cleanly). Returns 0 or -EIO.
+ */
+int lat_prof_folded_write(const struct lat_prof_folded *f, FILE *out);
+
+/*
+ * Sum of the weights of the stacks whose frames, root first, start with
+ * the frames of @prefix (frame-aligned: "a;b" matches "a;b;c" and "a;b",
+ * not "a;bc") and contain a frame equal to @frame when @frame is not
+ * NULL. The query behind "how much of this thread's time is in hot_a".
+ */
+uint64_t lat_prof_folded_weight(const struct lat_prof_folded *f,
+				const char *prefix, const char *frame);
+
+/* ------------------------------------------------------------------ */
+/* Flame graphs                                                        */
+/* ------------------------------------------------------------------ */
+
+enum lat_prof_palette {
+	LAT_PROF_HOT,           /* on-CPU: reds, oranges, yellows */
+	LAT_PROF_COLD,          /* off-CPU: blues, greens, purples */
+};
+
+struct lat_prof_svg_opts {
+	const char *title;      /* shown on top; NULL: "Flame graph" */
+	const char *subtitle;   /* a line under it (command, rate); may be NULL */
+	const char *unit;       /* "samples" or "ns"; NULL: "samples" */
+	enum lat_prof_palette palette;
+	int width;              /* px; 0: 1200 */
+};
+
+/*
+ * Write @f as a standalone interactive SVG flame graph: root at the
+ * bottom, each frame's width proportional to its inclusive weight, frames
+ * narrower than 0.1 px merged away (their weight stays in the parent).
+ * The embedded script (no external file or font) shows name, weight and
+ * percentage on hover, zooms to a frame on click (and back with "Reset
+ * zoom"), and highlights frames matching a search with the matched share.
+ * Colours are a hash of the name, so a function keeps its colour across
+ * graphs. Every frame is a <g class="f"> holding <title>, <rect> and
+ * <text>; the rect carries data-w (the weight) for scripts and tests.
+ * Returns 0, -EINVAL (empty profile), -ENOMEM or -EIO.
+ */
+int lat_prof_svg_write(const struct lat_prof_folded *f,
+		       const struct lat_prof_svg_opts *o, FILE *out);
+
+/*
+ * The differential flame graph: the shape of @after; each frame coloured
+ * by the change of its share of the total between @before and @after
+ * (inclusive weight / total, so two runs of different length compare):
+ * red grew, blue shrank, the deeper the colour the larger the change;
+ * white exactly when the share did not change. A frame present only in
+ * @before has no width in @after: those are counted in the subtitle.
+ * Each rect carries data-delta (the change in share, -1..1).
+ * Returns 0, -EINVAL (either profile empty), -ENOMEM or -EIO.
+ */
+int lat_prof_svg_write_diff(const struct lat_prof_folded *before,
+			    const struct lat_prof_folded *after,
+			    const struct lat_prof_svg_opts *o, FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* On-CPU sampling                                                     */
+/* ------------------------------------------------------------------ */
+
+struct lat_prof;
+
+struct lat_prof_config {
+	double freq_hz;         /* samples per CPU-second per thread; 0: 99 */
+	bool user_only;         /* never sample kernel frames */
+	size_t ring_pages;      /* data pages per CPU ring, a power of two;
+				 * 0: 64 (256 KiB with 4 KiB pages) */
+};
+
+/* What a profile run counted, and the reasons behind what it could not. */
+struct lat_prof_stats {
+	uint64_t samples;       /* samples read and kept */
+	uint64_t lost;          /* samples the kernel dropped (ring full) */
+	uint64_t truncated;     /* callchains cut at the depth limit */
+	uint64_t throttled;     /* times the kernel throttled the event */
+	int threads;            /* threads attached, counting inherited */
+	int cpus;               /* rings */
+	bool kernel;            /* kernel frames sampled */
+	bool hardware;          /* cycles (true) or cpu-clock (false) */
+	double freq_hz;
+	uint64_t reader_cpu_ns; /* CPU time of the sampling thread */
+	/* why kernel frames are excluded ("" when they are sampled) */
+	char kernel_note[LAT_PROF_NOTE_LEN];
+	/* why the event is cpu-clock and not cycles */
+	char event_note[LAT_PROF_NOTE_LEN];
+};
+
+/*
+ * Allocate a profiler. @cfg may be NULL for the defaults. Returns 0,
+ * -EINVAL (freq outside (0, LAT_PROF_MAX_HZ], ring_pages not a power of
+ * two) or -ENOMEM. Nothing is opened yet.
+ */
+int lat_prof_create(const struct lat_prof_config *cfg, struct lat_prof **out);
+
+/*
+ * Sample every thread of process @pid, and the threads and processes they
+ * start after this call (the events are inherited). Reads the process's
+ * mappings now (for symbols) and follows new ones through the ring.
+ * @enable_on_exec: the events start counting at the process's next exec
+ * (for a child stopped before exec; see lat_prof_spawn in the CLI).
+ * May be called once per profiler, before lat_prof_start().
+ * Returns 0, -ESRCH (no such process), -EACCES/-EPERM (not allowed to
+ * profile it: the reason is in lat_prof_stats().kernel_note's neighbour,
+ * lat_prof_error_note()), -LAT_EUNSUPP (no perf_event_open, or no event
+ * can sample on this machine), -EMFILE, -ENOMEM.
+ */
+int lat_prof_attach_pid(struct lat_prof *p, pid_t pid, bool enable_on_exec);
+
+/*
+ * Give thread @tid the root frame @name instead of its comm (for threads
+ * of one process that share a comm, like latlab's pipeline). Copied.
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+int lat_prof_name_thread(struct lat_prof *p, pid_t tid, const char *name);
+
+/* Enable the events (not needed after enable_on_exec). Returns 0/-errno. */
+int lat_prof_start(struct lat_prof *p);
+
+/*
+ * Wait up to @timeout_ms (0: do not wait, -1: forever) for ring data and
+ * drain every ring into the profiler's raw stack table. Call often enough
+ * that a ring never fills (every 100 ms is plenty at 99 Hz; the ring
+ * wakes the poll at a quarter full). Returns the number of samples read
+ * (>= 0), or -EINTR when a signal interrupted the wait, or -errno.
+ */
+int lat_prof_poll(struct lat_prof *p, int timeout_ms);
+
+/* Disable the events and drain the rings one last time. Returns 0/-errno. */
+int lat_prof_stop(struct lat_prof *p);
+
+/* The counts so far. */
+void lat_prof_get_stats(const struct lat_prof *p, struct lat_prof_stats *s);
+
+/*
+ * Why the last lat_prof_attach_pid() failed, as one line ("" if it did
+ * not): "perf_event_paranoid=3 forbids profiling (EACCES)", ...
+ */
+const char *lat_prof_error_note(const struct lat_prof *p);
+
+/*
+ * Symbolize every raw stack and add it to @f, root first: the thread's
+ * name, then user frames (outermost first), then kernel frames suffixed
+ * "_[k]" (the FlameGraph convention). User frames are named by libdwfl
+ * over the target's mappings; without libdw in the build they are
+ * "[unknown] (module)" and lat_prof_symbols_note() says so. Call after
+ * lat_prof_stop() (may be called again: each call adds the same stacks).
+ * Returns 0 or -ENOMEM.
+ */
+int lat_prof_fold(struct lat_prof *p, struct lat_prof_folded *f);
+
+/*
+ * "" when user symbols are available in this build, else the reason and
+ * the install line.
+ */
+const char *lat_prof_symbols_note(void);
+
+/* Close everything and free. NULL is fine. */
+void lat_prof_free(struct lat_prof *p);
+
+#endif
