@@ -4,6 +4,7 @@
  * resource the pipeline runs on, from the result alone.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,22 +138,20 @@ void lat_pipe_use(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 	w->errors = w->alloc_failures;
 }
 
-static const char *fmt_pct(char *buf, size_t len, double v)
+/* @v with @fmt, or "n/a" for an unknown (negative) figure. */
+static const char *fmt_or_na(char *buf, size_t len, const char *fmt,
+			     double v)
 {
 	if (v < 0)
 		snprintf(buf, len, "n/a");
 	else
-		snprintf(buf, len, "%.1f%%", v);
+		snprintf(buf, len, fmt, v);
 	return buf;
 }
 
-static const char *fmt_waiting(char *buf, size_t len, double v)
+static const char *fmt_pct(char *buf, size_t len, double v)
 {
-	if (v < 0)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.2f", v);
-	return buf;
+	return fmt_or_na(buf, len, "%.1f%%", v);
 }
 
 static void print_row(FILE *out, const struct lat_pipe_use_row *w)
@@ -170,7 +169,7 @@ static void print_row(FILE *out, const struct lat_pipe_use_row *w)
 			PRIu64 "\n", fmt_pct(a, sizeof(a), w->util_pct),
 			fmt_pct(b, sizeof(b), w->ours_pct),
 			lat_fmt_ns(c, sizeof(c), (double)w->run_delay_ns),
-			fmt_waiting(d, sizeof(d), w->waiting), w->throttled);
+			fmt_or_na(d, sizeof(d), "%.2f", w->waiting), w->throttled);
 		break;
 	case LAT_PIPE_RES_RING:
 	case LAT_PIPE_RES_SAMPLES:
@@ -217,12 +216,10 @@ void pipe_print_use(FILE *out, const struct lat_pipe_result *r)
 		print_row(out, &u.row[i]);
 }
 
+/* Unknown (negative) figures as null: the writer prints NaN as null. */
 static void num_or_null(struct lat_json *j, const char *key, double v)
 {
-	if (v >= 0)
-		lat_json_double(j, key, v);
-	else
-		lat_json_null(j, key);
+	lat_json_double(j, key, v >= 0 ? v : NAN);
 }
 
 static const char *const kind_name[] = {
