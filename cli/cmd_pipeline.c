@@ -48,6 +48,8 @@ static const char usage[] =
 "  --seed <n>           seed of the poisson schedule (default 1)\n"
 "  --stages <k>         work stages, 1..8 (default 1)\n"
 "  --work-ns <time>     calibrated busy work per stage (default 100ns)\n"
+"  --work-dist <d>      stage 1's work time: det, exp, lognormal:<cv> or\n"
+"                       bimodal:<p>:<slow time>, mean --work-ns (default det)\n"
 "  --capacity <n>       slots per ring, a power of two (default 4096)\n"
 "  --wait <kind>        empty/full ring: spin, yield or block (default spin\n"
 "                       with a core per hot thread, else yield)\n"
@@ -99,6 +101,7 @@ enum {
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
+	OPT_WORK_DIST,
 };
 
 static const struct option options[] = {
@@ -109,6 +112,7 @@ static const struct option options[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stages", required_argument, NULL, OPT_STAGES },
 	{ "work-ns", required_argument, NULL, OPT_WORK },
+	{ "work-dist", required_argument, NULL, OPT_WORK_DIST },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "spins", required_argument, NULL, OPT_SPINS },
@@ -197,6 +201,12 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_WORK:
 		cfg->work_ns = cli_duration_ns(CMD, "--work-ns", optarg,
 						   1, 0, INFINITY);
+		break;
+	case OPT_WORK_DIST:
+		if (lat_work_dist_parse(&cfg->work_dist, optarg))
+			cli_usage_error(CMD, "--work-dist '%s': expected "
+					    "det, exp, lognormal:<cv> or "
+					    "bimodal:<p>:<slow time>", optarg);
 		break;
 	case OPT_CAPACITY:
 		cfg->capacity = cli_u64(CMD, "--capacity", optarg, 0,
@@ -552,9 +562,13 @@ static int pipeline_main(int argc, char **argv)
 	struct lat_pipe_result r;
 	struct watch w = { .sig = 0 };
 	FILE *hlog = NULL;
+	const char *why;
 	int rc, sig;
 
 	parse(&a, argc, argv);
+	if (lat_work_dist_check(&a.cfg.work_dist, a.cfg.work_ns, &why))
+		cli_usage_error(CMD, "--work-dist %s: %s",
+				    a.cfg.work_dist.name, why);
 	place(&a);
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)

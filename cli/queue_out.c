@@ -123,6 +123,22 @@ static void hist_row(const struct lat_hist *h, double max, double v[5])
 	v[4] = max;
 }
 
+/* The 95% half-widths of the percentiles of one row ("± 95%"). */
+static void print_ci_row(const struct queue_opts *o,
+			 const struct lat_qsim_ci q[4])
+{
+	char b[LAT_FMT_LEN], c[LAT_FMT_LEN + 4];
+
+	printf("  %-22s", "  ± 95%");
+	for (int i = 0; i < 4; i++) {
+		snprintf(c, sizeof(c), "%s%s", fmt_t(o, b, q[i].half),
+			 q[i].suspect ? " *" : "");
+		putchar(' ');
+		col(c, 11, true);
+	}
+	printf("\n");
+}
+
 static void print_distribution(const struct queue_opts *o,
 			       const struct lat_qsim_result *r,
 			       const struct lat_qsim_formulas *f)
@@ -134,8 +150,10 @@ static void print_distribution(const struct queue_opts *o,
 	       "p90", "p99", "p99.9", "max");
 	hist_row(&r->wait_hist, r->max_wait, v);
 	print_dist_row(o, "wait W_q", v);
+	print_ci_row(o, r->wait_q);
 	hist_row(&r->sojourn_hist, r->max_sojourn, v);
 	print_dist_row(o, "sojourn W", v);
+	print_ci_row(o, r->sojourn_q);
 	if (f->has_exact_quantiles) {
 		double e[5] = { f->exact_p50, f->exact_p90, f->exact_p99,
 				f->exact_p999, NAN };
@@ -179,6 +197,29 @@ static void print_accounting(const struct queue_opts *o,
 		       fmax(r->wait.lag1, r->p99.lag1));
 }
 
+/*
+ * The exact model's mean to five digits (D/M/1 at 0.9: 4.1787 τ), its
+ * second moment and probability of waiting beside the simulated ones.
+ */
+static void print_exact_moments(const struct lat_qsim_result *r,
+				const struct lat_qsim_formulas *f)
+{
+	const double tick = LAT_QSIM_TICKS_PER_TAU;
+	double m = lat_hist_mean(&r->wait_hist) / tick;
+	double sd = lat_hist_stddev(&r->wait_hist) / tick;
+
+	if (!f->exact_name || !isfinite(f->exact_wait))
+		return;
+	printf("  exact %s: W_q = %.5g τ", f->exact_name, f->exact_wait);
+	if (isfinite(f->sigma))
+		printf(" (sigma = %.6g, the root of sigma = A*(1 - sigma))",
+		       f->sigma);
+	printf("\n  E[W_q^2] = %.4g τ^2 exact, %.4g τ^2 simulated; P(W_q > 0) "
+	       "= %.4f exact, %.4f ± %.4f simulated\n", f->exact_wait2,
+	       sd * sd + m * m, f->exact_p_wait, r->p_wait.mean,
+	       r->p_wait.half);
+}
+
 void queue_print_point(const struct queue_opts *o,
 		       const struct lat_qsim_result *r)
 {
@@ -200,6 +241,7 @@ void queue_print_point(const struct queue_opts *o,
 	print_row(o, "sojourn p99", &r->p99, NAN, f.exact_p99);
 	print_row(o, "sojourn p99.9", &r->p999, NAN, f.exact_p999);
 	printf("  (in parentheses: (formula - simulated) / simulated)\n");
+	print_exact_moments(r, &f);
 	print_distribution(o, r, &f);
 	print_accounting(o, r);
 }
@@ -250,16 +292,21 @@ static void json_ci(struct lat_json *j, const char *prefix,
 }
 
 static void json_dist(struct lat_json *j, const char *key,
-		      const struct lat_hist *h, double max)
+		      const struct lat_hist *h, double max,
+		      const struct lat_qsim_ci q[4])
 {
+	static const char *const names[4] = { "p50", "p90", "p99", "p999" };
 	double v[5];
 
 	hist_row(h, max, v);
 	lat_json_obj_begin(j, key);
-	lat_json_double(j, "p50", v[0]);
-	lat_json_double(j, "p90", v[1]);
-	lat_json_double(j, "p99", v[2]);
-	lat_json_double(j, "p999", v[3]);
+	for (int i = 0; i < 4; i++) {
+		char k[24];
+
+		lat_json_double(j, names[i], v[i]);
+		snprintf(k, sizeof(k), "%s_ci95_half", names[i]);
+		lat_json_double(j, k, q[i].half);
+	}
 	lat_json_double(j, "max", v[4]);
 	lat_json_int(j, "count", h->total_count);
 	lat_json_int(j, "over_range", h->overflow_count);
@@ -290,6 +337,7 @@ static void json_result(struct lat_json *j, const struct lat_qsim_result *r)
 	json_ci(j, "sojourn_p99", &r->p99);
 	json_ci(j, "sojourn_p999", &r->p999);
 	lat_json_double(j, "zero_wait_fraction", r->zero_wait_fraction);
+	json_ci(j, "p_wait", &r->p_wait);
 	lat_json_double(j, "mean_in_system", r->mean_in_system);
 	lat_json_double(j, "mean_in_queue", r->mean_in_queue);
 	lat_json_obj_begin(j, "little");
@@ -332,8 +380,9 @@ void queue_json_point(const struct queue_opts *o,
 	lat_json_str(&j, "mode", "point");
 	json_config(&j, o);
 	json_result(&j, r);
-	json_dist(&j, "wait", &r->wait_hist, r->max_wait);
-	json_dist(&j, "sojourn", &r->sojourn_hist, r->max_sojourn);
+	json_dist(&j, "wait", &r->wait_hist, r->max_wait, r->wait_q);
+	json_dist(&j, "sojourn", &r->sojourn_hist, r->max_sojourn,
+		  r->sojourn_q);
 	json_formulas(&j, o, r->rho, r);
 	lat_json_obj_end(&j);
 	lat_json_finish(&j);
@@ -351,7 +400,7 @@ static void sweep_col(double v)
 }
 
 void queue_print_sweep(const struct queue_opts *o,
-		       const struct queue_sweep *s)
+		       const struct lat_qsim_sweep *s)
 {
 	bool suspect = false;
 	char range[80];
@@ -363,7 +412,7 @@ void queue_print_sweep(const struct queue_opts *o,
 	       "± 95%", o->cfg.servers == 1 ? "Kingman" : "Allen-C.",
 	       "exact", "p99 W/tau", "p99.9 W/tau");
 	for (size_t i = 0; i < s->done; i++) {
-		const struct queue_point *p = &s->pts[i];
+		const struct lat_qsim_point *p = &s->pts[i];
 
 		if (!p->stable) {
 			printf("%6.3f  unstable (rho >= 1): the queue grows "
@@ -395,7 +444,7 @@ void queue_print_sweep(const struct queue_opts *o,
 }
 
 void queue_json_sweep(const struct queue_opts *o,
-		      const struct queue_sweep *s)
+		      const struct lat_qsim_sweep *s)
 {
 	struct lat_json j;
 
@@ -414,7 +463,7 @@ void queue_json_sweep(const struct queue_opts *o,
 	lat_json_obj_end(&j);
 	lat_json_arr_begin(&j, "points");
 	for (size_t i = 0; i < s->done; i++) {
-		const struct queue_point *p = &s->pts[i];
+		const struct lat_qsim_point *p = &s->pts[i];
 
 		lat_json_obj_begin(&j, NULL);
 		lat_json_bool(&j, "stable", p->stable);
@@ -447,13 +496,13 @@ void queue_print_target(const struct queue_opts *o,
 		       "long)\n", LAT_QSIM_TARGET_LO);
 		return;
 	}
-	if (t->status == 1)
+	if (t->found.above_range)
 		printf("every utilization up to rho %g meets it\n",
 		       LAT_QSIM_TARGET_HI);
 	else
 		printf("highest utilization: rho %.3f (bisection to within "
-		       "%g, %u runs)\n", t->rho, t->tol, t->runs);
-	printf("at rho %.3f: p99 sojourn %s ± %s, mean sojourn %s\n", t->rho,
+		       "%g, %u runs)\n", t->found.rho, t->tol, t->found.runs);
+	printf("at rho %.3f: p99 sojourn %s ± %s, mean sojourn %s\n", t->found.rho,
 	       fmt_t(o, a, t->at.p99.mean), fmt_t(o, b, t->at.p99.half),
 	       fmt_t(o, c, t->at.sojourn.mean));
 	lat_qsim_formulas(&o->cfg, &f);
@@ -476,13 +525,13 @@ void queue_json_target(const struct queue_opts *o,
 	json_config(&j, o);
 	lat_json_double(&j, "target", o->target);
 	lat_json_str(&j, "status", t->status == -ENOENT ? "unreachable" :
-		     t->status == 1 ? "above_range" : "found");
+		     t->found.above_range ? "above_range" : "found");
 	if (t->status == -ENOENT) {
 		lat_json_null(&j, "rho");
 	} else {
-		lat_json_double(&j, "rho", t->rho);
+		lat_json_double(&j, "rho", t->found.rho);
 		lat_json_double(&j, "precision", t->tol);
-		lat_json_uint(&j, "runs", t->runs);
+		lat_json_uint(&j, "runs", t->found.runs);
 		lat_json_obj_begin(&j, "at_rho");
 		json_result(&j, &t->at);
 		lat_json_obj_end(&j);

@@ -16,8 +16,8 @@ mkdir -p "$shots"
 
 # A short pipeline run with 1 work stage of $1 and 8 intervals in its log.
 run() {
-	"$LATLAB" pipeline --events 16000 --rate 40000 --work-ns "$1" \
-		--interval 50ms --hlog "$2" --no-counters >/dev/null 2>&1 ||
+	"$LATLAB" pipeline --events 8000 --rate 40000 --work-ns "$1" \
+		--interval 25ms --hlog "$2" --no-counters >/dev/null 2>&1 ||
 		fail "pipeline run for $2 failed"
 }
 run 100ns "$T_TMP/a.hlog"

@@ -188,6 +188,77 @@ static void test_formulas(void)
 	T_NEAR(lat_qsim_rel_err(1.1, 1), 0.1, 1e-12);
 }
 
+static void run(const struct lat_qsim_config *c, struct lat_qsim_result *r);
+
+/*
+ * The GI/M/1 root against closed forms: M/M/1 sigma = rho; E2/M/1
+ * sigma = (1 + 4 rho - sqrt(1 + 8 rho)) / 2; gamma with cv 1/sqrt2 is
+ * Erlang-2; and the published D/M/1 value W_q = 4.1787 at rho = 0.9.
+ */
+static void test_gim1(void)
+{
+	struct lat_qsim_dist exp_d, e2, g2, det, logn;
+	struct lat_qsim_config c;
+	struct lat_qsim_formulas f;
+	double s, s2;
+
+	T_CHECK(lat_qsim_dist_parse(&exp_d, "exp") == 0);
+	T_CHECK(lat_qsim_dist_parse(&e2, "erlang:2") == 0);
+	T_CHECK(lat_qsim_dist_parse(&g2, "gamma:0.7071067811865476") == 0);
+	T_CHECK(lat_qsim_dist_parse(&det, "det") == 0);
+	T_CHECK(lat_qsim_dist_parse(&logn, "lognormal:1") == 0);
+	for (double rho = 0.05; rho < 0.999; rho += 0.05) {
+		T_CHECK(lat_qsim_gim_sigma(&exp_d, rho, 1, &s) == 0);
+		T_NEAR(s, rho, 1e-12);
+		T_CHECK(lat_qsim_gim_sigma(&e2, rho, 1, &s) == 0);
+		T_NEAR(s, (1 + 4 * rho - sqrt(1 + 8 * rho)) / 2, 1e-12);
+		T_CHECK(lat_qsim_gim_sigma(&g2, rho, 1, &s2) == 0);
+		T_NEAR(s2, s, 1e-9);
+	}
+	T_CHECK(lat_qsim_gim_sigma(&exp_d, 0.999999, 1, &s) == 0);
+	T_NEAR(s, 0.999999, 1e-9);
+	T_CHECK(lat_qsim_gim_sigma(&exp_d, 1, 1, &s) == -EINVAL);
+	T_CHECK(lat_qsim_gim_sigma(&logn, 0.5, 1, &s) == -EINVAL);
+	config(&c, "det", "exp", 0.9, 1, 1000);
+	lat_qsim_formulas(&c, &f);
+	T_CHECK(f.exact_name && strcmp(f.exact_name, "D/M/1") == 0);
+	T_NEAR(f.exact_wait, 4.1787, 5e-5);
+	T_NEAR(f.exact_wait2, 2 * f.sigma / pow(1 - f.sigma, 2), 1e-9);
+	T_NEAR(f.exact_p99, log(100) / (1 - f.sigma), 1e-9);
+	/* second moments: M/M/1 2 rho / (1 - rho)^2 by Takacs and by the
+	 * GI/M/1 form; M/D/1 by Takacs with E[S^3] = 1 */
+	config(&c, "exp", "exp", 0.8, 1, 1000);
+	lat_qsim_formulas(&c, &f);
+	T_NEAR(f.exact_wait2, 2 * 0.8 / (0.2 * 0.2), 1e-9);
+	T_NEAR(lat_qsim_gim1_wait2(0.8), f.exact_wait2, 1e-9);
+	T_NEAR(f.exact_p_wait, 0.8, 1e-12);
+	config(&c, "exp", "det", 0.8, 1, 1000);
+	lat_qsim_formulas(&c, &f);
+	T_NEAR(f.exact_wait2, 2 * 4 + 0.8 / (3 * 0.2), 1e-9);
+	/* the LST of an empirical table of one narrow slot is close to det */
+	T_NEAR(lat_qsim_dist_lst(&det, 2), exp(-2), 1e-15);
+}
+
+/* D/M/1 simulated against its exact mean and p99 sojourn. */
+static void test_dm1_simulated(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_result r;
+	struct lat_qsim_formulas f;
+
+	config(&c, "det", "exp", 0.8, 1, 1000000);
+	lat_qsim_formulas(&c, &f);
+	run(&c, &r);
+	check_ci("D/M/1 W_q", &r.wait, f.exact_wait, 0.04);
+	check_ci("D/M/1 p99", &r.p99, f.exact_p99, 0.04);
+	check_ci("D/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
+	check_ci("D/M/1 P(W > 0)", &r.p_wait, f.sigma, 0.01);
+	/* the wait is sigma e^-(1-sigma)t beyond 0: its p90 */
+	check_ci("D/M/1 wait p90", &r.wait_q[1],
+		 log(f.sigma / 0.1) / (1 - f.sigma), 0.04);
+	lat_qsim_result_destroy(&r);
+}
+
 static void run(const struct lat_qsim_config *c, struct lat_qsim_result *r)
 {
 	int err = lat_qsim_run(c, r);
@@ -219,6 +290,18 @@ static void test_mm1(double rho, uint64_t n, double rel_mean,
 	check_ci("M/M/1 W_q", &r.wait, rho / (1 - rho), rel_mean);
 	check_ci("M/M/1 p99", &r.p99, log(100) / (1 - rho), rel_p99);
 	T_NEAR(f.exact_p99, log(100) / (1 - rho), 1e-9);
+	/* every printed percentile's interval holds the exact value: the
+	 * sojourn's -ln(1-p)/(1-rho), the wait's from P(W > t) =
+	 * rho e^-(1-rho)t, and P(W > 0) = rho */
+	check_ci("M/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, rel_p99);
+	check_ci("M/M/1 sojourn p90", &r.sojourn_q[1], f.exact_p90, rel_p99);
+	for (int k = 1; k < 4; k++)
+		check_ci("M/M/1 wait quantile", &r.wait_q[k],
+			 lat_qsim_mmc_wait_quantile(1, rho,
+						    lat_qsim_quantile_p[k] /
+						    100), rel_p99);
+	check_ci("M/M/1 P(W > 0)", &r.p_wait, rho, 0.01);
+	T_NEAR(r.p_wait.mean, 1 - r.zero_wait_fraction, 1e-12);
 	lat_qsim_result_destroy(&r);
 }
 
@@ -343,20 +426,52 @@ static void test_knee_simulated(void)
 static void test_target(void)
 {
 	struct lat_qsim_config c;
-	double rho = 0;
-	unsigned runs = 0;
+	struct lat_qsim_target tg;
 
 	/* M/M/1: p99 = ln(100)/(1-ρ) = 20 at ρ = 1 - ln(100)/20. */
 	config(&c, "exp", "exp", 0.5, 1, 400000);
-	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &rho, &runs), 0);
-	T_NEAR(rho, 1 - log(100) / 20, 0.025);
-	T_CHECK(runs >= 10 && runs <= 14);
+	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &tg), 0);
+	T_CHECK(!tg.above_range);
+	T_NEAR(tg.rho, 1 - log(100) / 20, 0.025);
+	T_CHECK(tg.runs >= 10 && tg.runs <= 14);
 	/* p99 of exp service alone is 4.6: a target of 3 is unreachable. */
-	T_EQ_I64(lat_qsim_target_p99(&c, 3, 1e-3, &rho, &runs), -ENOENT);
+	T_EQ_I64(lat_qsim_target_p99(&c, 3, 1e-3, &tg), -ENOENT);
 	/* D/D/1 never waits: p99 = 1 < 1.5 at any ρ < 1. */
 	config(&c, "det", "det", 0.5, 1, 10000);
-	T_EQ_I64(lat_qsim_target_p99(&c, 1.5, 1e-3, &rho, &runs), 1);
-	T_NEAR(rho, LAT_QSIM_TARGET_HI, 1e-12);
+	T_EQ_I64(lat_qsim_target_p99(&c, 1.5, 1e-3, &tg), 0);
+	T_CHECK(tg.above_range);
+	T_NEAR(tg.rho, LAT_QSIM_TARGET_HI, 1e-12);
+}
+
+static bool stop_after_two(void *ctx, size_t done, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	return done >= 2;
+}
+
+/* The sweep driver: layout, refusals, a stop, the knee over what ran. */
+static void test_sweep(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_sweep s;
+
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0, 0.5, 0.1, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.5, 0.4, 0.1, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 10, 1e-4, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 0.5, 0.1, 0), -EINVAL);
+	lat_qsim_sweep_destroy(&s); /* safe after a refusal */
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 1.1, 0.1, 10), 0);
+	T_EQ_I64(s.n, 11);
+	T_NEAR(s.pts[9].rho, 1.0, 1e-12);
+	T_CHECK(s.pts[8].stable && !s.pts[9].stable);
+	config(&c, "exp", "exp", 0.5, 1, 20000);
+	T_EQ_I64(lat_qsim_sweep_run(&s, &c, stop_after_two, NULL), 0);
+	T_EQ_I64(s.done, 2);
+	T_CHECK(s.pts[1].r.wait.mean > s.pts[0].r.wait.mean);
+	T_EQ_I64(s.knee_err, -ENOENT); /* slope 10 is far above rho 0.2 */
+	T_NEAR(s.kingman_knee, lat_qsim_kingman_knee(1, 1, 10), 1e-12);
+	lat_qsim_sweep_destroy(&s);
 }
 
 static void test_empirical(void)
@@ -399,6 +514,7 @@ int main(void)
 	test_exp_shape();
 	test_parse_errors();
 	test_formulas();
+	test_gim1();
 	test_invalid();
 	test_knee();
 	test_mm1(0.5, 1000000, 0.03, 0.03);
@@ -408,11 +524,13 @@ int main(void)
 			lat_qsim_mmc_wait(2, 0.9), 0.06);
 	test_exact_mean("M/M/4", "exp", 0.9, 4, 4000000,
 			lat_qsim_mmc_wait(4, 0.9), 0.06);
+	test_dm1_simulated();
 	test_dd(1);
 	test_dd(4);
 	test_reproducible();
 	test_knee_simulated();
 	test_target();
+	test_sweep();
 	test_empirical();
 	T_DONE();
 }

@@ -124,6 +124,10 @@ struct lat_pipe_config {
 	int stages;               /* K, 1..LAT_PIPE_MAX_STAGES; default 1 */
 	size_t capacity;          /* hot ring slots, power of two; 4096 */
 	double work_ns;           /* per stage, [0, 1e9]; default 100 */
+	struct lat_work_dist work_dist; /* stage 1's work: det (zeroed, the
+				   * default), exp, lognormal, bimodal, drawn
+				   * into a table from seed before the run;
+				   * the other stages stay det. Mean work_ns */
 	enum lat_wait_kind wait;  /* empty/full rings; see lat_pipe_place */
 	uint32_t wait_spins;      /* pauses before yield/sleep; 0 = default */
 	bool pin;                 /* pin hot threads to cpu[]; default true */
@@ -196,6 +200,9 @@ struct lat_pipe_result {
 
 	struct lat_clock_cal cal;
 	struct lat_work work;
+	struct lat_work_table work_table; /* stage 1's drawn table when
+				   * work_dist is not det: its mean, cv and
+				   * timed check (steps is NULL here) */
 
 	/* experiments */
 	uintptr_t stage_counter_addr, consumer_counter_addr;

@@ -205,7 +205,17 @@ struct lat_qsim_result {
 	double zero_wait_fraction;    /* customers served without waiting */
 	struct lat_hist wait_hist;    /* W_q in τ/LAT_QSIM_TICKS_PER_TAU */
 	struct lat_hist sojourn_hist; /* W in the same unit */
+	/* 95% intervals from the same batches: the percentiles
+	 * lat_qsim_quantile_p[] of the wait and of the sojourn (mean = the
+	 * whole run's percentile, half from the spread of the batches'
+	 * own), and the probability of waiting P(W_q > 0) */
+	struct lat_qsim_ci wait_q[4];
+	struct lat_qsim_ci sojourn_q[4];
+	struct lat_qsim_ci p_wait;
 };
+
+/* The percentiles with intervals in a result: 50, 90, 99, 99.9. */
+extern const double lat_qsim_quantile_p[4];
 
 /*
  * Validate @cfg: 0 or -EINVAL (rho not in (0,1), servers 0, batches out of
@@ -264,20 +274,57 @@ double lat_qsim_mm1_sojourn_quantile(double rho, double p);
 /*
  * The formulas that apply to @cfg at its rho, with their names. approx is
  * Kingman (c = 1) or Allen-Cunneen (c > 1) and always present. exact is
- * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), M/M/c (Erlang
- * C) and D/D/c (zero wait); exact sojourn quantiles for M/M/1 only.
+ * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), GI/M/1 (the
+ * root sigma above; named D/M/1, Ek/M/1, H2/M/1, ...), M/M/c (Erlang C)
+ * and D/D/c (zero wait); exact sojourn quantiles for M/M/1 and GI/M/1.
+ * Not yet: GI/M/c for c > 1 (needs the boundary probabilities).
  */
 struct lat_qsim_formulas {
 	const char *approx_name;
 	double approx_wait;
 	const char *exact_name;   /* NULL when there is no exact result */
 	double exact_wait;
-	bool has_exact_quantiles; /* M/M/1: exact_p50..p999 of the sojourn */
+	bool has_exact_quantiles; /* M/M/1, GI/M/1: exact_p50..p999 of the
+				   * sojourn */
 	double exact_p50, exact_p90, exact_p99, exact_p999;
+	/* with an exact mean (NaN otherwise): E[W_q^2] (second moment, in
+	 * τ^2; NaN for M/G/1 when E[S^3] has no closed form) and P(W_q > 0) */
+	double exact_wait2;
+	double exact_p_wait;
+	double sigma;             /* GI/M/1 root, NaN when not GI/M/1 */
 };
 
 void lat_qsim_formulas(const struct lat_qsim_config *cfg,
 		       struct lat_qsim_formulas *f);
+
+/*
+ * Laplace-Stieltjes transform E[e^{-sX}] of @d's unit-mean form at s >= 0:
+ * det, exp, Erlang, gamma, hyperexponential, uniform and empirical (exact
+ * per uniform slot); NaN for lognormal (no closed form) or s < 0.
+ */
+double lat_qsim_dist_lst(const struct lat_qsim_dist *d, double s);
+
+/* E[X^3] of @d's unit-mean form, NaN for empirical. */
+double lat_qsim_dist_m3(const struct lat_qsim_dist *d);
+
+/*
+ * The GI/M/c root: sigma in (0, 1) with sigma = A*(c (1 - sigma)), A* the
+ * LST of @arrival scaled to mean 1/(c rho) (service rate 1 per server).
+ * For c = 1 an arrival finds n in the system with probability
+ * (1 - sigma) sigma^n, so P(W_q > 0) = sigma, W_q = sigma / (1 - sigma)
+ * and the sojourn is exponential with rate 1 - sigma (M/M/1: sigma = rho).
+ * Found by bisection to 1e-16 after bracketing (f(0) > 0, f < 0 just
+ * below 1 because A*'(0) = -1/rho). Returns 0, -EINVAL (rho not in
+ * (0, 1), c = 0, lognormal arrivals) or -ERANGE (rho so close to 1 that
+ * the root is not separable from 1 in doubles).
+ */
+int lat_qsim_gim_sigma(const struct lat_qsim_dist *arrival, double rho,
+		       unsigned c, double *sigma);
+/* GI/M/1 mean wait sigma/(1-sigma) and second moment 2 sigma/(1-sigma)^2. */
+double lat_qsim_gim1_wait(double sigma);
+double lat_qsim_gim1_wait2(double sigma);
+/* M/G/1 E[W_q^2] (Takacs): 2 W^2 + rho E[S^3] / (3 (1 - rho)). */
+double lat_qsim_mg1_wait2(double rho, const struct lat_qsim_dist *service);
 
 /* Relative error (model - sim) / sim; NaN when sim is 0 or not finite. */
 double lat_qsim_rel_err(double model, double sim);
@@ -310,15 +357,69 @@ double lat_qsim_kingman_knee(double ca, double cs, double slope);
  * bisection on rho in [LAT_QSIM_TARGET_LO, LAT_QSIM_TARGET_HI] until the
  * bracket is narrower than @tol (>= 1e-6), each step a full run of @cfg
  * with the same seed (common random numbers keep p99 monotone in rho).
- * *rho_out is the low end of the final bracket (p99 < target there).
- * Returns 0; -ENOENT if even rho = LAT_QSIM_TARGET_LO misses the target
- * (the service time alone is too long); 1 if rho = LAT_QSIM_TARGET_HI
- * still meets it (*rho_out = LAT_QSIM_TARGET_HI); -EINVAL or -ENOMEM from
- * lat_qsim_run. *runs counts the simulations (may be NULL).
+ * out->rho is the low end of the final bracket (p99 < target there);
+ * out->above_range says that even LAT_QSIM_TARGET_HI meets the target
+ * (then out->rho = LAT_QSIM_TARGET_HI); out->runs counts the simulations.
+ * Returns 0; -ENOENT if even LAT_QSIM_TARGET_LO misses the target (the
+ * service time alone is too long); -EINVAL or -ENOMEM from lat_qsim_run.
  */
 #define LAT_QSIM_TARGET_LO 0.001
 #define LAT_QSIM_TARGET_HI 0.999
+struct lat_qsim_target {
+	double rho;
+	unsigned runs;
+	bool above_range;
+};
 int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
-			double tol, double *rho_out, unsigned *runs);
+			double tol, struct lat_qsim_target *out);
+
+/*
+ * A sweep of utilization: one simulation per point from lo to hi in
+ * steps, the formulas beside each, and the knee of the simulated mean
+ * wait (lat_qsim_knee) with Kingman's closed form for one server. What
+ * `latlab queue --sweep` runs.
+ */
+#define LAT_QSIM_MAX_SWEEP 10000
+
+struct lat_qsim_point {
+	double rho;
+	bool stable;                  /* rho < 1: simulated (else formulas
+				       * only: the queue grows forever) */
+	struct lat_qsim_result r;     /* histograms already released */
+	struct lat_qsim_formulas f;
+};
+
+struct lat_qsim_sweep {
+	struct lat_qsim_point *pts;   /* n points, owned */
+	size_t n, done;               /* done < n when stopped early */
+	double knee_slope;
+	int knee_err;                 /* 0, or -ENOENT: slope never reached */
+	double knee;                  /* NAN unless knee_err == 0 */
+	double kingman_knee;          /* NAN for c > 1 or out of (0, 1) */
+};
+
+/*
+ * Lay out the points lo, lo + step, ... <= hi (i * step, not repeated
+ * addition, so 0.1 + 89 * 0.01 is 0.99). Returns 0, -EINVAL unless
+ * 0 < lo <= hi <= 10, step > 0, slope > 0 and at most LAT_QSIM_MAX_SWEEP
+ * points, or -ENOMEM. Release with lat_qsim_sweep_destroy.
+ */
+int lat_qsim_sweep_init(struct lat_qsim_sweep *s, double lo, double hi,
+			double step, double knee_slope);
+
+/* Polled between points; true stops the sweep there. */
+typedef bool (*lat_qsim_stop_fn)(void *ctx, size_t done, size_t n);
+
+/*
+ * Run @cfg at every point (its rho replaced), in order, until done or
+ * @stop (may be NULL) says so; then find the knee over the points done.
+ * Returns 0, or lat_qsim_run's error (s->done is the failed point).
+ */
+int lat_qsim_sweep_run(struct lat_qsim_sweep *s,
+		       const struct lat_qsim_config *cfg,
+		       lat_qsim_stop_fn stop, void *ctx);
+
+/* Free the points. Safe on a zeroed or destroyed sweep. */
+void lat_qsim_sweep_destroy(struct lat_qsim_sweep *s);
 
 #endif

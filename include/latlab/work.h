@@ -22,6 +22,7 @@
 #ifndef LATLAB_WORK_H
 #define LATLAB_WORK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "latlab/clock.h"
@@ -73,5 +74,94 @@ uint64_t lat_work_run(uint64_t steps, uint64_t seed);
  */
 int lat_work_calibrate(struct lat_work *w, double target_ns,
 		       const struct lat_clock_cal *cal);
+
+/* ---- work-time distributions -------------------------------------------
+ *
+ * A stage whose work varies from event to event (the cached query and the
+ * unindexed one) makes the service time a random variable with a chosen
+ * coefficient of variation c_s. The times are drawn once, before the run,
+ * into a table of step counts (struct lat_work_table): the hot path reads
+ * table[seq & mask] and runs that many chain steps, so it draws no random
+ * number, calls no libm and allocates nothing. Every distribution keeps
+ * the mean the stage was asked for (--work-ns), so utilization is set the
+ * same way whatever the shape.
+ */
+enum lat_work_dist_kind {
+	LAT_WORK_DET,       /* every event the same (zero, the default) */
+	LAT_WORK_EXP,       /* exponential, cv 1 */
+	LAT_WORK_LOGNORMAL, /* lognormal with a given cv */
+	LAT_WORK_BIMODAL,   /* p slow events of slow_ns, the rest fast */
+};
+
+struct lat_work_dist {
+	enum lat_work_dist_kind kind;
+	double cv;          /* lognormal */
+	double p_slow;      /* bimodal: fraction of slow events, (0, 1) */
+	double slow_ns;     /* bimodal: their work time */
+	char name[48];      /* "det", "exp", "lognormal:1.5", "bimodal:..." */
+};
+
+/*
+ * Parse "det", "exp", "lognormal:CV" (0 < CV <= 10) or
+ * "bimodal:P:SLOW" (0 < P < 1; SLOW a duration with a unit, ns/us/ms/s,
+ * up to 1 s). Returns 0 or -EINVAL. A zeroed struct is det.
+ */
+int lat_work_dist_parse(struct lat_work_dist *d, const char *spec);
+
+/*
+ * Whether @d can have mean @mean_ns: bimodal needs SLOW above the mean and
+ * P * SLOW below it (the fast events take (mean - P SLOW) / (1 - P)).
+ * Returns 0, or -EINVAL with *@why (may be NULL) a static message.
+ */
+int lat_work_dist_check(const struct lat_work_dist *d, double mean_ns,
+			const char **why);
+
+/* The exact coefficient of variation of @d at mean @mean_ns. */
+double lat_work_dist_cv(const struct lat_work_dist *d, double mean_ns);
+
+#define LAT_WORK_TABLE_LEN (1u << 16)
+
+/*
+ * The pre-drawn step counts of one stage. The intended time of an entry
+ * is target + (steps - w->steps) * ns_per_step: the calibrated det steps
+ * land the measured work on the target, and every step more or fewer
+ * moves it by the fitted slope. A draw below the stamp overhead cannot be
+ * run (steps would be negative): it is raised to 0 steps and counted.
+ */
+struct lat_work_table {
+	uint64_t *steps;        /* LAT_WORK_TABLE_LEN entries */
+	double mean_ns;         /* mean of the intended times (= target
+				 * unless draws were raised) */
+	double cv;              /* cv of the intended times */
+	uint64_t raised;        /* draws raised to 0 steps */
+	size_t checked;         /* entries timed by the check */
+	double check_mean_ns;   /* their intended mean + the median miss */
+	double check_error;     /* median (measured - intended) / their
+				 * intended mean: the systematic miss, not
+				 * the preemptions a mean would add */
+};
+
+/*
+ * Draw @d at mean w->target_ns from @seed (splitmix64: the same seed gives
+ * the same table), convert to steps with calibration @w, then time the
+ * first entries (about 50 ms worth, 256 to all of them) between the
+ * pipeline's stamps and compare them with their intended times (median
+ * miss, see check_error). Allocates 512 KiB, and 1 MiB while drawing. Returns 0, -EINVAL (bad @d for that mean, a target
+ * of 0, NULL) or -ENOMEM. Call on the CPU the stage will run on.
+ */
+int lat_work_table_init(struct lat_work_table *t,
+			const struct lat_work_dist *d,
+			const struct lat_work *w, uint64_t seed,
+			const struct lat_clock_cal *cal);
+
+/* Free the table. Safe on a zeroed or destroyed table. */
+void lat_work_table_destroy(struct lat_work_table *t);
+
+/* Steps for event @i: one load, no branch. */
+static inline uint64_t lat_work_table_steps(const struct lat_work_table *t,
+					    uint64_t i)
+{
+	return t->steps[i & (LAT_WORK_TABLE_LEN - 1)];
+}
 
 #endif

@@ -48,6 +48,8 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		msg = "capacity must be a power of two between 2 and 2^24";
 	else if (!(c->work_ns >= 0 && c->work_ns <= 1e9))
 		msg = "work_ns must be between 0 and 1 s";
+	else if (lat_work_dist_check(&c->work_dist, c->work_ns, &msg))
+		;
 	else if (c->wait != LAT_WAIT_SPIN && c->wait != LAT_WAIT_YIELD &&
 		 c->wait != LAT_WAIT_BLOCK)
 		msg = "wait must be spin, yield or block";

@@ -63,6 +63,7 @@ struct lat_pipe {
 	struct lat_pipe_config cfg;
 	struct lat_clock_cal cal;
 	struct lat_work work;
+	struct lat_work_table table;   /* stage 1, when work_dist is not det */
 	size_t msg_size;
 	int n_hot;
 	lat_cycles_t stall_cycles;

@@ -105,6 +105,15 @@ static void print_work(FILE *out, const struct lat_pipe_result *r)
 		lat_fmt_ns(b, sizeof(b), r->work.ns_per_step),
 		lat_fmt_ns(c, sizeof(c), r->work.check_p50_ns),
 		100 * r->work.check_error);
+	if (r->config.work_dist.kind == LAT_WORK_DET)
+		return;
+	fprintf(out, "work: stage 1 draws %s (mean %s, cv %.3g; %" PRIu64
+		" draws below the stamp overhead raised to 0 steps); "
+		"check over %zu draws: median miss %+.1f%% of the mean\n",
+		r->config.work_dist.name,
+		lat_fmt_ns(a, sizeof(a), r->work_table.mean_ns),
+		r->work_table.cv, r->work_table.raised, r->work_table.checked,
+		100 * r->work_table.check_error);
 }
 
 int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r)
@@ -235,6 +244,15 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_double(j, "ns_per_step", r->work.ns_per_step);
 	lat_json_double(j, "stamp_overhead_ns", r->work.overhead_ns);
 	lat_json_double(j, "check_p50_ns", r->work.check_p50_ns);
+	lat_json_str(j, "dist", r->config.work_dist.kind == LAT_WORK_DET ?
+		     "det" : r->config.work_dist.name);
+	if (r->config.work_dist.kind != LAT_WORK_DET) {
+		lat_json_double(j, "dist_mean_ns", r->work_table.mean_ns);
+		lat_json_double(j, "dist_cv", r->work_table.cv);
+		lat_json_uint(j, "dist_raised", r->work_table.raised);
+		lat_json_double(j, "dist_check_mean_ns",
+				r->work_table.check_mean_ns);
+	}
 	lat_json_obj_end(j);
 	lat_json_obj_begin(j, "share_line");
 	lat_json_uint(j, "stage_counter_addr", r->stage_counter_addr);

@@ -68,6 +68,12 @@ static int calibrate_work(struct lat_pipe *p)
 	    !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
 		moved = !lat_topo_pin_self(p->cfg.cpu[1]);
 	rc = lat_work_calibrate(&p->work, p->cfg.work_ns, &p->cal);
+	/* the seed is the arrivals' one, moved: arrivals and work draws
+	 * must not be the same random numbers */
+	if (!rc && p->cfg.work_dist.kind != LAT_WORK_DET)
+		rc = lat_work_table_init(&p->table, &p->cfg.work_dist, &p->work,
+					 p->cfg.seed ^ 0x5851f42d4c957f2dULL,
+					 &p->cal);
 	if (moved)
 		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 	return rc;
@@ -352,6 +358,8 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 			 r->produced < p->cfg.events;
 	r->cal = p->cal;
 	r->work = p->work;
+	r->work_table = p->table;
+	r->work_table.steps = NULL;
 	r->loadavg = p->loadavg;
 	r->online_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	r->steal_pct = -1;
@@ -400,6 +408,7 @@ void lat_pipe_free(struct lat_pipe *p)
 	free(p->wait);
 	free(p->counters);
 	free(p->noise_buf);
+	lat_work_table_destroy(&p->table);
 	pipe_agg_destroy(&p->agg);
 	free(p);
 }

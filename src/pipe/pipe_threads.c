@@ -198,6 +198,9 @@ void *pipe_stage_main(void *arg)
 	const size_t size = p->msg_size, alloc = p->cfg.alloc_bytes;
 	const bool stamps = p->cfg.stamps, first = k == 1;
 	const uint64_t steps = p->work.steps, stall_seq = p->cfg.stall_seq;
+	/* stage 1's drawn work times, or NULL: every event the same */
+	const struct lat_work_table *table = first && p->table.steps ?
+					     &p->table : NULL;
 	_Atomic uint64_t *counter = p->stage_counter;
 	struct lat_pipe_msg m;
 	uint64_t sink = 0;
@@ -210,7 +213,8 @@ void *pipe_stage_main(void *arg)
 			break;
 		if (stamps)
 			m.work[k - 1].begin = lat_clock_start();
-		sink += lat_work_run(steps, m.seq);
+		sink += lat_work_run(table ? lat_work_table_steps(table, m.seq)
+				   : steps, m.seq);
 		if (first) {
 			if (LAT_UNLIKELY(m.seq == stall_seq))
 				stall(&p->stop, p->stall_cycles);

@@ -34,10 +34,11 @@ struct sim {
 	double area_sys, area_busy;   /* integrals of N and min(N, c) */
 	/* per batch */
 	double sum_w, sum_s;
+	uint64_t batch_zero_w;
 	/* whole measurement */
 	double max_w, max_s;
 	uint64_t zero_w;
-	struct lat_hist *wait_hist, *batch_hist;
+	struct lat_hist *batch_wait, *batch_hist;
 	int err;
 };
 
@@ -65,12 +66,12 @@ static inline void record(struct sim *m, double w, double s)
 
 	m->sum_w += w;
 	m->sum_s += soj;
-	m->zero_w += w == 0;
+	m->batch_zero_w += w == 0;
 	if (w > m->max_w)
 		m->max_w = w;
 	if (soj > m->max_s)
 		m->max_s = soj;
-	lat_hist_record(m->wait_hist, ticks(w));
+	lat_hist_record(m->batch_wait, ticks(w));
 	lat_hist_record(m->batch_hist, ticks(soj));
 }
 
@@ -222,9 +223,14 @@ static int hist_init(struct lat_hist *h)
 					     LAT_QSIM_TICKS_PER_TAU), 3);
 }
 
-/* Per-batch values that become confidence intervals. */
+const double lat_qsim_quantile_p[4] = { 50, 90, 99, 99.9 };
+
+/* Per-batch values that become confidence intervals: the means, the
+ * percentiles of the wait (wq) and the sojourn (sq), P(W > 0). */
+#define NQ 4
+#define N_BATCH_SERIES (3 + 2 * NQ)
 struct batches {
-	double *w, *s, *p99, *p999;
+	double *w, *s, *pw, *wq[NQ], *sq[NQ];
 };
 
 static void end_batch(struct sim *m, struct lat_qsim_result *res,
@@ -232,13 +238,22 @@ static void end_batch(struct sim *m, struct lat_qsim_result *res,
 {
 	b->w[i] = m->sum_w / (double)n;
 	b->s[i] = m->sum_s / (double)n;
-	b->p99[i] = lat_qsim_hist_tau(m->batch_hist, 99);
-	b->p999[i] = lat_qsim_hist_tau(m->batch_hist, 99.9);
+	b->pw[i] = 1 - (double)m->batch_zero_w / (double)n;
+	for (int k = 0; k < NQ; k++) {
+		b->wq[k][i] = lat_qsim_hist_tau(m->batch_wait,
+						lat_qsim_quantile_p[k]);
+		b->sq[k][i] = lat_qsim_hist_tau(m->batch_hist,
+						lat_qsim_quantile_p[k]);
+	}
 	res->wait.mean += m->sum_w;
 	res->sojourn.mean += m->sum_s;
+	m->zero_w += m->batch_zero_w;
+	lat_hist_add(&res->wait_hist, m->batch_wait);
 	lat_hist_add(&res->sojourn_hist, m->batch_hist);
+	lat_hist_reset(m->batch_wait);
 	lat_hist_reset(m->batch_hist);
 	m->sum_w = m->sum_s = 0;
+	m->batch_zero_w = 0;
 }
 
 static void finish(struct sim *m, struct lat_qsim_result *res,
@@ -251,12 +266,21 @@ static void finish(struct sim *m, struct lat_qsim_result *res,
 	res->sojourn.mean /= n;
 	lat_qsim_ci_from_batches(&res->wait, res->wait.mean, b->w, nb);
 	lat_qsim_ci_from_batches(&res->sojourn, res->sojourn.mean, b->s, nb);
-	lat_qsim_ci_from_batches(&res->p99,
-				 lat_qsim_hist_tau(&res->sojourn_hist, 99),
-				 b->p99, nb);
-	lat_qsim_ci_from_batches(&res->p999,
-				 lat_qsim_hist_tau(&res->sojourn_hist, 99.9),
-				 b->p999, nb);
+	for (int k = 0; k < NQ; k++) {
+		double p = lat_qsim_quantile_p[k];
+
+		lat_qsim_ci_from_batches(&res->wait_q[k],
+					 lat_qsim_hist_tau(&res->wait_hist, p),
+					 b->wq[k], nb);
+		lat_qsim_ci_from_batches(&res->sojourn_q[k],
+					 lat_qsim_hist_tau(&res->sojourn_hist,
+							   p),
+					 b->sq[k], nb);
+	}
+	res->p99 = res->sojourn_q[2];
+	res->p999 = res->sojourn_q[3];
+	lat_qsim_ci_from_batches(&res->p_wait,
+				 1 - (double)m->zero_w / n, b->pw, nb);
 	res->arrival_rate = n / elapsed;
 	res->mean_in_system = m->area_sys / elapsed;
 	res->mean_in_queue = (m->area_sys - m->area_busy) / elapsed;
@@ -298,7 +322,7 @@ static int measure(struct sim *m, const struct lat_qsim_config *cfg,
 int lat_qsim_run(const struct lat_qsim_config *cfg,
 		 struct lat_qsim_result *res)
 {
-	struct lat_hist batch_hist;
+	struct lat_hist batch_hist, batch_wait;
 	struct batches b;
 	struct sim m;
 	double *mem;
@@ -306,6 +330,7 @@ int lat_qsim_run(const struct lat_qsim_config *cfg,
 
 	memset(res, 0, sizeof(*res));
 	memset(&batch_hist, 0, sizeof(batch_hist));
+	memset(&batch_wait, 0, sizeof(batch_wait));
 	err = lat_qsim_config_check(cfg);
 	if (err)
 		return err;
@@ -314,7 +339,7 @@ int lat_qsim_run(const struct lat_qsim_config *cfg,
 	res->servers = cfg->servers;
 	res->batches = cfg->batches;
 	res->rho = cfg->rho;
-	mem = calloc(4 * (size_t)cfg->batches, sizeof(double));
+	mem = calloc(N_BATCH_SERIES * (size_t)cfg->batches, sizeof(double));
 	err = mem ? sim_init(&m, cfg) : -ENOMEM;
 	if (!err)
 		err = hist_init(&res->wait_hist);
@@ -322,18 +347,24 @@ int lat_qsim_run(const struct lat_qsim_config *cfg,
 		err = hist_init(&res->sojourn_hist);
 	if (!err)
 		err = hist_init(&batch_hist);
+	if (!err)
+		err = hist_init(&batch_wait);
 	if (!err) {
 		b.w = mem;
 		b.s = mem + cfg->batches;
-		b.p99 = mem + 2 * cfg->batches;
-		b.p999 = mem + 3 * cfg->batches;
-		m.wait_hist = &res->wait_hist;
+		b.pw = mem + 2 * cfg->batches;
+		for (int k = 0; k < NQ; k++) {
+			b.wq[k] = mem + (3 + k) * (size_t)cfg->batches;
+			b.sq[k] = mem + (3 + NQ + k) * (size_t)cfg->batches;
+		}
+		m.batch_wait = &batch_wait;
 		m.batch_hist = &batch_hist;
 		err = measure(&m, cfg, res, &b);
 	}
 	if (mem)
 		sim_destroy(&m);
 	lat_hist_destroy(&batch_hist);
+	lat_hist_destroy(&batch_wait);
 	free(mem);
 	return err;
 }

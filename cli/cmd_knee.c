@@ -1,0 +1,398 @@
+/*
+ * latlab knee: sweep the offered load of the real pipeline and find where
+ * the bottleneck's wait bends, beside Kingman, Pollaczek-Khinchine and the
+ * simulator fed with the measured service and arrival histograms.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "knee.h"
+#include "latlab/fmt.h"
+
+#define CMD "knee"
+
+static const char usage[] =
+"latlab knee: the saturation knee of the real pipeline, beside Kingman and\n"
+"the simulator\n"
+"\n"
+"usage: latlab knee [--points <n> | --rho-list <r,r,...>] [--work-ns <time>]\n"
+"                   [--work-dist <d>[,<d>...]] [--point-time <time>]\n"
+"                   [--arrivals poisson|fixed] [--seed <n>] [--customers <n>]\n"
+"                   [--knee-slope <k>] [--svg <file>] [--hlog-dir <dir>]\n"
+"                   [--force] [--json]\n"
+"\n"
+"Stage 1 of the pipeline (producer -> stage 1 -> consumer) is the queue.\n"
+"First the wake-up floor is measured (the p50 time for the idle stage to\n"
+"pick an event up); the mean service time tau must be at least 20 times\n"
+"that, or the queue measured is the wake-up, not the work. Then a run at\n"
+"saturation measures tau (work + per-event overhead), and each point runs\n"
+"at rate rho / tau: achieved rho (busy / wall), c_a (send gaps), c_s\n"
+"(service times), the wait W_q before stage 1 (mean with a 95% interval,\n"
+"p50, p99, p99.9) and e2e. Beside each: Kingman from the measured c_a, c_s,\n"
+"tau; Pollaczek-Khinchine (M/G/1, with Poisson arrivals); the simulator fed\n"
+"the measured gap and service histograms; their errors. The knee is where\n"
+"W_q/tau rises --knee-slope per unit of rho, as in 'latlab queue'.\n"
+"\n"
+"options:\n"
+"  --points <n>         utilizations 0.3 to 0.95, evenly (default 14)\n"
+"  --rho-list <list>    these utilizations instead, increasing, each in (0,1)\n"
+"  --work-ns <time>     mean work of stage 1 (default 20 x the wake-up\n"
+"                       floor, at least 20us, rounded up to 10us)\n"
+"  --work-dist <list>   its distribution: det, exp, lognormal:<cv>,\n"
+"                       bimodal:<p>:<slow time>; a comma list sweeps each\n"
+"                       (up to 4) and compares their waits (default det)\n"
+"  --point-time <time>  run time per point (default 8s)\n"
+"  --arrivals <kind>    poisson (default) or fixed\n"
+"  --seed <n>           seed of the arrivals and the work draws (default 1)\n"
+"  --customers <n>      simulator customers per point (default 1M)\n"
+"  --knee-slope <k>     knee threshold in W_q/tau per unit rho (default 10)\n"
+"  --svg <file>         the chart: measured points with 95% intervals,\n"
+"                       Kingman and simulator curves, the knees\n"
+"  --hlog-dir <dir>     one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog\n"
+"  --force              run even when tau is below 20 x the floor (warns)\n"
+"  --json               one JSON document on stdout\n"
+"\n"
+"Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
+"a tau under 20 x the floor is refused after the floor is measured, before\n"
+"any point), 130/143 stopped: the finished points are printed.\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab knee                                  # about 2 minutes\n"
+"  latlab knee --work-dist det,exp --rho-list 0.5,0.7,0.9\n"
+"                                               # variance moves the knee\n"
+"  latlab knee --work-dist bimodal:0.02:2ms --svg knee.svg\n"
+"  latlab knee --points 6 --point-time 4s --json > knee.json\n";
+
+enum {
+	OPT_POINTS = 256, OPT_RHO_LIST, OPT_WORK, OPT_WORK_DIST,
+	OPT_POINT_TIME, OPT_ARRIVALS, OPT_SEED, OPT_CUSTOMERS, OPT_SLOPE,
+	OPT_SVG, OPT_HLOG_DIR, OPT_FORCE, OPT_JSON,
+};
+
+static const struct option options[] = {
+	{ "points", required_argument, NULL, OPT_POINTS },
+	{ "rho-list", required_argument, NULL, OPT_RHO_LIST },
+	{ "work-ns", required_argument, NULL, OPT_WORK },
+	{ "work-dist", required_argument, NULL, OPT_WORK_DIST },
+	{ "point-time", required_argument, NULL, OPT_POINT_TIME },
+	{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "customers", required_argument, NULL, OPT_CUSTOMERS },
+	{ "knee-slope", required_argument, NULL, OPT_SLOPE },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "hlog-dir", required_argument, NULL, OPT_HLOG_DIR },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char *knee_dist_name(const struct lat_work_dist *d)
+{
+	return d->kind == LAT_WORK_DET ? "det" : d->name;
+}
+
+static void parse_rho_list(struct knee_opts *o, const char *arg)
+{
+	char buf[1024], *tok, *save = NULL;
+	const char *why;
+	size_t n = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		cli_usage_error(CMD, "--rho-list is too long");
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == LAT_KNEE_MAX_POINTS)
+			cli_usage_error(CMD, "--rho-list: at most %d points",
+					LAT_KNEE_MAX_POINTS);
+		o->kc.rho[n] = cli_double(CMD, "--rho-list", tok, -1e9, 1e9);
+		if (!(o->kc.rho[n] > 0 && o->kc.rho[n] < 1))
+			cli_usage_error(CMD, "--rho-list: '%s' is not a "
+					"utilization in (0, 1): at rho >= 1 "
+					"the queue grows without bound", tok);
+		n++;
+	}
+	o->kc.n_rho = n;
+	if (lat_knee_config_check(&o->kc, &why))
+		cli_usage_error(CMD, "--rho-list '%s': %s", arg, why);
+}
+
+static void parse_dists(struct knee_opts *o, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		cli_usage_error(CMD, "--work-dist is too long");
+	strcpy(buf, arg);
+	o->n_dists = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_dists == KNEE_MAX_DISTS)
+			cli_usage_error(CMD, "--work-dist: at most %d "
+					"distributions", KNEE_MAX_DISTS);
+		if (lat_work_dist_parse(&o->dists[o->n_dists++], tok))
+			cli_usage_error(CMD, "--work-dist '%s': expected det, "
+					"exp, lognormal:<cv> or "
+					"bimodal:<p>:<slow time>", tok);
+	}
+	if (!o->n_dists)
+		cli_usage_error(CMD, "--work-dist needs a distribution");
+}
+
+static void check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
+		cli_usage_error(CMD, "--hlog-dir '%s' is not a writable "
+				"directory", dir);
+}
+
+static void parse_one(struct knee_opts *o, int c, bool *points_set,
+		      bool *list_set)
+{
+	uint64_t n;
+
+	switch (c) {
+	case OPT_POINTS:
+		*points_set = true;
+		n = cli_u64(CMD, "--points", optarg, 0, 1000);
+		if (lat_knee_config_span(&o->kc, 0.3, 0.95, (size_t)n))
+			cli_usage_error(CMD, "--points must be between 2 "
+					"and %d: a knee is a bend between "
+					"points", LAT_KNEE_MAX_POINTS);
+		break;
+	case OPT_RHO_LIST:
+		*list_set = true;
+		parse_rho_list(o, optarg);
+		break;
+	case OPT_WORK:
+		o->base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
+						  0, 1e9);
+		/* 20 x a wake-up floor is microseconds on any machine (a
+		 * hand-off between cores alone costs 50-250 ns) */
+		if (o->base.work_ns < 1000)
+			cli_usage_error(CMD, "--work-ns %s: a service time "
+					"under 1us cannot be paced (it must be "
+					"20 x the wake-up floor, itself over "
+					"50 ns on any machine)", optarg);
+		o->work_set = true;
+		break;
+	case OPT_WORK_DIST:
+		parse_dists(o, optarg);
+		break;
+	case OPT_POINT_TIME:
+		o->kc.point_s = cli_duration_ns(CMD, "--point-time", optarg,
+						0, 1e7, 3600e9) / 1e9;
+		break;
+	case OPT_ARRIVALS:
+		if (!strcmp(optarg, "poisson"))
+			o->base.arrivals = LAT_PACE_POISSON;
+		else if (!strcmp(optarg, "fixed"))
+			o->base.arrivals = LAT_PACE_FIXED;
+		else
+			cli_usage_error(CMD, "--arrivals must be poisson or "
+					"fixed, not '%s'", optarg);
+		o->kc.poisson = o->base.arrivals == LAT_PACE_POISSON;
+		break;
+	case OPT_SEED:
+		o->base.seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		break;
+	case OPT_CUSTOMERS:
+		o->kc.sim.customers = cli_u64(CMD, "--customers", optarg,
+					      1000, 100000000);
+		o->kc.sim.warmup = o->kc.sim.customers / 10;
+		break;
+	case OPT_SLOPE:
+		o->kc.knee_slope = cli_double(CMD, "--knee-slope", optarg,
+					      1e-3, 1e6);
+		break;
+	case OPT_SVG:
+		o->svg = optarg;
+		break;
+	case OPT_HLOG_DIR:
+		o->hlog_dir = optarg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	}
+}
+
+static void parse(struct knee_opts *o, int argc, char **argv)
+{
+	bool points_set = false, list_set = false;
+	const char *why;
+	int c;
+
+	lat_pipe_config_init(&o->base);
+	o->base.arrivals = LAT_PACE_POISSON;
+	o->base.work_ns = 0;
+	lat_knee_config_init(&o->kc);
+	o->n_dists = 1; /* det */
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			cli_bad_option(CMD, argv, c);
+		parse_one(o, c, &points_set, &list_set);
+	}
+	cli_no_operands(CMD, argc, argv);
+	if (points_set && list_set)
+		cli_usage_error(CMD, "--points and --rho-list do not go "
+				"together");
+	if (o->hlog_dir)
+		check_dir(o->hlog_dir);
+	/* a distribution that cannot have the asked mean is refused now;
+	 * with the default work it is checked once the floor is known */
+	for (int i = 0; o->work_set && i < o->n_dists; i++)
+		if (lat_work_dist_check(&o->dists[i], o->base.work_ns, &why))
+			cli_usage_error(CMD, "--work-dist %s with --work-ns: "
+					"%s", o->dists[i].name, why);
+	if (lat_knee_config_check(&o->kc, &why))
+		cli_usage_error(CMD, "%s", why);
+}
+
+/* lat_pipe_stop_fn: Ctrl-C / SIGTERM stop the run in progress. */
+static bool stop_on_signal(void *ctx, uint64_t produced, double elapsed_s)
+{
+	struct knee_opts *o = ctx;
+
+	(void)produced;
+	(void)elapsed_s;
+	o->sig = cli_stop_signal();
+	return o->sig != 0;
+}
+
+static void on_point(void *ctx, const struct lat_knee_point *p)
+{
+	const struct knee_opts *o = ctx;
+	char w[LAT_FMT_LEN];
+
+	if (!o->json)
+		fprintf(stderr, "latlab knee: rho %.3f (asked %.3f): W_q %s = "
+			"%.3g tau over %llu events\n", p->rho, p->rho_asked,
+			lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
+			(unsigned long long)p->events);
+}
+
+/* The wake-up floor and, by it, the work time; refuse a tau too short. */
+static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
+{
+	char f[LAT_FMT_LEN], w[LAT_FMT_LEN], m[LAT_FMT_LEN];
+	double need;
+	const char *why;
+	int rc;
+
+	o->floor_rate = 2000;
+	rc = lat_knee_floor(r, o->floor_rate, 1000, &o->floor_ns);
+	if (rc == 1)
+		return;
+	if (rc)
+		cli_fail(CMD, "measuring the wake-up floor: %s",
+			 lat_strerror(rc));
+	need = LAT_KNEE_FLOOR_FACTOR * o->floor_ns;
+	if (!o->work_set) {
+		o->base.work_ns = ceil(fmax(need, 20000) / 10000) * 10000;
+		for (int i = 0; i < o->n_dists; i++)
+			if (lat_work_dist_check(&o->dists[i], o->base.work_ns,
+						&why))
+				cli_usage_error(CMD, "--work-dist %s with the "
+						"default work %s: %s (give "
+						"--work-ns)", o->dists[i].name,
+						lat_fmt_ns(w, sizeof(w),
+							   o->base.work_ns),
+						why);
+	}
+	if (o->base.work_ns >= need)
+		return;
+	lat_fmt_ns(f, sizeof(f), o->floor_ns);
+	lat_fmt_ns(w, sizeof(w), o->base.work_ns);
+	lat_fmt_ns(m, sizeof(m), need);
+	if (!o->force)
+		cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up "
+				"floor %s measured here: this machine cannot "
+				"pace a service that short (the queue would "
+				"be the wake-ups); use at least %s, or --force",
+				w, f, m);
+	fprintf(stderr, "latlab knee: WARNING: tau %s is below 20 x the "
+		"wake-up floor %s: the waits measured are largely wake-ups, "
+		"not queueing (--force)\n", w, f);
+}
+
+/* Calibrate tau for one distribution, then sweep. 0, 1 stopped, or -err. */
+static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
+		     struct knee_run *run)
+{
+	double rate = 4e9 / o->base.work_ns;
+	uint64_t events = (uint64_t)fmax(2000, 0.5e9 / o->base.work_ns);
+	int rc;
+
+	o->kp.base.work_dist = run->dist;
+	rc = lat_knee_calibrate(r, rate, events, &run->tau_ns, &run->cal_cs);
+	if (rc)
+		return rc;
+	run->started = true;
+	run->work_cv = o->kp.last.work_table.cv;
+	o->kc.tau_ns = run->tau_ns;
+	rc = lat_knee_sweep_run(&o->kc, r, &run->sweep, on_point, o);
+	if (!rc && run->sweep.interrupted)
+		rc = 1;
+	return rc;
+}
+
+static int knee_main(int argc, char **argv)
+{
+	static struct knee_opts o; /* the sweeps are large */
+	struct lat_knee_runner r;
+	int rc = 0;
+
+	parse(&o, argc, argv);
+	rc = lat_knee_place(&o.base, &o.oversubscribed);
+	if (rc)
+		cli_fail(CMD, "cannot place the pipeline: %s",
+			 lat_strerror(rc));
+	o.kp.base = o.base;
+	o.kp.hlog_dir = o.hlog_dir;
+	o.kp.stop = stop_on_signal;
+	o.kp.stop_ctx = &o;
+	lat_knee_pipe_runner(&o.kp, &r);
+	cli_catch_stop_signals();
+	floor_and_work(&o, &r);
+	o.kp.base.work_ns = o.base.work_ns;
+	for (int i = 0; i < o.n_dists && !o.sig && !rc; i++) {
+		o.runs[i].dist = o.dists[i];
+		o.n_runs = i + 1;
+		rc = sweep_one(&o, &r, &o.runs[i]);
+		if (rc == 1)
+			rc = 0;
+	}
+	if (o.json)
+		knee_print_json(&o);
+	else
+		knee_print_text(&o);
+	if (o.svg && knee_plot(&o))
+		return CLI_EXIT_FAIL;
+	if (rc)
+		cli_fail(CMD, "%s", lat_strerror(rc));
+	if (o.kp.hlog_error)
+		cli_fail(CMD, "writing the .hlog files: %s",
+			 lat_strerror(o.kp.hlog_error));
+	return o.sig ? 128 + o.sig : CLI_EXIT_OK;
+}
+
+const struct cli_cmd cli_cmd_knee = {
+	.name = "knee",
+	.summary = "the real pipeline's saturation knee beside Kingman and "
+		   "the simulator",
+	.usage = usage,
+	.run = knee_main,
+};

@@ -1,0 +1,393 @@
+/*
+ * latlab knee output: the measured table, the predictions beside it, the
+ * knees, the distributions compared, as text or as one JSON document.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "knee.h"
+#include "latlab/fmt.h"
+#include "latlab/json.h"
+
+static char *ns(char *b, double v)
+{
+	if (!isfinite(v))
+		return strcpy(b, "-");
+	return lat_fmt_ns(b, LAT_FMT_LEN, v);
+}
+
+/* "14.0 µs (+12%)" */
+static char *pred(char *b, size_t len, double v, double meas)
+{
+	char t[LAT_FMT_LEN];
+	double e = lat_qsim_rel_err(v, meas);
+
+	if (!isfinite(v))
+		snprintf(b, len, "-");
+	else if (isfinite(e))
+		snprintf(b, len, "%s (%+.0f%%)", ns(t, v), 100 * e);
+	else
+		snprintf(b, len, "%s", ns(t, v));
+	return b;
+}
+
+/* Hot threads @i < @k share a CPU: say what that does to the curve. */
+static void share_line(const struct lat_pipe_result *r, int i, int k)
+{
+	bool stage = i == 1 || k == 1; /* stage 1 is hot thread 1 */
+
+	printf("shared: %s and %s share cpu %d: ", r->thread[i].name,
+	       r->thread[k].name, r->thread[i].cpu);
+	if (stage)
+		printf("while one runs the other waits, so the %s's CPU time "
+		       "is part of stage 1's service time (tau) and its "
+		       "variance (c_s)\n", r->thread[i == 1 ? k : i].name);
+	else
+		printf("stage 1 has its CPU to itself; the producer yields "
+		       "while early, so a consumer slice can make it send "
+		       "late and in bunches (c_a above 1), which raises the "
+		       "waits at every rho\n");
+}
+
+/* Which hot threads shared a CPU, from the last run's placement. */
+static void print_threads(const struct knee_opts *o)
+{
+	const struct lat_pipe_result *r = &o->kp.last;
+	bool any = false;
+
+	if (!o->kp.have_last)
+		return;
+	printf("threads:");
+	for (int i = 0; i < r->n_hot; i++)
+		printf(" %s on cpu %d%s", r->thread[i].name, r->thread[i].cpu,
+		       i + 1 < r->n_hot ? "," : "");
+	printf("; aggregator unpinned\n");
+	for (int i = 0; i < r->n_hot; i++)
+		for (int k = i + 1; k < r->n_hot; k++)
+			if (r->thread[i].cpu >= 0 &&
+			    r->thread[i].cpu == r->thread[k].cpu) {
+				share_line(r, i, k);
+				any = true;
+			}
+	if (!any && o->oversubscribed)
+		printf("shared: hot threads share CPUs (unpinned)\n");
+}
+
+static void print_measured(const struct lat_knee_sweep *s)
+{
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN];
+	char e[LAT_FMT_LEN], f[LAT_FMT_LEN], g[LAT_FMT_LEN], h[LAT_FMT_LEN];
+	char mean[64];
+
+	printf("\n  measured at stage 1 (W_q: wait in q1 before its service; "
+	       "e2e: intended send to consumer)\n");
+	printf("    rho  asked   c_a   c_s   events  %-22s %9s %9s %9s "
+	       "%7s %9s %9s %9s\n", "W_q mean ± 95%", "p50", "p99", "p99.9",
+	       "W_q/τ", "e2e mean", "p99", "p99.9");
+	for (size_t i = 0; i < s->done; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+
+		snprintf(mean, sizeof(mean), "%s ± %s", ns(a, p->wait.mean),
+			 ns(b, p->wait_half));
+		printf("  %5.3f  %5.3f  %4.2f  %4.2f %8llu  %-22s %9s %9s "
+		       "%9s %7.3g %9s %9s %9s\n", p->rho, p->rho_asked, p->ca,
+		       p->cs, (unsigned long long)p->events, mean,
+		       ns(c, p->wait.p50), ns(d, p->wait.p99),
+		       ns(e, p->wait.p999), p->wait_tau, ns(f, p->e2e.mean),
+		       ns(g, p->e2e.p99), ns(h, p->e2e.p999));
+	}
+}
+
+static void print_predicted(const struct lat_knee_sweep *s)
+{
+	char m[LAT_FMT_LEN], k[48], pk[48], sim[48];
+
+	printf("\n  mean wait W_q predicted from the measured rho, c_a, c_s, "
+	       "tau (error vs measured)\n");
+	printf("    rho  %10s  %-18s %-18s %-18s\n", "measured", "Kingman",
+	       "P-K (M/G/1)", "simulated (fed)");
+	for (size_t i = 0; i < s->done; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+
+		printf("  %5.3f  %10s  %-18s %-18s %-18s\n", p->rho,
+		       ns(m, p->wait.mean),
+		       pred(k, sizeof(k), p->kingman_ns, p->wait.mean),
+		       pred(pk, sizeof(pk), p->pk_ns, p->wait.mean),
+		       pred(sim, sizeof(sim), p->sim_ns, p->wait.mean));
+	}
+}
+
+static void print_knee(const char *what, double k)
+{
+	if (isfinite(k))
+		printf(" %s %.3f", what, k);
+	else
+		printf(" %s not reached", what);
+}
+
+/* The worst factor max(model/meas, meas/model) up to rho 0.9. */
+static double worst_factor(const struct lat_knee_sweep *s, size_t off,
+			   double *at)
+{
+	double worst = NAN;
+
+	for (size_t i = 0; i < s->done; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+		double v = *(const double *)((const char *)p + off), f;
+
+		if (p->rho_asked > 0.9 + 1e-9 || !(v > 0) ||
+		    !(p->wait.mean > 0))
+			continue;
+		f = fmax(v / p->wait.mean, p->wait.mean / v);
+		if (!(f <= worst)) {
+			worst = f;
+			*at = p->rho;
+		}
+	}
+	return worst;
+}
+
+static void print_summary(const struct knee_opts *o,
+			  const struct knee_run *run)
+{
+	const struct lat_knee_sweep *s = &run->sweep;
+	const struct lat_knee_point *hi = NULL;
+	double at_k = NAN, at_s = NAN, fk, fs;
+
+	printf("\n  knee (W_q/tau rises %g per unit of rho):", o->kc.knee_slope);
+	print_knee("measured", s->knee_measured);
+	print_knee("; Kingman", s->knee_kingman);
+	print_knee("; simulated", s->knee_sim);
+	printf("\n");
+	for (size_t i = 0; i < s->done; i++)
+		if (s->pts[i].rho_asked >= 0.9 - 1e-9 &&
+		    (!hi || fabs(s->pts[i].rho_asked - 0.95) <
+			    fabs(hi->rho_asked - 0.95)))
+			hi = &s->pts[i];
+	if (hi)
+		printf("  at rho %.3f (asked %.3f): measured W_q = %.3g tau; "
+		       "Kingman %.3g tau for c_a = c_s = 1 (%.3g x at 0.95), "
+		       "%.3g tau with the measured c_a %.2f, c_s %.2f\n",
+		       hi->rho, hi->rho_asked, hi->wait_tau,
+		       lat_qsim_kingman(hi->rho, 1, 1),
+		       lat_qsim_kingman(0.95, 1, 1),
+		       hi->kingman_ns / hi->tau_ns, hi->ca, hi->cs);
+	fk = worst_factor(s, offsetof(struct lat_knee_point, kingman_ns),
+			  &at_k);
+	fs = worst_factor(s, offsetof(struct lat_knee_point, sim_ns), &at_s);
+	if (isfinite(fk))
+		printf("  up to rho 0.9: Kingman within a factor %.2f of the "
+		       "measured mean (worst at rho %.3f), the fed simulator "
+		       "within %.2f (worst at rho %.3f)\n", fk, at_k, fs, at_s);
+}
+
+static void print_run(const struct knee_opts *o, const struct knee_run *run)
+{
+	char t[LAT_FMT_LEN], w[LAT_FMT_LEN], d[LAT_FMT_LEN];
+
+	if (!run->started)
+		return;
+	printf("\n== stage 1 work %s, mean %s (drawn cv %.3g): tau %s at "
+	       "saturation (%s per event beyond the work), c_s %.2f\n",
+	       knee_dist_name(&run->dist), ns(w, o->base.work_ns),
+	       run->work_cv, ns(t, run->tau_ns),
+	       ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
+	print_measured(&run->sweep);
+	print_predicted(&run->sweep);
+	print_summary(o, run);
+	if (run->sweep.interrupted)
+		printf("  (stopped: the points above finished; the rest did "
+		       "not run)\n");
+}
+
+/* Points of two runs with the same asked rho. */
+static const struct lat_knee_point *
+same_rho(const struct lat_knee_sweep *s, double rho)
+{
+	for (size_t i = 0; i < s->done; i++)
+		if (fabs(s->pts[i].rho_asked - rho) < 1e-9)
+			return &s->pts[i];
+	return NULL;
+}
+
+/* Kingman's ratio of two points' waits from their measured c's. */
+static double kingman_ratio(const struct lat_knee_point *a,
+			    const struct lat_knee_point *b)
+{
+	return (b->ca * b->ca + b->cs * b->cs) /
+	       (a->ca * a->ca + a->cs * a->cs);
+}
+
+static void print_compare(const struct knee_opts *o)
+{
+	const struct knee_run *a = &o->runs[0];
+
+	for (int k = 1; k < o->n_runs; k++) {
+		const struct knee_run *b = &o->runs[k];
+
+		printf("\n== %s against %s at the same asked rho: the ratio "
+		       "of mean waits in tau, and Kingman's "
+		       "(c_a^2 + c_s^2) ratio from the measured c's\n",
+		       knee_dist_name(&b->dist), knee_dist_name(&a->dist));
+		printf("  asked  rho %-5s rho %-5s  W_q/τ %-5s W_q/τ %-5s  "
+		       "ratio  Kingman ratio\n", knee_dist_name(&a->dist),
+		       knee_dist_name(&b->dist), knee_dist_name(&a->dist),
+		       knee_dist_name(&b->dist));
+		for (size_t i = 0; i < a->sweep.done; i++) {
+			const struct lat_knee_point *p = &a->sweep.pts[i];
+			const struct lat_knee_point *q =
+				same_rho(&b->sweep, p->rho_asked);
+
+			if (!q)
+				continue;
+			printf("  %5.3f  %9.3f  %9.3f  %11.3g  %11.3g  %5.2f  "
+			       "%13.2f\n", p->rho_asked, p->rho, q->rho,
+			       p->wait_tau, q->wait_tau,
+			       q->wait_tau / p->wait_tau,
+			       kingman_ratio(p, q));
+		}
+		printf("  (for Poisson arrivals, exp against det work: "
+		       "(1 + 1) / (1 + 0) = 2)\n");
+	}
+}
+
+void knee_print_text(const struct knee_opts *o)
+{
+	char f[LAT_FMT_LEN], m[LAT_FMT_LEN], t[LAT_FMT_LEN];
+
+	printf("latlab knee: %s arrivals, %zu points of %s, seed %llu\n",
+	       o->base.arrivals == LAT_PACE_POISSON ? "poisson" : "fixed",
+	       o->kc.n_rho, ns(t, o->kc.point_s * 1e9),
+	       (unsigned long long)o->base.seed);
+	printf("wake-up floor %s (p50 pickup of an idle stage at %.0f/s, no "
+	       "work): tau must be at least %s\n", ns(f, o->floor_ns),
+	       o->floor_rate, ns(m, LAT_KNEE_FLOOR_FACTOR * o->floor_ns));
+	print_threads(o);
+	if (o->kp.have_last && o->kp.last.loadavg >= 0)
+		printf("load: average %.1f on %d CPUs when the last run "
+		       "started: other processes took turns on these CPUs, "
+		       "and their time is in the services measured\n",
+		       o->kp.last.loadavg, o->kp.last.online_cpus);
+	for (int i = 0; i < o->n_runs; i++)
+		print_run(o, &o->runs[i]);
+	print_compare(o);
+	printf("\nwhy they differ: the simulator takes the measured service "
+	       "and gap distributions but draws them independently, while "
+	       "on the machine an event that finds stage 1 idle pays the "
+	       "wake-up in its service and a late producer bunches its "
+	       "sends; Kingman adds a two-moment approximation on top\n");
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_dist(struct lat_json *j, const char *key,
+		      const struct lat_knee_dist *d)
+{
+	lat_json_obj_begin(j, key);
+	lat_json_double(j, "mean_ns", d->mean);
+	lat_json_double(j, "p50_ns", d->p50);
+	lat_json_double(j, "p99_ns", d->p99);
+	lat_json_double(j, "p999_ns", d->p999);
+	lat_json_obj_end(j);
+}
+
+static void json_point(struct lat_json *j, const struct lat_knee_point *p)
+{
+	lat_json_obj_begin(j, NULL);
+	lat_json_double(j, "rho_asked", p->rho_asked);
+	lat_json_double(j, "rate", p->rate);
+	lat_json_uint(j, "events", p->events);
+	lat_json_uint(j, "unchained", p->unchained);
+	lat_json_double(j, "rho", p->rho);
+	lat_json_double(j, "tau_ns", p->tau_ns);
+	lat_json_double(j, "ca", p->ca);
+	lat_json_double(j, "cs", p->cs);
+	lat_json_double(j, "p_wait", p->p_wait);
+	json_dist(j, "wait", &p->wait);
+	lat_json_double(j, "wait_mean_ci95_half_ns", p->wait_half);
+	lat_json_double(j, "wait_over_tau", p->wait_tau);
+	json_dist(j, "e2e", &p->e2e);
+	lat_json_double(j, "pickup_p50_ns", p->pickup_p50_ns);
+	lat_json_double(j, "kingman_ns", p->kingman_ns);
+	lat_json_double(j, "kingman_rel_err",
+			lat_qsim_rel_err(p->kingman_ns, p->wait.mean));
+	lat_json_double(j, "pk_ns", p->pk_ns);
+	lat_json_double(j, "pk_rel_err",
+			lat_qsim_rel_err(p->pk_ns, p->wait.mean));
+	lat_json_double(j, "sim_ns", p->sim_ns);
+	lat_json_double(j, "sim_ci95_half_ns", p->sim_half);
+	lat_json_double(j, "sim_rel_err",
+			lat_qsim_rel_err(p->sim_ns, p->wait.mean));
+	lat_json_double(j, "sim_wait_p99_ns", p->sim_p99_ns);
+	lat_json_double(j, "loadavg", p->loadavg);
+	lat_json_double(j, "steal_pct", p->steal_pct);
+	lat_json_obj_end(j);
+}
+
+static void json_run(struct lat_json *j, const struct knee_opts *o,
+		     const struct knee_run *run)
+{
+	const struct lat_knee_sweep *s = &run->sweep;
+
+	lat_json_obj_begin(j, NULL);
+	lat_json_str(j, "work_dist", knee_dist_name(&run->dist));
+	lat_json_double(j, "work_ns", o->base.work_ns);
+	lat_json_double(j, "work_cv", run->work_cv);
+	lat_json_double(j, "tau_ns", run->tau_ns);
+	lat_json_double(j, "calibration_cs", run->cal_cs);
+	lat_json_bool(j, "interrupted", s->interrupted);
+	lat_json_arr_begin(j, "points");
+	for (size_t i = 0; i < s->done; i++)
+		json_point(j, &s->pts[i]);
+	lat_json_arr_end(j);
+	lat_json_obj_begin(j, "knee");
+	lat_json_double(j, "slope", o->kc.knee_slope);
+	lat_json_double(j, "measured", s->knee_measured);
+	lat_json_double(j, "kingman", s->knee_kingman);
+	lat_json_double(j, "simulated", s->knee_sim);
+	lat_json_obj_end(j);
+	lat_json_obj_end(j);
+}
+
+static void json_threads(struct lat_json *j, const struct knee_opts *o)
+{
+	const struct lat_pipe_result *r = &o->kp.last;
+
+	lat_json_bool(j, "oversubscribed", o->oversubscribed);
+	lat_json_arr_begin(j, "threads");
+	for (int i = 0; o->kp.have_last && i < r->n_hot; i++) {
+		lat_json_obj_begin(j, NULL);
+		lat_json_str(j, "name", r->thread[i].name);
+		lat_json_int(j, "cpu", r->thread[i].cpu);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+	if (o->kp.have_last && r->loadavg >= 0)
+		lat_json_double(j, "loadavg", r->loadavg);
+	else
+		lat_json_null(j, "loadavg");
+}
+
+void knee_print_json(const struct knee_opts *o)
+{
+	struct lat_json j;
+
+	lat_json_init(&j, stdout);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "arrivals", o->base.arrivals == LAT_PACE_POISSON ?
+		     "poisson" : "fixed");
+	lat_json_uint(&j, "seed", o->base.seed);
+	lat_json_double(&j, "point_s", o->kc.point_s);
+	lat_json_double(&j, "wakeup_floor_ns", o->floor_ns);
+	lat_json_double(&j, "floor_factor", LAT_KNEE_FLOOR_FACTOR);
+	json_threads(&j, o);
+	lat_json_arr_begin(&j, "runs");
+	for (int i = 0; i < o->n_runs; i++)
+		if (o->runs[i].started)
+			json_run(&j, o, &o->runs[i]);
+	lat_json_arr_end(&j);
+	lat_json_int(&j, "signal", o->sig);
+	lat_json_obj_end(&j);
+	lat_json_finish(&j);
+}

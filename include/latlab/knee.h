@@ -1,0 +1,279 @@
+/*
+ * lat_knee: the saturation knee of a real pipeline, measured and set
+ * beside queueing theory (Kingman, Pollaczek-Khinchine) and the simulator
+ * fed with what was measured.
+ *
+ * The bottleneck stage is read as a G/G/1 FIFO queue. For each event i,
+ * from its own stamps (clock cycles, struct lat_pipe_msg):
+ *   A_i = t_sent        arrival: the producer published it into q1;
+ *   B_i = work[0].begin the stage began its work;
+ *   D_i = work[0].end   departure: the stage finished it.
+ * The server is free for event i from max(A_i, D_{i-1}); so
+ *   W_i = max(A_i, D_{i-1}) - A_i   the wait in queue (Lindley),
+ *   S_i = D_i - max(A_i, D_{i-1})   the service: the work, the pop, the
+ *                                    stamps, and whatever else held the
+ *                                    stage's CPU (the consumer sharing it,
+ *                                    a neighbour's time slice), and, for
+ *                                    an event that found the stage idle,
+ *                                    the wake-up (B_i - A_i less the work).
+ * These definitions make D_i = max(A_i, D_{i-1}) + S_i hold exactly, so the
+ * measured waits obey Lindley's recursion with the measured services and
+ * gaps: a simulator fed those marginals differs from the measurement only
+ * by the dependence it cannot see (services that are longer after idle,
+ * bunched sends). Utilization is busy time over wall time,
+ * rho = sum S_i / (D_last - A_first); tau = mean S; c_a and c_s are the
+ * coefficients of variation of the gaps A_i - A_{i-1} and of S_i.
+ *
+ * Invariants:
+ *  - Nothing lost: every event given to lat_knee_acc_add is counted,
+ *    either in the chain (events) or as unchained (its predecessor's
+ *    sample was dropped by the pipeline, so D_{i-1} is unknown and W_i
+ *    cannot be computed: it is counted, not guessed).
+ *  - Exact bookkeeping: busy time and waits are summed as integers in
+ *    cycles; only the final division is in floating point.
+ *  - The library never prints except to a FILE * it is given and never
+ *    names a flag; runs are done by a runner (struct lat_knee_runner) so
+ *    that the sweep logic can be tested with a fake pipeline whose queue
+ *    is known exactly (tests/test_knee.c).
+ */
+#ifndef LATLAB_KNEE_H
+#define LATLAB_KNEE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latlab/clock.h"
+#include "latlab/hist.h"
+#include "latlab/pipe.h"
+#include "latlab/qsim.h"
+
+#define LAT_KNEE_MAX_POINTS 64
+#define LAT_KNEE_BATCHES 32
+/* tau must be at least this many wake-up floors (see lat_knee_floor). */
+#define LAT_KNEE_FLOOR_FACTOR 20.0
+
+/* ---- per-event bookkeeping ---------------------------------------------- */
+
+struct lat_knee_acc {
+	uint64_t expected;        /* events planned: sets the batch length */
+	uint64_t events;          /* in the chain: W and S known */
+	uint64_t unchained;       /* after a dropped predecessor: counted */
+	uint64_t next_seq;        /* seq expected next */
+	bool started;
+	lat_cycles_t first_a, prev_a, prev_d, last_d;
+	uint64_t busy;            /* sum S_i, cycles */
+	uint64_t wait_sum;        /* sum W_i, cycles */
+	uint64_t waited;          /* events with W_i > 0 */
+	double wait_sq, svc_sq;   /* sums of squares, cycles^2 */
+	uint64_t gaps;            /* gaps measured (consecutive arrivals) */
+	uint64_t gap_sum;         /* cycles */
+	double gap_sq;
+	double batch_wait[LAT_KNEE_BATCHES]; /* sum W per batch, cycles */
+	uint64_t batch_n[LAT_KNEE_BATCHES];
+	struct lat_hist wait;     /* W_i, cycles */
+	struct lat_hist service;  /* S_i, cycles */
+	struct lat_hist gap;      /* A_i - A_{i-1}, cycles */
+	struct lat_hist pickup;   /* B_i - max(A_i, D_{i-1}): wake/pop */
+	struct lat_hist wake;     /* B_i - A_i of events that found the
+				   * stage idle (A_i >= D_{i-1}): the
+				   * wake-up, what the floor is made of */
+	struct lat_hist e2e;      /* t_final - t0, cycles */
+};
+
+/* Zero @a and allocate its histograms for @expected events (>= 1).
+ * Returns 0, -EINVAL or -ENOMEM (then nothing is left allocated). */
+int lat_knee_acc_init(struct lat_knee_acc *a, uint64_t expected);
+void lat_knee_acc_destroy(struct lat_knee_acc *a);
+
+/*
+ * One event, in seq order: @t0 intended send, @a arrival (t_sent), @b
+ * work begin, @d work end (departure), @fin the consumer's stamp, all in
+ * cycles. A seq gap (dropped samples) makes this event unchained. No
+ * allocation.
+ */
+void lat_knee_acc_add(struct lat_knee_acc *a, uint64_t seq, lat_cycles_t t0,
+		      lat_cycles_t arr, lat_cycles_t b, lat_cycles_t d,
+		      lat_cycles_t fin);
+
+/* A lat_pipe_hooks.sample that feeds the lat_knee_acc in @ctx. */
+void lat_knee_acc_sample(void *ctx, const struct lat_pipe_msg *m,
+			 const int64_t *delta_ns, int n_deltas);
+
+/* ---- one point ----------------------------------------------------------- */
+
+/* Mean, p50, p99, p99.9 of a measured time, ns. */
+struct lat_knee_dist {
+	double mean, p50, p99, p999;
+};
+
+struct lat_knee_point {
+	double rho_asked;
+	double rate;              /* offered events/s */
+	uint64_t events, unchained;
+	/* measured */
+	double rho;               /* busy / wall */
+	double tau_ns;            /* mean service S */
+	double ca, cs;            /* of the gaps and of S */
+	double p_wait;            /* fraction of events with W > 0 */
+	struct lat_knee_dist wait;/* W before the bottleneck */
+	double wait_half;         /* 95% CI half-width of mean W (batches) */
+	struct lat_knee_dist e2e;
+	double pickup_p50_ns;     /* wake-up + pop, p50 */
+	double wait_tau;          /* wait.mean / tau */
+	/* predictions, ns */
+	double kingman_ns;        /* rho/(1-rho) (ca^2+cs^2)/2 tau */
+	double pk_ns;             /* M/G/1 with the measured cs: exact for
+				   * Poisson arrivals; NaN otherwise */
+	double sim_ns, sim_half;  /* the simulator fed the measured gap and
+				   * service histograms at rho = tau/gap */
+	double sim_p99_ns;        /* its wait p99 */
+	/* the run (from the runner) */
+	double loadavg, steal_pct;
+	bool interrupted;         /* stopped before its events: not kept */
+};
+
+/*
+ * Measured fields of @p from @a (cycles converted with @cycles_per_ns).
+ * Returns 0, or -EINVAL when fewer than 2 events are in the chain.
+ */
+int lat_knee_point_measure(struct lat_knee_point *p,
+			   const struct lat_knee_acc *a, double cycles_per_ns);
+
+/*
+ * Kingman, P-K (when @poisson) and the simulation (@sim: its customers,
+ * warm-up, batches and seed; the distributions and rho are set here) for
+ * a measured @p. Returns 0, or lat_qsim_* errors (-ENOMEM, -EINVAL).
+ */
+int lat_knee_point_predict(struct lat_knee_point *p,
+			   const struct lat_knee_acc *a, bool poisson,
+			   const struct lat_qsim_config *sim);
+
+/* ---- runs ---------------------------------------------------------------- */
+
+enum lat_knee_phase {
+	LAT_KNEE_FLOOR,     /* no work, a slow fixed rate: the wake-up floor */
+	LAT_KNEE_CALIBRATE, /* fixed arrivals faster than the stage: tau */
+	LAT_KNEE_POINT,     /* the configured arrivals at a rate */
+};
+
+struct lat_knee_req {
+	enum lat_knee_phase phase;
+	double rate;              /* events/s */
+	uint64_t events;
+	size_t index;             /* point index (LAT_KNEE_POINT) */
+	double rho_asked;
+};
+
+struct lat_knee_info {
+	double cycles_per_ns;
+	double loadavg, steal_pct;
+};
+
+/*
+ * Runs one request, feeding every event to @acc in seq order. Returns 0,
+ * 1 when stopped early (the sweep keeps the points before it), or a
+ * negative error.
+ */
+struct lat_knee_runner {
+	void *ctx;
+	int (*run)(void *ctx, const struct lat_knee_req *req,
+		   struct lat_knee_acc *acc, struct lat_knee_info *info);
+};
+
+/*
+ * The wake-up floor: p50 of the wake-up (B - A of the events that found
+ * the stage idle) of @events events at @rate with no work, in ns. Events
+ * that queued behind a late producer's burst are left out: their pickup
+ * is a pop from a non-empty ring, not a wake-up. Returns 0, 1 (stopped),
+ * -ENODATA when no event found the stage idle, or an error.
+ */
+int lat_knee_floor(const struct lat_knee_runner *r, double rate,
+		   uint64_t events, double *floor_ns);
+
+/*
+ * The bottleneck's real service time: @events events offered at @rate
+ * (faster than the stage can go), tau = busy / events, ns; *cs its cv.
+ */
+int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
+		       uint64_t events, double *tau_ns, double *cs);
+
+/* ---- the sweep ----------------------------------------------------------- */
+
+struct lat_knee_config {
+	double rho[LAT_KNEE_MAX_POINTS]; /* increasing, in (0, 1) */
+	size_t n_rho;
+	double tau_ns;            /* calibrated: rate = rho / tau */
+	double point_s;           /* seconds per point: events = rate * s */
+	uint64_t min_events;      /* at least this many per point */
+	bool poisson;             /* arrivals are Poisson: P-K applies */
+	struct lat_qsim_config sim; /* customers, warm-up, batches, seed */
+	double knee_slope;        /* LAT_QSIM_KNEE_SLOPE by default */
+};
+
+/* Defaults: 0.3..0.95 in 14 points, 8 s per point, 2000 events minimum,
+ * Poisson, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
+void lat_knee_config_init(struct lat_knee_config *c);
+
+/* @n points from @lo to @hi evenly (n >= 2). -EINVAL otherwise. */
+int lat_knee_config_span(struct lat_knee_config *c, double lo, double hi,
+			 size_t n);
+
+/* 0 or -EINVAL with *@why: rho not increasing in (0, 1), n < 2, ... */
+int lat_knee_config_check(const struct lat_knee_config *c, const char **why);
+
+/* Called after each finished point (may be NULL). */
+typedef void (*lat_knee_point_fn)(void *ctx, const struct lat_knee_point *p);
+
+struct lat_knee_sweep {
+	struct lat_knee_point pts[LAT_KNEE_MAX_POINTS];
+	size_t done;              /* finished points, in order */
+	bool interrupted;         /* the runner stopped: points after lost */
+	/* knees by lat_qsim_knee on (rho, W/tau) of the finished points:
+	 * NaN when the slope is never reached */
+	double knee_measured, knee_kingman, knee_sim;
+};
+
+/*
+ * For each rho: rate = rho / tau, events = max(min_events, rate point_s),
+ * run, measure, predict; then the knees. Returns 0 (also when
+ * interrupted: s->interrupted), or the first error (points before it
+ * kept). Allocates one accumulator at a time.
+ */
+int lat_knee_sweep_run(const struct lat_knee_config *c,
+		       const struct lat_knee_runner *r, struct lat_knee_sweep *s,
+		       lat_knee_point_fn on_point, void *ctx);
+
+/* The three knees of the finished points (lat_knee_sweep_run does it). */
+void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope);
+
+/* ---- the real pipeline as a runner -------------------------------------- */
+
+struct lat_knee_pipe {
+	struct lat_pipe_config base; /* placed, the work and its dist set */
+	const char *hlog_dir;     /* NULL, or a directory for one .hlog per
+				   * point: <dir>/knee-<dist>-rho<r>.hlog */
+	lat_pipe_stop_fn stop;    /* may be NULL */
+	void *stop_ctx;
+	/* out: the last run's facts, for the report */
+	struct lat_pipe_result last;  /* histograms released: facts only */
+	bool have_last;
+	int hlog_error;
+};
+
+/*
+ * Place @c (one stage) for a knee: as lat_pipe_autoplace, except that
+ * when the three hot threads must share CPUs, stage 1 gets a CPU to
+ * itself and the consumer joins the producer (which then yields while
+ * early). Otherwise the consumer's CPU time would be part of the
+ * measured service, and the yields between stage and consumer its
+ * variance. *@shared says whether any hot threads share a CPU. Returns
+ * 0 or lat_pipe_autoplace / lat_pipe_place_pool errors.
+ */
+int lat_knee_place(struct lat_pipe_config *c, bool *shared);
+
+/* A runner over lat_pipe_run_until with @p as its context. */
+void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
+
+#endif

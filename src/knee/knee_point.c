@@ -1,0 +1,118 @@
+/*
+ * lat_knee points: the measured queue of one run, and beside it Kingman,
+ * Pollaczek-Khinchine and the simulator fed with the measured histograms.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "latlab/knee.h"
+
+static double cv_of(double sum, double sq, double n)
+{
+	double m = sum / n, var = sq / n - m * m;
+
+	return m > 0 ? sqrt(var > 0 ? var : 0) / m : NAN;
+}
+
+static void dist_of(struct lat_knee_dist *d, const struct lat_hist *h,
+		    double cpn)
+{
+	d->mean = lat_hist_mean(h) / cpn;
+	d->p50 = (double)lat_hist_value_at_percentile(h, 50) / cpn;
+	d->p99 = (double)lat_hist_value_at_percentile(h, 99) / cpn;
+	d->p999 = (double)lat_hist_value_at_percentile(h, 99.9) / cpn;
+}
+
+int lat_knee_point_measure(struct lat_knee_point *p,
+			   const struct lat_knee_acc *a, double cpn)
+{
+	double x[LAT_KNEE_BATCHES], n = (double)a->events;
+	struct lat_qsim_ci ci;
+	unsigned nb = 0;
+
+	if (a->events < 2 || !(cpn > 0) || a->last_d <= a->first_a)
+		return -EINVAL;
+	p->events = a->events;
+	p->unchained = a->unchained;
+	p->rho = (double)a->busy / (double)(a->last_d - a->first_a);
+	p->tau_ns = (double)a->busy / n / cpn;
+	p->ca = cv_of((double)a->gap_sum, a->gap_sq, (double)a->gaps);
+	p->cs = cv_of((double)a->busy, a->svc_sq, n);
+	p->p_wait = (double)a->waited / n;
+	dist_of(&p->wait, &a->wait, cpn);
+	dist_of(&p->e2e, &a->e2e, cpn);
+	/* the exact mean, not the histogram's bucket-midpoint one */
+	p->wait.mean = (double)a->wait_sum / n / cpn;
+	for (unsigned i = 0; i < LAT_KNEE_BATCHES; i++)
+		if (a->batch_n[i])
+			x[nb++] = a->batch_wait[i] / (double)a->batch_n[i] /
+				  cpn;
+	p->wait_half = NAN;
+	if (nb >= 2) {
+		lat_qsim_ci_from_batches(&ci, p->wait.mean, x, nb);
+		p->wait_half = ci.half;
+	}
+	p->pickup_p50_ns =
+		(double)lat_hist_value_at_percentile(&a->pickup, 50) / cpn;
+	p->wait_tau = p->wait.mean / p->tau_ns;
+	return 0;
+}
+
+/*
+ * The simulator with the measured gap and service histograms: rho is the
+ * ratio of their means (what the queue saw), times come back in units of
+ * the service histogram's mean.
+ */
+static int simulate(struct lat_knee_point *p, const struct lat_knee_acc *a,
+		    const struct lat_qsim_config *sim, double cpn)
+{
+	struct lat_qsim_config c = *sim;
+	struct lat_qsim_result r;
+	double tau;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = lat_qsim_dist_init_hist(&c.arrival, &a->gap);
+	if (!rc)
+		rc = lat_qsim_dist_init_hist(&c.service, &a->service);
+	if (!rc) {
+		c.servers = 1;
+		c.rho = c.service.scale_ns / c.arrival.scale_ns;
+		tau = c.service.scale_ns / cpn;
+		c.service.mean = 1;
+		if (c.rho > 0 && c.rho < 0.999) {
+			rc = lat_qsim_run(&c, &r);
+			if (!rc) {
+				p->sim_ns = r.wait.mean * tau;
+				p->sim_half = r.wait.half * tau;
+				p->sim_p99_ns = lat_qsim_hist_tau(&r.wait_hist,
+								  99) * tau;
+			}
+		}
+	}
+	lat_qsim_result_destroy(&r);
+	lat_qsim_dist_destroy(&c.arrival);
+	lat_qsim_dist_destroy(&c.service);
+	return rc;
+}
+
+int lat_knee_point_predict(struct lat_knee_point *p,
+			   const struct lat_knee_acc *a, bool poisson,
+			   const struct lat_qsim_config *sim)
+{
+	double cpn;
+
+	p->kingman_ns = p->pk_ns = p->sim_ns = p->sim_half = NAN;
+	p->sim_p99_ns = NAN;
+	if (!(p->tau_ns > 0) || a->events < 2)
+		return -EINVAL;
+	cpn = (double)a->busy / (double)a->events / p->tau_ns;
+	if (p->rho < 1) {
+		p->kingman_ns = lat_qsim_kingman(p->rho, p->ca, p->cs) *
+				p->tau_ns;
+		if (poisson)
+			p->pk_ns = lat_qsim_pk(p->rho, p->cs) * p->tau_ns;
+	}
+	return simulate(p, a, sim, cpn);
+}

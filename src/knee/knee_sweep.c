@@ -1,0 +1,192 @@
+/*
+ * lat_knee sweep: the wake-up floor, the service-time calibration, then
+ * one run per utilization, each measured and predicted, then the knees.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "latlab/knee.h"
+
+void lat_knee_config_init(struct lat_knee_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	lat_knee_config_span(c, 0.3, 0.95, 14);
+	c->point_s = 8;
+	c->min_events = 2000;
+	c->poisson = true;
+	lat_qsim_config_init(&c->sim);
+	c->knee_slope = LAT_QSIM_KNEE_SLOPE;
+}
+
+int lat_knee_config_span(struct lat_knee_config *c, double lo, double hi,
+			 size_t n)
+{
+	if (n < 2 || n > LAT_KNEE_MAX_POINTS || !(lo > 0 && lo < hi && hi < 1))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		c->rho[i] = lo + (hi - lo) * (double)i / (double)(n - 1);
+	c->n_rho = n;
+	return 0;
+}
+
+int lat_knee_config_check(const struct lat_knee_config *c, const char **why)
+{
+	const char *msg = NULL;
+
+	if (c->n_rho < 2 || c->n_rho > LAT_KNEE_MAX_POINTS)
+		msg = "a sweep needs 2 to 64 utilizations";
+	for (size_t i = 0; !msg && i < c->n_rho; i++)
+		if (!(c->rho[i] > 0 && c->rho[i] < 1))
+			msg = "every utilization must be above 0 and below 1";
+		else if (i && !(c->rho[i] > c->rho[i - 1]))
+			msg = "utilizations must increase";
+	if (!msg && !(c->point_s > 0 && c->point_s <= 3600))
+		msg = "time per point must be above 0 and at most 1 hour";
+	else if (!msg && !(c->knee_slope > 0 && isfinite(c->knee_slope)))
+		msg = "knee slope must be above 0";
+	else if (!msg && lat_qsim_config_check(&c->sim))
+		msg = "bad simulator settings";
+	if (why)
+		*why = msg;
+	return msg ? -EINVAL : 0;
+}
+
+/* One run into a fresh accumulator; the caller destroys it. */
+static int run_one(const struct lat_knee_runner *r,
+		   const struct lat_knee_req *q, struct lat_knee_acc *a,
+		   struct lat_knee_info *info)
+{
+	int rc = lat_knee_acc_init(a, q->events);
+
+	memset(info, 0, sizeof(*info));
+	info->loadavg = info->steal_pct = -1;
+	if (!rc)
+		rc = r->run(r->ctx, q, a, info);
+	if (!rc && !(info->cycles_per_ns > 0))
+		rc = -EINVAL;
+	return rc;
+}
+
+int lat_knee_floor(const struct lat_knee_runner *r, double rate,
+		   uint64_t events, double *floor_ns)
+{
+	struct lat_knee_req q = { LAT_KNEE_FLOOR, rate, events, 0, 0 };
+	struct lat_knee_acc a;
+	struct lat_knee_info info;
+	int rc = run_one(r, &q, &a, &info);
+
+	if (!rc && a.wake.total_count < 1)
+		rc = -ENODATA;
+	if (!rc)
+		*floor_ns = (double)lat_hist_value_at_percentile(&a.wake, 50) /
+			    info.cycles_per_ns;
+	lat_knee_acc_destroy(&a);
+	return rc;
+}
+
+int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
+		       uint64_t events, double *tau_ns, double *cs)
+{
+	struct lat_knee_req q = { LAT_KNEE_CALIBRATE, rate, events, 0, 0 };
+	struct lat_knee_acc a;
+	struct lat_knee_info info;
+	struct lat_knee_point p;
+	int rc = run_one(r, &q, &a, &info);
+
+	memset(&p, 0, sizeof(p));
+	if (!rc)
+		rc = lat_knee_point_measure(&p, &a, info.cycles_per_ns);
+	if (!rc) {
+		*tau_ns = p.tau_ns;
+		*cs = p.cs;
+	}
+	lat_knee_acc_destroy(&a);
+	return rc;
+}
+
+int lat_knee_sweep_run(const struct lat_knee_config *c,
+		       const struct lat_knee_runner *r, struct lat_knee_sweep *s,
+		       lat_knee_point_fn on_point, void *ctx)
+{
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (lat_knee_config_check(c, NULL) || !(c->tau_ns > 0))
+		return -EINVAL;
+	for (size_t i = 0; i < c->n_rho && !rc && !s->interrupted; i++) {
+		struct lat_knee_point *p = &s->pts[s->done];
+		struct lat_knee_req q = { LAT_KNEE_POINT, 0, 0, i, c->rho[i] };
+		struct lat_knee_info info;
+		struct lat_knee_acc a;
+
+		q.rate = c->rho[i] / c->tau_ns * 1e9;
+		q.events = (uint64_t)ceil(q.rate * c->point_s);
+		if (q.events < c->min_events)
+			q.events = c->min_events;
+		rc = run_one(r, &q, &a, &info);
+		if (rc == 1) {
+			s->interrupted = true; /* this point is not kept */
+			rc = 0;
+		} else if (!rc) {
+			memset(p, 0, sizeof(*p));
+			p->rho_asked = c->rho[i];
+			p->rate = q.rate;
+			p->loadavg = info.loadavg;
+			p->steal_pct = info.steal_pct;
+			rc = lat_knee_point_measure(p, &a,
+						    info.cycles_per_ns);
+			if (!rc)
+				rc = lat_knee_point_predict(p, &a, c->poisson,
+							    &c->sim);
+			if (!rc) {
+				s->done++;
+				if (on_point)
+					on_point(ctx, p);
+			}
+		}
+		lat_knee_acc_destroy(&a);
+	}
+	lat_knee_sweep_knees(s, c->knee_slope);
+	return rc;
+}
+
+/* The knee of (rho_i, y_i / tau_i) over the points in order of measured
+ * rho, skipping any whose rho does not increase (lat_qsim_knee needs a
+ * strictly increasing x). NaN when never that steep. */
+static double knee_of(const struct lat_knee_sweep *s, size_t off,
+		      double slope)
+{
+	double x[LAT_KNEE_MAX_POINTS], y[LAT_KNEE_MAX_POINTS], k;
+	size_t order[LAT_KNEE_MAX_POINTS], n = 0, m = 0;
+
+	for (size_t i = 0; i < s->done; i++) {
+		size_t j = m++;
+
+		while (j > 0 && s->pts[order[j - 1]].rho > s->pts[i].rho) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	for (size_t i = 0; i < m; i++) {
+		const struct lat_knee_point *p = &s->pts[order[i]];
+		double v = *(const double *)((const char *)p + off);
+
+		if (!isfinite(v) || (n && !(p->rho > x[n - 1])))
+			continue;
+		x[n] = p->rho;
+		y[n++] = v / p->tau_ns;
+	}
+	return n >= 2 && !lat_qsim_knee(x, y, n, slope, &k) ? k : NAN;
+}
+
+void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope)
+{
+	s->knee_measured = knee_of(s, offsetof(struct lat_knee_point,
+					       wait.mean), slope);
+	s->knee_kingman = knee_of(s, offsetof(struct lat_knee_point,
+					      kingman_ns), slope);
+	s->knee_sim = knee_of(s, offsetof(struct lat_knee_point, sim_ns),
+			      slope);
+}

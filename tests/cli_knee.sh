@@ -1,0 +1,89 @@
+# Description: latlab knee: bad input refused with one line and exit 2
+# before anything runs; a short real sweep (two points) gives JSON with
+# every point's measurement and predictions, per-point .hlog files and an
+# SVG; D/M/1 in latlab queue prints its exact wait; SIGINT keeps the
+# points already finished (valid JSON, exit 130). Figures are not
+# asserted: the real run is a benchmark, not a timed test.
+. "$(dirname "$0")/t_lib.sh"
+K="$LATLAB knee"
+
+expect_exit 0 $K --help
+for w in EXAMPLES --work-dist --rho-list --points --svg --hlog-dir --force; do
+	grep -q -- "$w" "$T_TMP/out" || fail "--help does not mention $w"
+done
+
+# Bad input: one line, exit 2, and fast (no floor, no calibration).
+for args in "--rho-list 0.5,1.2" "--rho-list 0.5,0.4" "--rho-list 0.5" \
+	    "--rho-list 0.5,x" "--points 1" "--points 65" \
+	    "--work-dist lognormal:x" "--work-dist foo" "--work-dist det,bimodal:2:1us" \
+	    "--work-ns 100ns" "--work-ns 0" "--work-ns 5us --work-dist bimodal:0.5:20us" \
+	    "--points 4 --rho-list 0.5,0.6" "--arrivals bursty" \
+	    "--hlog-dir /nonexistent/dir" "--knee-slope -1" "--bogus" "extra"; do
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	expect_exit 2 $K $args
+	expect_one_line_error
+	[ $(($(date +%s) - start)) -le 2 ] || fail "'$args' was not refused before running"
+done
+
+# latlab queue: the exact D/M/1 wait beside the simulation.
+expect_exit 0 "$LATLAB" queue --arrival det --rho 0.9 --customers 20000
+grep -q 'exact D/M/1: W_q = 4.1787 τ' "$T_TMP/out" || fail "no exact D/M/1 wait 4.1787"
+
+# A short real sweep; --force because a loaded machine may measure a
+# floor above the 20us / 20 this work allows.
+mkdir "$T_TMP/h"
+expect_exit 0 $K --rho-list 0.3,0.6 --point-time 300ms --work-ns 30us \
+	--customers 20000 --force --json --hlog-dir "$T_TMP/h" --svg "$T_TMP/k.svg"
+cp "$T_TMP/out" "$T_TMP/k.json"
+json_has "$T_TMP/k.json" wakeup_floor_ns threads.0.cpu runs.0.tau_ns \
+	runs.0.points.1.rho runs.0.points.1.ca runs.0.points.1.cs \
+	runs.0.points.1.wait.p999_ns runs.0.points.1.e2e.p99_ns \
+	runs.0.points.1.kingman_ns runs.0.points.1.sim_ns runs.0.knee.slope
+python3 - "$T_TMP/k.json" <<'PY' || fail "knee JSON values are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+assert r["work_dist"] == "det" and len(r["points"]) == 2
+for p in r["points"]:
+    assert p["events"] >= 2000 and p["unchained"] >= 0
+    assert 0 < p["rho"] and p["tau_ns"] > 0 and p["kingman_ns"] >= 0
+    assert p["wait"]["p50_ns"] <= p["wait"]["p99_ns"] <= p["wait"]["p999_ns"]
+assert d["signal"] == 0
+PY
+n=$(find "$T_TMP/h" -name 'knee-det-rho*.hlog' | wc -l)
+[ "$n" -eq 2 ] || fail "expected 2 .hlog files, got $n"
+"$LATLAB" report "$T_TMP/h/knee-det-rho0.300.hlog" >/dev/null 2>&1 ||
+	fail "latlab report cannot read the per-point .hlog"
+grep -q '</svg>' "$T_TMP/k.svg" || fail "SVG not finished"
+grep -q 'Kingman' "$T_TMP/k.svg" || fail "SVG lacks the Kingman curve"
+
+# SIGINT during the sweep: the finished points are kept, exit 130.
+$K --rho-list 0.3,0.4,0.5,0.6 --point-time 2s --work-ns 30us --force \
+	--customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "SIGINT: exit $rc, expected 130"
+python3 - "$T_TMP/i.json" <<'PY' || fail "SIGINT JSON is not complete"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["signal"] == 2
+for r in d["runs"]:
+    assert len(r["points"]) < 4 and r["interrupted"]
+PY
+
+# The chart as a reader sees it: rendered by headless Chromium, with the
+# measured points (blue) and the axis labels drawn.
+chromium=$(sed -n 's/^LATLAB_CHROMIUM:[A-Z]*=//p' "$LATLAB_BUILD/CMakeCache.txt")
+case $chromium in
+""|*NOTFOUND) [ "$t_failures" -eq 0 ] || done_
+	skip "chromium not found (apt-get install -y chromium): the knee SVG was not rendered" ;;
+esac
+python3 "$LATLAB_SRC/tests/tools/svg_check.py" "$chromium" "$T_TMP/k.svg" \
+	"$T_TMP/k.png" --label "achieved utilization rho (busy / wall)" \
+	--label "work det: measured W_q/τ, 95% CI" --color "#1f77b4" \
+	>"$T_TMP/check" 2>&1 || fail "$(cat "$T_TMP/check")"
+done_

@@ -1,0 +1,214 @@
+/*
+ * Description: the knee sweep's bookkeeping with a fake pipeline whose
+ * queue is known exactly: arrivals in pairs 50 cycles apart, one pair per
+ * period P = 200 / rho, services 120 then 80 (tau = 100, c_s = 0.2), so
+ * the second of each pair waits exactly 70 and the first never waits.
+ * Checks rho (busy / wall), c_a (from the gaps), c_s, W_q (mean, p99,
+ * P(W > 0)), e2e, the wake-up floor, the tau calibration, the rate and
+ * event count asked of each run, Kingman and P-K beside them, a dropped
+ * sample (unchained, counted), and a stop that keeps finished points.
+ * One cycle is one ns here (cycles_per_ns = 1), so every figure is exact.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "latlab/knee.h"
+#include "t_test.h"
+
+struct fake {
+	struct lat_knee_req reqs[16];
+	int n_reqs;
+	int stop_at;       /* point index whose run is stopped, -1 none */
+	int64_t drop_seq;  /* a sample the "pipeline" loses, -1 none */
+};
+
+/* pickup 10 cycles before the work, pace 5, consumer 7 after */
+static void event(struct lat_knee_acc *a, uint64_t seq, uint64_t arr,
+		  uint64_t free_at, uint64_t s)
+{
+	uint64_t b = free_at + 10, d = free_at + s;
+
+	lat_knee_acc_add(a, seq, arr - 5, arr, b, d, d + 7);
+}
+
+static int fake_run(void *ctx, const struct lat_knee_req *q,
+		    struct lat_knee_acc *a, struct lat_knee_info *info)
+{
+	struct fake *f = ctx;
+	uint64_t t = 1000;
+
+	f->reqs[f->n_reqs++] = *q;
+	info->cycles_per_ns = 1;
+	info->loadavg = 0.5;
+	info->steal_pct = 0;
+	if (q->phase == LAT_KNEE_FLOOR) {
+		/* idle stage, work 0: the pickup (50) is the whole service */
+		for (uint64_t i = 0; i < q->events; i++, t += 1000)
+			lat_knee_acc_add(a, i, t, t, t + 50, t + 50, t + 60);
+		return 0;
+	}
+	if (q->phase == LAT_KNEE_CALIBRATE) {
+		/* all due at once: back to back, 100 each */
+		for (uint64_t i = 0; i < q->events; i++)
+			event(a, i, t, t + 100 * i, 100);
+		return 0;
+	}
+	if ((int)q->index == f->stop_at)
+		return 1;
+	for (uint64_t i = 0; i < q->events; i++) {
+		uint64_t p = (uint64_t)llround(200 / q->rho_asked) * (i / 2) +
+			     t;
+
+		if ((int64_t)i == f->drop_seq)
+			continue;
+		if (i % 2 == 0)
+			event(a, i, p, p, 120);
+		else
+			event(a, i, p + 50, p + 120, 80);
+	}
+	return 0;
+}
+
+static void config(struct lat_knee_config *c)
+{
+	lat_knee_config_init(c);
+	c->tau_ns = 100;
+	c->point_s = 1e-4;     /* rate * 1e-4 s: a few hundred events */
+	c->min_events = 100;
+	c->sim.customers = 20000;
+	c->sim.warmup = 2000;
+}
+
+/*
+ * Point @p of a pair-periodic run of @n events at period P: m1 firsts of
+ * a pair (service 120, no wait), m2 seconds (service 80, wait 70).
+ */
+static void check_point(const struct lat_knee_point *p, uint64_t n,
+			double period)
+{
+	double m2 = (double)(n / 2), m1 = (double)n - m2;
+	double busy = 120 * m1 + 80 * m2, tau = busy / (double)n;
+	/* first A to last D: the last pair's start plus 200, or 120 when
+	 * the run ends on a first */
+	double wall = period * (m1 - 1) + (n % 2 ? 120 : 200);
+	/* n - 1 gaps: m2 of 50 (into a second), m1 - 1 of period - 50 */
+	double g2 = (period - 50) * (period - 50);
+	double gm = (50 * m2 + (period - 50) * (m1 - 1)) / (double)(n - 1);
+	double gsq = (2500 * m2 + g2 * (m1 - 1)) / (double)(n - 1);
+	double ssq = (14400 * m1 + 6400 * m2) / (double)n;
+	double cs = sqrt(ssq - tau * tau) / tau;
+
+	T_EQ_I64(p->events, n);
+	T_EQ_I64(p->unchained, 0);
+	T_NEAR(p->rho, busy / wall, 1e-12);
+	T_NEAR(p->tau_ns, tau, 1e-12);
+	T_NEAR(p->cs, cs, 1e-12);
+	T_CHECK(n % 2 || fabs(cs - 0.2) < 1e-12);
+	T_NEAR(p->ca, sqrt(gsq - gm * gm) / gm, 1e-9);
+	T_NEAR(p->wait.mean, 70 * m2 / (double)n, 1e-12);
+	T_NEAR(p->wait_tau, 70 * m2 / (double)n / tau, 1e-12);
+	T_NEAR(p->p_wait, m2 / (double)n, 1e-12);
+	T_NEAR(p->wait.p50, 0, 1e-12);
+	T_NEAR(p->wait.p99, 70, 1e-12);
+	/* batches of an odd length hold 0s and 70s in unequal numbers:
+	 * a narrow interval, never a wide one */
+	T_CHECK(p->wait_half >= 0 && p->wait_half < 3.5);
+	/* e2e = pace 5 + W + S + 7: 132 and 162 */
+	T_NEAR(p->e2e.p50, 132, 1e-12);
+	T_NEAR(p->e2e.p99, 162, 1e-12);
+	T_NEAR(p->pickup_p50_ns, 10, 1e-12);
+	T_NEAR(p->kingman_ns, lat_qsim_kingman(p->rho, p->ca, cs) * tau,
+	       1e-9);
+	T_NEAR(p->pk_ns, lat_qsim_pk(p->rho, cs) * tau, 1e-9);
+	T_CHECK(isfinite(p->sim_ns) && p->sim_ns > 0);
+}
+
+static void test_sweep(void)
+{
+	struct fake f = { .stop_at = -1, .drop_seq = -1 };
+	struct lat_knee_runner r = { &f, fake_run };
+	struct lat_knee_config c;
+	struct lat_knee_sweep *s = calloc(1, sizeof(*s));
+	double floor_ns, tau, cs;
+
+	T_EQ_I64(lat_knee_floor(&r, 1000, 500, &floor_ns), 0);
+	T_NEAR(floor_ns, 50, 1e-12);
+	T_EQ_I64(lat_knee_calibrate(&r, 1e9, 1000, &tau, &cs), 0);
+	T_NEAR(tau, 100, 1e-12);
+	T_NEAR(cs, 0, 1e-12);
+	T_CHECK(f.reqs[0].phase == LAT_KNEE_FLOOR &&
+		f.reqs[1].phase == LAT_KNEE_CALIBRATE);
+
+	config(&c);
+	T_EQ_I64(lat_knee_config_span(&c, 0.5, 0.8, 4), 0);
+	f.n_reqs = 0;
+	T_EQ_I64(lat_knee_sweep_run(&c, &r, s, NULL, NULL), 0);
+	T_EQ_I64(s->done, 4);
+	T_CHECK(!s->interrupted);
+	for (size_t i = 0; i < s->done; i++) {
+		double rate = c.rho[i] / 100 * 1e9;
+		uint64_t n = (uint64_t)ceil(rate * 1e-4);
+
+		/* the run asked for rho / tau, for point_s seconds */
+		T_NEAR(f.reqs[i].rate, rate, 1e-6);
+		T_EQ_I64(f.reqs[i].events, n);
+		T_NEAR(s->pts[i].rate, rate, 1e-6);
+		T_NEAR(s->pts[i].rho_asked, c.rho[i], 0);
+		check_point(&s->pts[i], n, (double)llround(200 / c.rho[i]));
+	}
+	/* a flat W_q/tau of about 0.35 never bends */
+	T_CHECK(isnan(s->knee_measured));
+	free(s);
+}
+
+static void test_drop_and_stop(void)
+{
+	struct fake f = { .stop_at = 2, .drop_seq = 7 };
+	struct lat_knee_runner r = { &f, fake_run };
+	struct lat_knee_config c;
+	struct lat_knee_sweep *s = calloc(1, sizeof(*s));
+
+	config(&c);
+	T_EQ_I64(lat_knee_config_span(&c, 0.5, 0.8, 4), 0);
+	T_EQ_I64(lat_knee_sweep_run(&c, &r, s, NULL, NULL), 0);
+	/* the stopped point and the ones after it are not kept */
+	T_CHECK(s->interrupted);
+	T_EQ_I64(s->done, 2);
+	T_EQ_I64(f.n_reqs, 3);
+	/* seq 7 lost: seq 8 cannot be chained (D_7 unknown) and is
+	 * counted; the others are all there */
+	T_EQ_I64(s->pts[0].unchained, 1);
+	T_EQ_I64(s->pts[0].events + s->pts[0].unchained + 1,
+		 f.reqs[0].events);
+	free(s);
+}
+
+static void test_config(void)
+{
+	struct lat_knee_config c;
+	const char *why;
+
+	config(&c);
+	T_EQ_I64(lat_knee_config_check(&c, &why), 0);
+	T_EQ_I64(c.n_rho, 14);
+	T_NEAR(c.rho[0], 0.3, 1e-12);
+	T_NEAR(c.rho[13], 0.95, 1e-12);
+	T_NEAR(c.rho[1], 0.35, 1e-12);
+	c.rho[3] = 1.2;
+	T_EQ_I64(lat_knee_config_check(&c, &why), -EINVAL);
+	T_CHECK(why != NULL);
+	config(&c);
+	c.rho[3] = c.rho[2];
+	T_EQ_I64(lat_knee_config_check(&c, &why), -EINVAL);
+	T_EQ_I64(lat_knee_config_span(&c, 0.5, 0.9, 1), -EINVAL);
+	T_EQ_I64(lat_knee_config_span(&c, 0.5, 1.0, 3), -EINVAL);
+}
+
+int main(void)
+{
+	test_config();
+	test_sweep();
+	test_drop_and_stop();
+	T_DONE();
+}
