@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/flight.h"
 #include "latlab/fmt.h"
 #include "latlab/instr.h"
@@ -30,7 +31,8 @@ static const char usage[] =
 "                       [--work-ns <time>] [--capacity <n>]\n"
 "                       [--wait (spin|yield|block)] [--cpus <list>]\n"
 "                       [--no-pin] [--json] [--hlog <file>]\n"
-"                       [--interval <time>] [--hgrm <dir>] [--no-counters]\n"
+"                       [--interval <time>] [--hgrm <dir>] [--svg <file>]\n"
+"                       [--no-counters]\n"
 "                       [--freeze-above (<time>|auto) [--flight-post <n>]\n"
 "                       [--flight-out <file>]] [<experiment>...]\n"
 "\n"
@@ -63,6 +65,8 @@ static const char usage[] =
 "  --hlog <file>        interval histograms, one tag per delta (.hlog 1.3)\n"
 "  --interval <time>    --hlog interval (default 1s)\n"
 "  --hgrm <dir>         one percentile distribution per delta, in ns\n"
+"  --svg <file>         latency by percentile, one line per delta and\n"
+"                       e2e (x: percentile, log 1/(1-p); y: log)\n"
 "  --no-stamps          only t0 and the final stamp (overhead baseline)\n"
 "\n"
 "counters and flight recorder:\n"
@@ -90,6 +94,7 @@ static const char usage[] =
 "  latlab pipeline --events 20000 --json  # a short run for scripts\n"
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
 "  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
+"  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
 "  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
 "  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
@@ -101,6 +106,7 @@ enum {
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
+	OPT_SVG,
 	OPT_WORK_DIST,
 };
 
@@ -122,6 +128,7 @@ static const struct option options[] = {
 	{ "hlog", required_argument, NULL, OPT_HLOG },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "hgrm", required_argument, NULL, OPT_HGRM },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "no-stamps", no_argument, NULL, OPT_NO_STAMPS },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
@@ -138,7 +145,7 @@ struct args {
 	struct lat_pipe_config cfg;
 	bool events_set, wait_set, json;
 	double duration_ns;
-	const char *cpus, *hlog_path, *hgrm_dir, *flight_out;
+	const char *cpus, *hlog_path, *hgrm_dir, *flight_out, *svg;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
@@ -239,6 +246,9 @@ static void parse_one(struct args *a, int c, char **argv)
 		cfg->interval_s = cli_duration_ns(CMD, "--interval", optarg,
 						      1e9, 0, INFINITY) / 1e9;
 		a->interval_set = true;
+		break;
+	case OPT_SVG:
+		a->svg = optarg;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -573,6 +583,10 @@ static int pipeline_main(int argc, char **argv)
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
 		check_hgrm_dir(a.hgrm_dir);
+	if (a.svg)
+		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
+				      a.hlog_path, a.flight_out }, 2,
+			      "another output of this run");
 	if (a.hlog_path)
 		a.cfg.hlog = hlog = open_out(a.hlog_path);
 	if (a.flight_out)
@@ -603,6 +617,11 @@ static int pipeline_main(int argc, char **argv)
 	if (rc)
 		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
 			     lat_strerror(rc));
+	if (a.svg) {
+		FILE *f = cli_out_open(CMD, a.svg);
+
+		cli_out_close(CMD, a.svg, f, lat_pipe_write_svg(f, &r));
+	}
 	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
 		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
 			     lat_strerror(rc));

@@ -426,4 +426,11 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r);
  */
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r);
 
+/*
+ * Write the run's percentile spectrum as a standalone SVG to @out: one
+ * line per delta, e2e in black (lat_svg_percentiles). Returns 0, -EINVAL,
+ * -EIO.
+ */
+int lat_pipe_write_svg(FILE *out, const struct lat_pipe_result *r);
+
 #endif
