@@ -67,8 +67,11 @@ static void analyse(const struct mem_opts *o, const struct mem_env *e,
 	double l1 = 0;
 	bool all_match = true;
 
+	/* each size's fastest sample: on a loaded machine the p50 carries
+	 * other processes' evictions (they share the cores and the L3);
+	 * the minimum is what the hardware does when left alone */
 	for (int i = 0; i < r->done; i++)
-		y[i] = r->pt[V_RANDOM][i].p50_ns;
+		y[i] = r->pt[V_RANDOM][i].min_ns;
 	r->n_pl = lat_mem_plateaus(r->sizes, y, r->done, 0.25,
 				   o->steps < 3 ? 2 : (int)(o->steps * 3 + 3) / 4,
 				   r->pl, 16);
@@ -85,7 +88,8 @@ static void analyse(const struct mem_opts *o, const struct mem_env *e,
 		}
 	if (r->n_pl && r->pl[0].first == 0)
 		l1 = r->pl[0].level;
-	at += (size_t)snprintf(v + at, len - at, "%d plateau%s", r->n_pl,
+	at += (size_t)snprintf(v + at, len - at, "%d plateau%s (each size's "
+			       "fastest sample)", r->n_pl,
 			       r->n_pl == 1 ? "" : "s");
 	for (int k = 0; k < r->n_pl && at < len; k++) {
 		const struct lat_mem_plateau *p = &r->pl[k];
@@ -117,6 +121,11 @@ static void analyse(const struct mem_opts *o, const struct mem_env *e,
 		} else if (p->cache == LAT_MEM_MEMORY) {
 			at += (size_t)snprintf(v + at, len - at,
 					       "; DRAM %s from %s", lv, from);
+		} else if (r->dram_from >= 0 && p->first > r->dram_from) {
+			at += (size_t)snprintf(v + at, len - at,
+					       "; %s from %s, slower than DRAM "
+					       "(TLB misses: page walks; compare "
+					       "--hugepages)", lv, from);
 		} else {
 			mem_fmt_bytes(edge, sizeof(edge), r->sizes[p->last]);
 			at += (size_t)snprintf(v + at, len - at,
