@@ -14,7 +14,7 @@ BUILD := build
 BUILD_ASAN := build-asan
 BUILD_TSAN := build-tsan
 
-.PHONY: all run test build build-asan build-tsan test-release test-asan test-tsan fuzz clean
+.PHONY: all run test build build-asan build-tsan test-release test-asan test-tsan fuzz clean install
 
 all: build
 
@@ -77,6 +77,13 @@ fuzz:
 	CC=clang $(CMAKE) -S . -B build-fuzz -DLATLAB_FUZZ=ON -DLATLAB_BENCH=OFF >/dev/null
 	$(CMAKE) --build build-fuzz -j $(JOBS)
 	./tests/tools/run-fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# Install the release build under PREFIX (default /usr/local): headers,
+# liblatlab.a and .so, latlab.pc, the CMake package, the command, man
+# pages. DESTDIR=dir stages it there instead (packaging; relative is fine).
+PREFIX ?= /usr/local
+install: build
+	DESTDIR="$(if $(DESTDIR),$(abspath $(DESTDIR)))" $(CMAKE) --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz

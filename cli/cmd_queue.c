@@ -15,7 +15,6 @@
 #include "queue.h"
 
 #define CMD "queue"
-#define MAX_SWEEP_POINTS 10000
 
 static const char usage[] =
 "latlab queue: simulate a G/G/c FCFS queue and compare it with the formulas\n"
@@ -153,14 +152,6 @@ static void parse_sweep(struct queue_opts *o, const char *arg)
 	o->sweep_step = sweep_num(end + 1, &end, arg);
 	if (*end)
 		goto bad;
-	if (!(o->sweep_lo > 0) || !(o->sweep_hi >= o->sweep_lo) ||
-	    !(o->sweep_step > 0) || o->sweep_hi > 10)
-		cli_usage_error(CMD, "--sweep '%s': need 0 < lo <= hi <= 10 "
-				    "and step > 0", arg);
-	if ((o->sweep_hi - o->sweep_lo) / o->sweep_step + 1 >
-	    MAX_SWEEP_POINTS)
-		cli_usage_error(CMD, "--sweep '%s' has more than %d points",
-				    arg, MAX_SWEEP_POINTS);
 	o->sweep = true;
 	return;
 bad:
@@ -328,73 +319,41 @@ static int run_point(const struct queue_opts *o)
 	return CLI_EXIT_OK;
 }
 
-static void sweep_points(const struct queue_opts *o, struct queue_sweep *s)
+/* lat_qsim_stop_fn: Ctrl-C ends the sweep after the current point. */
+static bool stop_requested(void *ctx, size_t done, size_t n)
 {
-	for (s->done = 0; s->done < s->n && !cli_stop_signal();
-	     s->done++) {
-		struct queue_point *p = &s->pts[s->done];
-		struct lat_qsim_config cfg = o->cfg;
-		int err;
-
-		cfg.rho = p->rho;
-		lat_qsim_formulas(&cfg, &p->f);
-		if (!p->stable)
-			continue;
-		err = lat_qsim_run(&cfg, &p->r);
-		lat_qsim_result_destroy(&p->r);
-		if (err)
-			cli_fail(CMD, "simulation at rho %.4g failed: %s",
-				     p->rho, lat_strerror(err));
-	}
-}
-
-static void find_knee(const struct queue_opts *o, struct queue_sweep *s)
-{
-	double *rho = calloc(s->done + 1, sizeof(double));
-	double *w = calloc(s->done + 1, sizeof(double));
-	size_t n = 0;
-
-	if (!rho || !w)
-		cli_fail(CMD, "out of memory");
-	for (size_t i = 0; i < s->done && s->pts[i].stable; i++, n++) {
-		rho[n] = s->pts[i].rho;
-		w[n] = s->pts[i].r.wait.mean;
-	}
-	s->knee = NAN;
-	s->knee_err = lat_qsim_knee(rho, w, n, o->knee_slope, &s->knee);
-	s->kingman_knee = o->cfg.servers == 1 ?
-		lat_qsim_kingman_knee(o->cfg.arrival.cv, o->cfg.service.cv,
-				      o->knee_slope) : NAN;
-	free(rho);
-	free(w);
+	(void)ctx;
+	(void)done;
+	(void)n;
+	return cli_stop_signal() != 0;
 }
 
 static int run_sweep(const struct queue_opts *o)
 {
-	struct queue_sweep s;
-	int sig, rc = CLI_EXIT_OK;
+	struct lat_qsim_sweep s;
+	int sig, rc = CLI_EXIT_OK, err;
 
-	memset(&s, 0, sizeof(s));
-	s.n = (size_t)floor((o->sweep_hi - o->sweep_lo) / o->sweep_step +
-			    1e-9) + 1;
-	s.pts = calloc(s.n, sizeof(*s.pts));
-	if (!s.pts)
-		cli_fail(CMD, "out of memory");
-	for (size_t i = 0; i < s.n; i++) {
-		/* i * step, not repeated addition: 0.1 + 89 * 0.01 is 0.99. */
-		s.pts[i].rho = o->sweep_lo + (double)i * o->sweep_step;
-		s.pts[i].stable = s.pts[i].rho < 1;
-	}
+	err = lat_qsim_sweep_init(&s, o->sweep_lo, o->sweep_hi,
+				  o->sweep_step, o->knee_slope);
+	if (err == -EINVAL)
+		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
+				"10, step > 0 and at most %d points",
+				o->sweep_lo, o->sweep_hi, o->sweep_step,
+				LAT_QSIM_MAX_SWEEP);
+	if (err)
+		cli_fail(CMD, "%s", lat_strerror(err));
 	cli_catch_stop_signals();
-	sweep_points(o, &s);
-	find_knee(o, &s);
+	err = lat_qsim_sweep_run(&s, &o->cfg, stop_requested, NULL);
+	if (err)
+		cli_fail(CMD, "simulation at rho %.4g failed: %s",
+			 s.pts[s.done].rho, lat_strerror(err));
 	if (o->json)
 		queue_json_sweep(o, &s);
 	else
 		queue_print_sweep(o, &s);
 	if (o->svg && queue_plot(o, &s))
 		rc = CLI_EXIT_FAIL;
-	free(s.pts);
+	lat_qsim_sweep_destroy(&s);
 	sig = cli_stop_signal();
 	return sig ? 128 + sig : rc;
 }
@@ -407,14 +366,13 @@ static int run_target(const struct queue_opts *o)
 
 	memset(&t, 0, sizeof(t));
 	t.tol = 1e-3;
-	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.rho,
-				       &t.runs);
+	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.found);
 	if (t.status < 0 && t.status != -ENOENT)
 		cli_fail(CMD, "simulation failed: %s",
 			     lat_strerror(t.status));
 	if (t.status != -ENOENT) {
 		/* One more run at the answer, to show its p99 and interval. */
-		cfg.rho = t.rho;
+		cfg.rho = t.found.rho;
 		err = lat_qsim_run(&cfg, &t.at);
 		if (err)
 			cli_fail(CMD, "simulation failed: %s",

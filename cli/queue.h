@@ -23,25 +23,9 @@ struct queue_opts {
 	bool json;
 };
 
-/* One sweep point; r's histograms are already released. */
-struct queue_point {
-	double rho;
-	bool stable;
-	struct lat_qsim_result r;
-	struct lat_qsim_formulas f;
-};
-
-struct queue_sweep {
-	struct queue_point *pts;
-	size_t n, done;         /* done < n when interrupted */
-	int knee_err;           /* 0, or -ENOENT when the slope is never hit */
-	double knee, kingman_knee;
-};
-
 struct queue_target {
-	int status;             /* lat_qsim_target_p99's return */
-	double rho;
-	unsigned runs;
+	int status;             /* lat_qsim_target_p99's return: 0, -ENOENT */
+	struct lat_qsim_target found;
 	double tol;
 	struct lat_qsim_result at; /* final run at rho (histograms kept) */
 };
@@ -51,9 +35,9 @@ void queue_print_point(const struct queue_opts *o,
 void queue_json_point(const struct queue_opts *o,
 		      const struct lat_qsim_result *r);
 void queue_print_sweep(const struct queue_opts *o,
-		       const struct queue_sweep *s);
+		       const struct lat_qsim_sweep *s);
 void queue_json_sweep(const struct queue_opts *o,
-		      const struct queue_sweep *s);
+		      const struct lat_qsim_sweep *s);
 void queue_print_target(const struct queue_opts *o,
 			const struct queue_target *t);
 void queue_json_target(const struct queue_opts *o,
@@ -64,7 +48,7 @@ const char *queue_kendall(const struct lat_qsim_dist *d, char *buf,
 			  size_t len);
 
 /* Write the sweep chart to o->svg; 0 or -errno. */
-int queue_plot(const struct queue_opts *o, const struct queue_sweep *s);
+int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s);
 
 /*
  * Load FILE.hlog[:TAG] (all interval histograms with that tag, merged)

@@ -400,7 +400,7 @@ static void sweep_col(double v)
 }
 
 void queue_print_sweep(const struct queue_opts *o,
-		       const struct queue_sweep *s)
+		       const struct lat_qsim_sweep *s)
 {
 	bool suspect = false;
 	char range[80];
@@ -412,7 +412,7 @@ void queue_print_sweep(const struct queue_opts *o,
 	       "± 95%", o->cfg.servers == 1 ? "Kingman" : "Allen-C.",
 	       "exact", "p99 W/tau", "p99.9 W/tau");
 	for (size_t i = 0; i < s->done; i++) {
-		const struct queue_point *p = &s->pts[i];
+		const struct lat_qsim_point *p = &s->pts[i];
 
 		if (!p->stable) {
 			printf("%6.3f  unstable (rho >= 1): the queue grows "
@@ -444,7 +444,7 @@ void queue_print_sweep(const struct queue_opts *o,
 }
 
 void queue_json_sweep(const struct queue_opts *o,
-		      const struct queue_sweep *s)
+		      const struct lat_qsim_sweep *s)
 {
 	struct lat_json j;
 
@@ -463,7 +463,7 @@ void queue_json_sweep(const struct queue_opts *o,
 	lat_json_obj_end(&j);
 	lat_json_arr_begin(&j, "points");
 	for (size_t i = 0; i < s->done; i++) {
-		const struct queue_point *p = &s->pts[i];
+		const struct lat_qsim_point *p = &s->pts[i];
 
 		lat_json_obj_begin(&j, NULL);
 		lat_json_bool(&j, "stable", p->stable);
@@ -496,13 +496,13 @@ void queue_print_target(const struct queue_opts *o,
 		       "long)\n", LAT_QSIM_TARGET_LO);
 		return;
 	}
-	if (t->status == 1)
+	if (t->found.above_range)
 		printf("every utilization up to rho %g meets it\n",
 		       LAT_QSIM_TARGET_HI);
 	else
 		printf("highest utilization: rho %.3f (bisection to within "
-		       "%g, %u runs)\n", t->rho, t->tol, t->runs);
-	printf("at rho %.3f: p99 sojourn %s ± %s, mean sojourn %s\n", t->rho,
+		       "%g, %u runs)\n", t->found.rho, t->tol, t->found.runs);
+	printf("at rho %.3f: p99 sojourn %s ± %s, mean sojourn %s\n", t->found.rho,
 	       fmt_t(o, a, t->at.p99.mean), fmt_t(o, b, t->at.p99.half),
 	       fmt_t(o, c, t->at.sojourn.mean));
 	lat_qsim_formulas(&o->cfg, &f);
@@ -525,13 +525,13 @@ void queue_json_target(const struct queue_opts *o,
 	json_config(&j, o);
 	lat_json_double(&j, "target", o->target);
 	lat_json_str(&j, "status", t->status == -ENOENT ? "unreachable" :
-		     t->status == 1 ? "above_range" : "found");
+		     t->found.above_range ? "above_range" : "found");
 	if (t->status == -ENOENT) {
 		lat_json_null(&j, "rho");
 	} else {
-		lat_json_double(&j, "rho", t->rho);
+		lat_json_double(&j, "rho", t->found.rho);
 		lat_json_double(&j, "precision", t->tol);
-		lat_json_uint(&j, "runs", t->runs);
+		lat_json_uint(&j, "runs", t->found.runs);
 		lat_json_obj_begin(&j, "at_rho");
 		json_result(&j, &t->at);
 		lat_json_obj_end(&j);

@@ -18,10 +18,10 @@ struct series {
 	size_t n;
 };
 
-static void collect(const struct queue_sweep *s, struct series *v)
+static void collect(const struct lat_qsim_sweep *s, struct series *v)
 {
 	for (size_t i = 0; i < s->done; i++) {
-		const struct queue_point *p = &s->pts[i];
+		const struct lat_qsim_point *p = &s->pts[i];
 
 		if (!p->stable)
 			continue;
@@ -61,7 +61,7 @@ static void y_range(const struct series *v, double *y0, double *y1)
 }
 
 static void draw(struct lat_svg *g, const struct queue_opts *o,
-		 const struct queue_sweep *s, const struct series *v)
+		 const struct lat_qsim_sweep *s, const struct series *v)
 {
 	const struct lat_svg_series sim = { "simulated mean wait W_q, 95% CI",
 					    "#1f77b4", NULL, true };
@@ -95,7 +95,7 @@ static void draw(struct lat_svg *g, const struct queue_opts *o,
 }
 
 static int write_chart(FILE *f, const struct queue_opts *o,
-		       const struct queue_sweep *s, const struct series *v)
+		       const struct lat_qsim_sweep *s, const struct series *v)
 {
 	struct lat_svg g;
 	double y0, y1, x0 = floor(o->sweep_lo * 10) / 10;
@@ -120,7 +120,7 @@ static int write_chart(FILE *f, const struct queue_opts *o,
 	return lat_svg_end(&g);
 }
 
-int queue_plot(const struct queue_opts *o, const struct queue_sweep *s)
+int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s)
 {
 	struct series v;
 	double *mem = calloc(7 * (s->done + 1), sizeof(double));

@@ -239,14 +239,18 @@ static void test_share_line(void)
 	r->part_p99_ns[WORK1] *= 2;
 	V = judge(LAT_LAB_SHARE_LINE);
 	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
-	T_CHECK(!strncmp(V->fp_stat, "work1", 5));
+	T_CHECK(!strcmp(V->fp_stat, "work1 p99"));
 	T_NEAR(V->fp.ratio, 2.0, 1e-9);
 	T_CHECK(!moved(&V->p50)); /* not a body shift: 3x is the arm */
 	V = &L.verdict[LAT_LAB_SHARE_LINE_1CPU];
 	T_EQ_I64(V->expected, LAT_LAB_FP_NO_LINE);
 	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+	/* one preemption inside work1 moves its mean, not the line's p99 */
+	L.row[3].part_mean_ns[WORK1] *= 3;
+	V = judge(LAT_LAB_SHARE_LINE_1CPU);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
 	/* the control growing is the control failing */
-	L.row[3].part_mean_ns[WORK1] *= 2;
+	L.row[3].part_p99_ns[WORK1] *= 2;
 	V = judge(LAT_LAB_SHARE_LINE_1CPU);
 	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
 

@@ -426,20 +426,52 @@ static void test_knee_simulated(void)
 static void test_target(void)
 {
 	struct lat_qsim_config c;
-	double rho = 0;
-	unsigned runs = 0;
+	struct lat_qsim_target tg;
 
 	/* M/M/1: p99 = ln(100)/(1-ρ) = 20 at ρ = 1 - ln(100)/20. */
 	config(&c, "exp", "exp", 0.5, 1, 400000);
-	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &rho, &runs), 0);
-	T_NEAR(rho, 1 - log(100) / 20, 0.025);
-	T_CHECK(runs >= 10 && runs <= 14);
+	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &tg), 0);
+	T_CHECK(!tg.above_range);
+	T_NEAR(tg.rho, 1 - log(100) / 20, 0.025);
+	T_CHECK(tg.runs >= 10 && tg.runs <= 14);
 	/* p99 of exp service alone is 4.6: a target of 3 is unreachable. */
-	T_EQ_I64(lat_qsim_target_p99(&c, 3, 1e-3, &rho, &runs), -ENOENT);
+	T_EQ_I64(lat_qsim_target_p99(&c, 3, 1e-3, &tg), -ENOENT);
 	/* D/D/1 never waits: p99 = 1 < 1.5 at any ρ < 1. */
 	config(&c, "det", "det", 0.5, 1, 10000);
-	T_EQ_I64(lat_qsim_target_p99(&c, 1.5, 1e-3, &rho, &runs), 1);
-	T_NEAR(rho, LAT_QSIM_TARGET_HI, 1e-12);
+	T_EQ_I64(lat_qsim_target_p99(&c, 1.5, 1e-3, &tg), 0);
+	T_CHECK(tg.above_range);
+	T_NEAR(tg.rho, LAT_QSIM_TARGET_HI, 1e-12);
+}
+
+static bool stop_after_two(void *ctx, size_t done, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	return done >= 2;
+}
+
+/* The sweep driver: layout, refusals, a stop, the knee over what ran. */
+static void test_sweep(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_sweep s;
+
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0, 0.5, 0.1, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.5, 0.4, 0.1, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 10, 1e-4, 10), -EINVAL);
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 0.5, 0.1, 0), -EINVAL);
+	lat_qsim_sweep_destroy(&s); /* safe after a refusal */
+	T_EQ_I64(lat_qsim_sweep_init(&s, 0.1, 1.1, 0.1, 10), 0);
+	T_EQ_I64(s.n, 11);
+	T_NEAR(s.pts[9].rho, 1.0, 1e-12);
+	T_CHECK(s.pts[8].stable && !s.pts[9].stable);
+	config(&c, "exp", "exp", 0.5, 1, 20000);
+	T_EQ_I64(lat_qsim_sweep_run(&s, &c, stop_after_two, NULL), 0);
+	T_EQ_I64(s.done, 2);
+	T_CHECK(s.pts[1].r.wait.mean > s.pts[0].r.wait.mean);
+	T_EQ_I64(s.knee_err, -ENOENT); /* slope 10 is far above rho 0.2 */
+	T_NEAR(s.kingman_knee, lat_qsim_kingman_knee(1, 1, 10), 1e-12);
+	lat_qsim_sweep_destroy(&s);
 }
 
 static void test_empirical(void)
@@ -498,6 +530,7 @@ int main(void)
 	test_reproducible();
 	test_knee_simulated();
 	test_target();
+	test_sweep();
 	test_empirical();
 	T_DONE();
 }

@@ -357,15 +357,69 @@ double lat_qsim_kingman_knee(double ca, double cs, double slope);
  * bisection on rho in [LAT_QSIM_TARGET_LO, LAT_QSIM_TARGET_HI] until the
  * bracket is narrower than @tol (>= 1e-6), each step a full run of @cfg
  * with the same seed (common random numbers keep p99 monotone in rho).
- * *rho_out is the low end of the final bracket (p99 < target there).
- * Returns 0; -ENOENT if even rho = LAT_QSIM_TARGET_LO misses the target
- * (the service time alone is too long); 1 if rho = LAT_QSIM_TARGET_HI
- * still meets it (*rho_out = LAT_QSIM_TARGET_HI); -EINVAL or -ENOMEM from
- * lat_qsim_run. *runs counts the simulations (may be NULL).
+ * out->rho is the low end of the final bracket (p99 < target there);
+ * out->above_range says that even LAT_QSIM_TARGET_HI meets the target
+ * (then out->rho = LAT_QSIM_TARGET_HI); out->runs counts the simulations.
+ * Returns 0; -ENOENT if even LAT_QSIM_TARGET_LO misses the target (the
+ * service time alone is too long); -EINVAL or -ENOMEM from lat_qsim_run.
  */
 #define LAT_QSIM_TARGET_LO 0.001
 #define LAT_QSIM_TARGET_HI 0.999
+struct lat_qsim_target {
+	double rho;
+	unsigned runs;
+	bool above_range;
+};
 int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
-			double tol, double *rho_out, unsigned *runs);
+			double tol, struct lat_qsim_target *out);
+
+/*
+ * A sweep of utilization: one simulation per point from lo to hi in
+ * steps, the formulas beside each, and the knee of the simulated mean
+ * wait (lat_qsim_knee) with Kingman's closed form for one server. What
+ * `latlab queue --sweep` runs.
+ */
+#define LAT_QSIM_MAX_SWEEP 10000
+
+struct lat_qsim_point {
+	double rho;
+	bool stable;                  /* rho < 1: simulated (else formulas
+				       * only: the queue grows forever) */
+	struct lat_qsim_result r;     /* histograms already released */
+	struct lat_qsim_formulas f;
+};
+
+struct lat_qsim_sweep {
+	struct lat_qsim_point *pts;   /* n points, owned */
+	size_t n, done;               /* done < n when stopped early */
+	double knee_slope;
+	int knee_err;                 /* 0, or -ENOENT: slope never reached */
+	double knee;                  /* NAN unless knee_err == 0 */
+	double kingman_knee;          /* NAN for c > 1 or out of (0, 1) */
+};
+
+/*
+ * Lay out the points lo, lo + step, ... <= hi (i * step, not repeated
+ * addition, so 0.1 + 89 * 0.01 is 0.99). Returns 0, -EINVAL unless
+ * 0 < lo <= hi <= 10, step > 0, slope > 0 and at most LAT_QSIM_MAX_SWEEP
+ * points, or -ENOMEM. Release with lat_qsim_sweep_destroy.
+ */
+int lat_qsim_sweep_init(struct lat_qsim_sweep *s, double lo, double hi,
+			double step, double knee_slope);
+
+/* Polled between points; true stops the sweep there. */
+typedef bool (*lat_qsim_stop_fn)(void *ctx, size_t done, size_t n);
+
+/*
+ * Run @cfg at every point (its rho replaced), in order, until done or
+ * @stop (may be NULL) says so; then find the knee over the points done.
+ * Returns 0, or lat_qsim_run's error (s->done is the failed point).
+ */
+int lat_qsim_sweep_run(struct lat_qsim_sweep *s,
+		       const struct lat_qsim_config *cfg,
+		       lat_qsim_stop_fn stop, void *ctx);
+
+/* Free the points. Safe on a zeroed or destroyed sweep. */
+void lat_qsim_sweep_destroy(struct lat_qsim_sweep *s);
 
 #endif

@@ -59,13 +59,14 @@ static int p99_at(const struct lat_qsim_config *cfg, double rho, double *p99)
 }
 
 int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
-			double tol, double *rho_out, unsigned *runs)
+			double tol, struct lat_qsim_target *out)
 {
 	double lo = LAT_QSIM_TARGET_LO, hi = LAT_QSIM_TARGET_HI, p;
+	bool above = false;
 	unsigned n = 0;
 	int err;
 
-	if (!(tol >= 1e-6) || !(target > 0))
+	if (!out || !(tol >= 1e-6) || !(target > 0))
 		return -EINVAL;
 	err = p99_at(cfg, lo, &p);
 	n++;
@@ -76,10 +77,10 @@ int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
 		n++;
 		if (!err && p < target) {
 			lo = hi;
-			err = 1;
+			above = true;
 		}
 	}
-	while (!err && hi - lo > tol) {
+	while (!err && !above && hi - lo > tol) {
 		double mid = (lo + hi) / 2;
 
 		err = p99_at(cfg, mid, &p);
@@ -89,8 +90,8 @@ int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
 		else
 			hi = mid;
 	}
-	if (runs)
-		*runs = n;
-	*rho_out = lo;
+	out->runs = n;
+	out->rho = lo;
+	out->above_range = above;
 	return err;
 }
