@@ -17,6 +17,10 @@
 #include "latlab/svg.h"
 
 enum { V_RANDOM, V_HUGE, V_SEQ, V_N };
+
+/* "Within one step": sizes are rounded to whole lines, so a size one
+ * step from a cache's can be 1.0003 steps away on paper. */
+#define ONE_STEP 1.01
 static const char *const v_key[V_N] = { "random", "random_huge",
 					"sequential" };
 
@@ -98,7 +102,7 @@ static void analyse(const struct mem_opts *o, const struct mem_env *e,
 		lat_fmt_ns(lv, sizeof(lv), p->level);
 		mem_fmt_bytes(from, sizeof(from), r->sizes[p->first]);
 		if (p->cache >= 0 && p->edge >= 0) {
-			bool match = fabs(p->steps_off) <= 1 + 1e-9;
+			bool match = fabs(p->steps_off) <= ONE_STEP;
 
 			all_match &= match;
 			mem_fmt_bytes(edge, sizeof(edge), r->sizes[p->edge]);
@@ -320,7 +324,7 @@ static void json_out(struct lat_json *j, const struct mem_opts *o,
 				      e->caches.c[p->cache].size);
 			lat_json_double(j, "steps_off", p->steps_off);
 			lat_json_bool(j, "match", p->edge >= 0 &&
-				      fabs(p->steps_off) <= 1 + 1e-9);
+				      fabs(p->steps_off) <= ONE_STEP);
 		}
 		lat_json_obj_end(j);
 	}
