@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "profile.h"
 #include "out_file.h"
+#include "latlab/cgroup.h"
 #include "latlab/flight.h"
 #include "latlab/fmt.h"
 #include "latlab/instr.h"
@@ -89,6 +90,19 @@ static const char usage[] =
 "                       cache line (default: 128 bytes apart)\n"
 "  --noise              a thread streaming over 64 MiB beside the pipeline\n"
 "  --stall-at <seq>:<time>  stage 1 busy-waits <time> on event <seq>\n"
+"  --cpu-quota <pct>    run in a child cgroup allowed <pct> of one CPU per\n"
+"                       period (CFS bandwidth: cpu.max or\n"
+"                       cpu.cfs_quota_us; needs root); reports periods,\n"
+"                       throttled periods and time, and the fingerprint:\n"
+"                       freezes of up to period - quota, once a period\n"
+"  --cpu-period <time>  its period, 1ms..1s (default 100ms)\n"
+"  --burst-threads <n>  n threads in the group each spinning a quarter of\n"
+"                       every period: a pool bursting past the quota\n"
+"\n"
+"Every run ends with a USE audit: for each hot CPU, ring, the aggregator,\n"
+"its sample ring and the process's memory, utilization, saturation\n"
+"(run-queue delay, ring depth sampled about every ms, producer lateness)\n"
+"and errors (drops, over-range values, clock backwards, throttling).\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
 "SIGINT/SIGTERM (partial results are printed and files are complete).\n"
@@ -103,7 +117,8 @@ static const char usage[] =
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
 "  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
 "  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
-"                                         # one slow work1, then a backlog\n";
+"                                         # one slow work1, then a backlog\n"
+"  latlab pipeline --cpu-quota 20 --events 100000  # CFS throttling\n";
 
 enum {
 	OPT_EVENTS = 256, OPT_DURATION, OPT_RATE, OPT_ARRIVALS, OPT_SEED,
@@ -113,6 +128,7 @@ enum {
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
 	OPT_SVG,
 	OPT_WORK_DIST,
+	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
 	OPT_PROFILE,
 };
 
@@ -145,6 +161,9 @@ static const struct option options[] = {
 	{ "freeze-above", required_argument, NULL, OPT_FREEZE_ABOVE },
 	{ "flight-post", required_argument, NULL, OPT_FLIGHT_POST },
 	{ "flight-out", required_argument, NULL, OPT_FLIGHT_OUT },
+	{ "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
+	{ "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
+	{ "burst-threads", required_argument, NULL, OPT_BURST_THREADS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -156,6 +175,7 @@ struct args {
 	const char *profile_dir;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
+	bool quota_set, period_set, burst_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
 	struct lat_pipe_placement placed;
@@ -300,6 +320,22 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_FLIGHT_OUT:
 		a->flight_out = optarg;
 		break;
+	case OPT_CPU_QUOTA:
+		/* percent of one CPU; the range is the library's */
+		cfg->cpu_quota = cli_double(CMD, "--cpu-quota", optarg, 0,
+					    1e9) / 100;
+		a->quota_set = true;
+		break;
+	case OPT_CPU_PERIOD:
+		cfg->cpu_period_us = (uint64_t)(cli_duration_ns(
+			CMD, "--cpu-period", optarg, 0, 0, 1e10) / 1e3);
+		a->period_set = true;
+		break;
+	case OPT_BURST_THREADS:
+		cfg->burst_threads = (int)cli_u64(CMD, "--burst-threads",
+						  optarg, 0, 1000);
+		a->burst_set = true;
+		break;
 	default:
 		cli_bad_option(CMD, argv, c);
 	}
@@ -313,6 +349,8 @@ static const char *const flag_of[][2] = {
 	{ "wait", "--wait" }, { "wait_spins", "--spins" },
 	{ "alloc_bytes", "--alloc" }, { "stall_ns", "--stall-at" },
 	{ "stall_seq", "--stall-at's event" }, { "interval_s", "--interval" },
+	{ "cpu_quota", "--cpu-quota" }, { "cpu_period_us", "--cpu-period" },
+	{ "burst_threads", "--burst-threads" },
 };
 
 /* The ranges are the library's (lat_pipe_config_check): one place. */
@@ -333,6 +371,36 @@ static void check_config(const struct args *a)
 	if (!strcmp(field, "events") && a->duration_ns > 0)
 		flag = "--duration at --rate";
 	cli_usage_error(CMD, "%s %s", flag, rest);
+}
+
+/*
+ * --cpu-quota runs the process in a cgroup of its own: say at once, in
+ * one line, when that cannot work here (exit 2), not after calibrating.
+ */
+static void check_quota(const struct args *a)
+{
+	struct lat_cgroup home;
+	int rc;
+
+	if ((a->period_set || a->burst_set) && !a->quota_set)
+		cli_usage_error(CMD, "--cpu-period and --burst-threads need "
+				"--cpu-quota");
+	if (!a->quota_set)
+		return;
+	if (!(a->cfg.cpu_quota > 0))
+		cli_usage_error(CMD, "--cpu-quota must be above 0 and at most "
+				"100 %% of one CPU");
+	rc = lat_cgroup_quota_ready(NULL, &home);
+	if (rc == -EACCES || rc == -EPERM || rc == -EROFS)
+		cli_usage_error(CMD, "--cpu-quota needs root: this user cannot "
+				"make a cgroup in %s (%s)", home.dir,
+				lat_strerror(rc));
+	if (rc == -ENOENT)
+		cli_usage_error(CMD, "--cpu-quota: no cgroup cpu controller "
+				"is mounted here (neither v1 cpu nor v2 cpu.max)");
+	if (rc)
+		cli_usage_error(CMD, "--cpu-quota: cannot find this process's "
+				"cpu cgroup: %s", lat_strerror(rc));
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -370,6 +438,7 @@ static void parse(struct args *a, int argc, char **argv)
 		a->cfg.events = (uint64_t)n;
 	}
 	check_config(a);
+	check_quota(a);
 	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
 		cli_usage_error(CMD, "--freeze-above auto measures its "
 				    "threshold over the first %d events, so "

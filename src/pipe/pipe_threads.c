@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "latlab/pace.h"
 #include "pipe_int.h"
@@ -33,6 +34,9 @@ static bool hot_enter(struct pipe_hot *h)
 		sched_yield();
 	if (go != PIPE_GO)
 		return false;
+	/* the schedstat window holds the counters' window (USE checks
+	 * one against the other) */
+	pipe_sched_read(&h->sched0);
 	if (p->cfg.hooks.thread_begin)
 		p->cfg.hooks.thread_begin(p->cfg.hooks.ctx, h->index, h->role);
 	return true;
@@ -45,6 +49,7 @@ static void hot_leave(struct pipe_hot *h)
 	h->ran_on = lat_topo_current_cpu();
 	if (p->cfg.hooks.thread_end)
 		p->cfg.hooks.thread_end(p->cfg.hooks.ctx, h->index, h->role);
+	pipe_sched_read(&h->sched1);
 }
 
 /* Single-writer counter bump: a plain store, no locked instruction. */
@@ -287,5 +292,36 @@ void *pipe_noise_main(void *arg)
 						 memory_order_relaxed))
 				break;
 		}
+	return NULL;
+}
+
+/*
+ * --burst-threads: a worker pool that bursts past the CPU quota. Each
+ * thread spins for a quarter of every CFS period, then sleeps to the next
+ * period, so together they eat the quota early in each period and the
+ * whole group, the pipeline included, is throttled for the rest of it.
+ */
+void *pipe_burst_main(void *arg)
+{
+	struct lat_pipe *p = arg;
+	const int64_t period_ns = (int64_t)p->cfg.cpu_period_us * 1000;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load_explicit(&p->noise_stop, memory_order_relaxed)) {
+		lat_cycles_t until = lat_clock_now() +
+				     lat_clock_from_ns(&p->cal,
+						       (lat_ns_t)period_ns / 4);
+
+		while ((int64_t)(lat_clock_now() - until) < 0 &&
+		       !atomic_load_explicit(&p->noise_stop,
+					     memory_order_relaxed))
+			lat_wait_pause();
+		next.tv_nsec += period_ns % 1000000000;
+		next.tv_sec += period_ns / 1000000000 +
+			       next.tv_nsec / 1000000000;
+		next.tv_nsec %= 1000000000;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
 	return NULL;
 }
