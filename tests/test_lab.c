@@ -151,6 +151,14 @@ static void test_drift(void)
 	T_NEAR(V->p50.tolerance, 1.6 * LAT_LAB_MARGIN, 1e-9);
 	T_EQ_I64(V->outcome, LAT_LAB_WITHIN_DRIFT);
 	T_CHECK(!V->seen);
+	/* p50 past everything but the mean not: no body shift, and the
+	 * statistic shown is the one that fell short */
+	drifting(1.6, 3.0);
+	L.row[5].mean_ns /= 3;
+	V = judge(LAT_LAB_NOISE);
+	T_EQ_I64(V->p50.effect, LAT_LAB_EFFECT_UP);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	T_CHECK(!strcmp(V->fp_stat, "e2e mean"));
 	/* x3 on the same drift is a body shift */
 	drifting(1.6, 3.0);
 	V = judge(LAT_LAB_NOISE);
