@@ -76,11 +76,13 @@ fi
 
 # --- man pages: the options of --help, no more, no fewer --------------
 options() { grep -o -- '--[a-z][a-z0-9-]*' | sort -u; }
-if ! command -v man >/dev/null; then
-	echo "note: man not installed (apt-get install -y man-db): man pages rendered with groff"
-	render() { groff -man -Tutf8 "$1" 2>/dev/null | col -bx; }
+if command -v man >/dev/null; then
+	render() { MANWIDTH=200 man -l "$1" 2>/dev/null | sed 's/.\x08//g'; }
+elif command -v groff >/dev/null; then
+	render() { groff -man -Tutf8 "$1" 2>/dev/null | sed 's/.\x08//g'; }
 else
-	render() { MANWIDTH=200 man -l "$1" 2>/dev/null | col -bx; }
+	[ "$t_failures" -eq 0 ] || done_
+	skip "neither man nor groff (apt-get install -y man-db): the rest passed, man pages not rendered"
 fi
 n=0
 for page in "$prefix"/share/man/man1/latlab*.1; do
@@ -97,7 +99,8 @@ done
 [ "$n" -ge 8 ] || fail "only $n man pages installed"
 # the issue's own check, through man's search path
 if command -v man >/dev/null; then
-	MANPATH=$prefix/share/man MANWIDTH=200 man latlab-pipeline 2>/dev/null | col -bx | options >"$T_TMP/mp"
+	MANPATH=$prefix/share/man MANWIDTH=200 man latlab-pipeline 2>/dev/null | sed 's/.\x08//g' | options >"$T_TMP/mp"
+	[ -s "$T_TMP/mp" ] || fail "'man latlab-pipeline' found no page under $prefix/share/man"
 	"$prefix/bin/latlab" pipeline --help | options | cmp -s - "$T_TMP/mp" ||
 		fail "'man latlab-pipeline' and 'latlab pipeline --help' differ"
 fi

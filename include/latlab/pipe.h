@@ -134,6 +134,9 @@ struct lat_pipe_config {
 	int cpu[LAT_PIPE_MAX_HOT];/* CPU per hot thread when pin */
 	bool pace_yield;          /* producer yields while early (its CPU is
 				   * shared); set by lat_pipe_place */
+	double pace_sleep_ns;     /* producer sleeps (nanosleep) while more
+				   * than this early, then spins or yields
+				   * the rest; 0 (default) never sleeps */
 	unsigned place_flags;     /* enum lat_topo_flags of the placement,
 				   * set by lat_pipe_place, for the report */
 	bool stamps;              /* intermediate stamps; false = only t0 and

@@ -63,6 +63,8 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		msg = "stall_ns must be between 0 and 60 s";
 	else if (c->stall_ns > 0 && c->stall_seq >= c->events)
 		msg = "stall_seq must be below the number of events";
+	else if (!(c->pace_sleep_ns >= 0 && c->pace_sleep_ns <= 1e9))
+		msg = "pace_sleep_ns must be between 0 and 1 s";
 	else if (!(c->interval_s >= 0.001 && c->interval_s <= 3600))
 		msg = "interval_s must be between 1 ms and 1 hour";
 	else if (c->calibrate_ms < 10 || c->calibrate_ms > 10000)

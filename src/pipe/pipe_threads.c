@@ -121,6 +121,33 @@ static void push_end(struct lat_spsc *q, struct lat_wait_pair *w, size_t size,
 	lat_wait_push(q, w, &end, size, NULL, st);
 }
 
+/*
+ * pace_sleep_ns: sleep while the next due time is more than @above away,
+ * leaving the last @above to the spin or yield. A producer that shares
+ * its CPU with a loaded machine then gives the CPU away instead of
+ * taking turns with every neighbour, and wakes from a timer rather than
+ * waiting for its next turn. Slices of at most 1 ms keep a stop prompt.
+ */
+static void pace_sleep(const atomic_bool *stop, lat_cycles_t due,
+		       lat_cycles_t above, const struct lat_clock_cal *cal)
+{
+	for (;;) {
+		int64_t early = (int64_t)(due - lat_clock_now());
+		lat_ns_t ns;
+		struct timespec ts;
+
+		if (early <= (int64_t)above ||
+		    atomic_load_explicit(stop, memory_order_relaxed))
+			return;
+		ns = lat_clock_to_ns(cal, (lat_cycles_t)early - above);
+		if (ns > 1000000)
+			ns = 1000000;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)ns;
+		nanosleep(&ts, NULL);
+	}
+}
+
 void *pipe_producer_main(void *arg)
 {
 	struct pipe_hot *h = arg;
@@ -130,6 +157,10 @@ void *pipe_producer_main(void *arg)
 	struct lat_wait_pair *w = &p->wait[0];
 	const size_t size = p->msg_size;
 	const bool stamps = c->stamps, yielding = c->pace_yield;
+	const lat_cycles_t sleep_above =
+		c->pace_sleep_ns > 0 ? lat_clock_from_ns(&p->cal,
+							  (lat_ns_t)c->pace_sleep_ns)
+				     : 0;
 	struct lat_pipe_msg m;
 	struct lat_pace pace;
 	lat_cycles_t released;
@@ -149,6 +180,8 @@ void *pipe_producer_main(void *arg)
 			break;
 		m.seq = seq;
 		m.t0 = lat_pace_due(&pace);
+		if (sleep_above)
+			pace_sleep(&p->stop, m.t0, sleep_above, &p->cal);
 		released = pace_wait_or_stop(&p->stop, m.t0, yielding);
 		if (LAT_UNLIKELY(!released))
 			break;
