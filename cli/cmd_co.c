@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "wrap.h"
 #include "latlab/clock.h"
 #include "latlab/co.h"
@@ -23,6 +24,7 @@ struct co_opts {
 	struct lat_co_config cfg;
 	bool stall_at_set;
 	bool json;
+	const char *svg;
 };
 
 struct mode_row {
@@ -34,7 +36,7 @@ struct mode_row {
 
 static void parse(int argc, char **argv, struct co_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_STALL_AT };
+	enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
 	static const struct option longs[] = {
 		{ "requests", required_argument, NULL, 'n' },
 		{ "rate", required_argument, NULL, 'r' },
@@ -43,6 +45,7 @@ static void parse(int argc, char **argv, struct co_opts *o)
 		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -82,6 +85,10 @@ static void parse(int argc, char **argv, struct co_opts *o)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			cli_out_check(CMD, "--svg", optarg, NULL, 0, "");
 			break;
 		default:
 			cli_bad_option(CMD, argv, c);
@@ -326,6 +333,12 @@ static int co_main(int argc, char **argv)
 		if (note[0])
 			cli_print_wrapped(note, 0);
 	}
+	if (o.svg) {
+		FILE *f = cli_out_open(CMD, o.svg);
+
+		cli_out_close(CMD, o.svg, f, lat_co_write_svg(f, &o.cfg, &h[0],
+							      &h[2], &h[1]));
+	}
 	for (int i = 0; i < 3; i++)
 		lat_hist_destroy(&h[i]);
 	return CLI_EXIT_OK;
@@ -339,7 +352,7 @@ const struct cli_cmd cli_cmd_co = {
 	"\n"
 	"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
 	"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
-	"                 [--json]\n"
+	"                 [--json] [--svg <file>]\n"
 	"\n"
 	"A toy service does --service of work per request; request --stall-at\n"
 	"stalls for --stall more. Requests are due on a fixed schedule at\n"
@@ -362,11 +375,14 @@ const struct cli_cmd cli_cmd_co = {
 	"                      included (default); cpu: the thread's CPU\n"
 	"                      time, so only the injected stall stalls\n"
 	"  --json              results as JSON on stdout\n"
+	"  --svg <file>        the three measurements by percentile, one\n"
+	"                      picture (x: percentile, log 1/(1-p); y: log)\n"
 	"\n"
 	"EXAMPLES:\n"
 	"  latlab co                          # the lesson, about 1 s\n"
 	"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
 	"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
-	"  latlab co --clock cpu              # on a busy machine\n",
+	"  latlab co --clock cpu              # on a busy machine\n"
+	"  latlab co --svg co.svg             # the lesson as a picture\n",
 	.run = co_main,
 };

@@ -11,6 +11,8 @@
 #include "latlab/lab.h"
 
 #define CMD "lab"
+/* --sham without --rounds: five baselines around four nulls */
+#define SHAM_ROUNDS 4
 
 static const char usage[] =
 "latlab lab: break the pipeline on purpose, and see each break's "
@@ -49,6 +51,7 @@ static const char usage[] =
 "  --only <list>     experiments to run besides null, comma-separated\n"
 "                    (default all)\n"
 "  --sham            the false-positive check alone: baseline and null\n"
+"                    (4 rounds unless --rounds)\n"
 "  --quick           20000 events per run, short calibrations\n"
 "  --json            one JSON object: rows, baselines, verdicts as data\n"
 "\n"
@@ -59,8 +62,7 @@ static const char usage[] =
 "  latlab lab                          # every disease, ~30 s\n"
 "  latlab lab --quick --json           # a few seconds, for scripts\n"
 "  latlab lab --only stall,noise --rounds 3   # two diseases, 3 rounds\n"
-"  latlab lab --sham --quick --rounds 4       # is the lab's yardstick "
-"honest here?\n";
+"  latlab lab --sham --quick           # is the yardstick honest here?\n";
 
 enum { OPT_ROUNDS = 256, OPT_SEED, OPT_EVENTS, OPT_RATE, OPT_ONLY, OPT_SHAM,
        OPT_QUICK, OPT_JSON };
@@ -79,7 +81,7 @@ static const struct option options[] = {
 
 struct args {
 	struct lat_lab_opts o;
-	bool json, quick, events_set, only_set;
+	bool json, quick, events_set, only_set, rounds_set;
 };
 
 static void parse_only(struct args *a, const char *list)
@@ -127,6 +129,7 @@ static void parse(struct args *a, int argc, char **argv)
 		case OPT_ROUNDS:
 			a->o.rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
 						   LAT_LAB_MAX_ROUNDS);
+			a->rounds_set = true;
 			break;
 		case OPT_SEED:
 			a->o.seed = cli_u64(CMD, "--seed", optarg, 0,
@@ -157,9 +160,14 @@ static void parse(struct args *a, int argc, char **argv)
 		}
 	}
 	cli_no_operands(CMD, argc, argv);
-	if (a->o.sham_only)
+	if (a->o.sham_only) {
 		for (int e = 0; e < LAT_LAB_N_EXP; e++)
 			a->o.want[e] = a->only_set && a->o.want[e];
+		/* one null between two baselines judges nothing: their
+		 * spread needs a few more */
+		if (!a->rounds_set)
+			a->o.rounds = SHAM_ROUNDS;
+	}
 	if (a->quick) {
 		a->o.events = a->events_set ? a->o.events : 20000;
 		a->o.calibrate_ms = 50;

@@ -39,6 +39,11 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 	if (access(d, W_OK | X_OK))
 		cli_usage_error(cmd, "%s '%s': cannot write into '%s': "
 				    "%s", flag, path, d, strerror(errno));
+	/* an output not created yet is only known by its name */
+	for (int i = 0; i < n; i++)
+		if (others[i] && !strcmp(path, others[i]))
+			cli_usage_error(cmd, "%s '%s' is %s; refusing to "
+					    "overwrite it", flag, path, role);
 	if (stat(path, &st))
 		return; /* a new file */
 	if (S_ISDIR(st.st_mode))

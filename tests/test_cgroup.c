@@ -219,12 +219,13 @@ static void test_bad_quota_args(void)
 {
 	struct lat_cgroup_quota_run q;
 
-	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0, 100000), -EINVAL);
-	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 1.5, 100000), -EINVAL);
-	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 999), -EINVAL);
-	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 2000000), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0, 100000, 1), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 1.5, 100000, 1), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 999, 1), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.2, 2000000, 1), -EINVAL);
 	/* 1 % of a 10 ms period is 100 µs, below the kernel's 1 ms floor */
-	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.01, 10000), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.01, 10000, 1), -EINVAL);
+	T_EQ_I64(lat_cgroup_quota_begin(&q, NULL, 0.5, 100000, 0), -EINVAL);
 	T_CHECK(!q.created && !q.entered);
 }
 
@@ -257,7 +258,7 @@ static void test_real(void)
 		       "skipped\n", home.dir);
 		return;
 	}
-	rc = lat_cgroup_quota_begin(&q, NULL, 0.2, 50000);
+	rc = lat_cgroup_quota_begin(&q, NULL, 0.2, 50000, 3);
 	T_EQ_I64(rc, 0);
 	if (rc)
 		return;
@@ -268,6 +269,15 @@ static void test_real(void)
 	T_EQ_I64(lat_cgroup_quota_get(&q.child, &quota, &period), 0);
 	T_EQ_I64(quota, 10000);
 	T_EQ_I64(period, 50000);
+	{
+		int64_t shares;
+
+		T_EQ_I64(lat_sysfile_i64(&shares, "%s/%s", child_dir,
+					 q.child.version == LAT_CGROUP_V1
+						 ? "cpu.shares"
+						 : "cpu.weight"), 0);
+		T_EQ_I64(shares, q.child.version == LAT_CGROUP_V1 ? 3072 : 300);
+	}
 	T_EQ_I64(lat_cgroup_quota_stat(&q, &st), 0);
 	T_EQ_I64(lat_cgroup_task_count(&q.child), 1);
 	T_EQ_I64(lat_cgroup_quota_end(&q), 0);

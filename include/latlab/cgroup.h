@@ -142,8 +142,12 @@ int lat_cgroup_sweep(const struct lat_cgroup *parent, int *removed);
  * The CFS-throttling experiment, in one object: lat_cgroup_quota_begin()
  * sweeps leftovers, makes the child LAT_CGROUP_CHILD_PREFIX<pid> under
  * the process's cpu group, gives it @share of one CPU per @period_us
- * (quota = share * period, at least LAT_CGROUP_MIN_QUOTA_US) and moves
- * the whole process into it; lat_cgroup_quota_end() reads the child's
+ * (quota = share * period, at least LAT_CGROUP_MIN_QUOTA_US) and the
+ * scheduling weight of @threads tasks (a group competes with its
+ * siblings as one task of its weight: without this, moving N busy
+ * threads into it would cut their fair share on a loaded machine and
+ * hide the quota's effect behind the weight's), and moves the whole
+ * process into it; lat_cgroup_quota_end() reads the child's
  * counters, moves the process back and removes the child. End is
  * idempotent and safe to call from an atexit handler, so every exit path
  * removes the group.
@@ -165,7 +169,21 @@ struct lat_cgroup_quota_run {
  * or -errno. On failure nothing is left behind.
  */
 int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
-			   double share, uint64_t period_us);
+			   double share, uint64_t period_us, int threads);
+
+/*
+ * Give @cg the CPU weight of @threads default tasks (v1 cpu.shares 1024
+ * each, v2 cpu.weight 100 each, within the kernel's bounds). 0 or -errno.
+ */
+int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads);
+
+/*
+ * Could lat_cgroup_quota_begin() work here? Finds the process's cpu group
+ * under @root (into @home, may be NULL) and checks that a child can be
+ * made in it. Returns 0, -ENOENT (no cpu controller), -EACCES (not
+ * writable by this user), or lat_cgroup_self's errors. Changes nothing.
+ */
+int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *home);
 
 /*
  * The counters accumulated so far (the process still inside). 0 or an

@@ -33,6 +33,7 @@
 #define LATLAB_CO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/clock.h"
 #include "latlab/hist.h"
@@ -85,5 +86,15 @@ int lat_co_run(const struct lat_co_config *cfg,
 	       const struct lat_clock_cal *cal, struct lat_hist *closed,
 	       struct lat_hist *corrected, struct lat_hist *open,
 	       struct lat_co_closed_stats *st);
+
+/*
+ * The three measurements of one run as a percentile spectrum in SVG
+ * (lat_svg_percentiles), titled from @cfg: they agree in the body and
+ * part in the tail, which is the lesson. Returns 0, -EINVAL, -EIO.
+ */
+int lat_co_write_svg(FILE *out, const struct lat_co_config *cfg,
+		     const struct lat_hist *closed,
+		     const struct lat_hist *corrected,
+		     const struct lat_hist *open);
 
 #endif

@@ -34,6 +34,7 @@ struct lat_svg {
 	const char *const *xtick_labels;
 	size_t nxticks;
 	bool y_ns;                       /* y values are ns: "10 µs" ticks */
+	int legend_cols;                 /* > 0: legend below the x axis */
 };
 
 struct lat_svg_series {
@@ -96,6 +97,16 @@ void lat_svg_points(struct lat_svg *s, const struct lat_svg_series *ser,
 void lat_svg_vline(struct lat_svg *s, double x, const char *color,
 		   const char *label);
 
+/*
+ * Before lat_svg_axes: put the legend of @entries entries under the x
+ * axis label, in up to 3 columns, instead of over the plot's top-left
+ * corner (where curves that start high would hide behind it). Takes
+ * lat_svg_legend_height(@entries) px off the plot: make the document that
+ * much taller. Returns that height.
+ */
+double lat_svg_set_legend_below(struct lat_svg *s, size_t entries);
+double lat_svg_legend_height(size_t entries);
+
 /* Add one legend entry (top-left of the plot area, stacked). */
 void lat_svg_legend(struct lat_svg *s, const struct lat_svg_series *ser);
 
@@ -133,7 +144,7 @@ struct lat_svg_spectrum_opts {
  * Write the whole document to @out. Returns 0, -EINVAL (NULL argument,
  * no curve, more than LAT_SVG_MAX_CURVES, width/height too small) or -EIO.
  */
-#define LAT_SVG_MAX_CURVES 16
+#define LAT_SVG_MAX_CURVES 24
 int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 			const struct lat_svg_curve *curves, size_t n);
 

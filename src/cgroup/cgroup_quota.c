@@ -257,15 +257,34 @@ int lat_cgroup_sweep(const struct lat_cgroup *parent, int *removed)
 	return 0;
 }
 
+int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads)
+{
+	char buf[32];
+	long w;
+
+	if (threads < 1)
+		return -EINVAL;
+	if (cg->version == LAT_CGROUP_V2) {
+		w = 100L * threads;
+		snprintf(buf, sizeof(buf), "%ld", w > 10000 ? 10000 : w);
+		return lat_sysfile_write(buf, "%s/cpu.weight", cg->dir);
+	}
+	if (cg->version != LAT_CGROUP_V1)
+		return -ENOENT;
+	w = 1024L * threads;
+	snprintf(buf, sizeof(buf), "%ld", w > 262144 ? 262144 : w);
+	return lat_sysfile_write(buf, "%s/cpu.shares", cg->dir);
+}
+
 int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
-			   double share, uint64_t period_us)
+			   double share, uint64_t period_us, int threads)
 {
 	char name[40];
 	int rc;
 
 	memset(q, 0, sizeof(*q));
 	if (!(share > 0 && share <= 1) || period_us < LAT_CGROUP_MIN_PERIOD_US ||
-	    period_us > LAT_CGROUP_MAX_PERIOD_US)
+	    period_us > LAT_CGROUP_MAX_PERIOD_US || threads < 1)
 		return -EINVAL;
 	q->period_us = period_us;
 	q->quota_us = (int64_t)llround(share * (double)period_us);
@@ -286,11 +305,25 @@ int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
 	q->created = true;
 	rc = lat_cgroup_quota_set(&q->child, q->quota_us, q->period_us);
 	if (!rc)
+		rc = lat_cgroup_weight_set(&q->child, threads);
+	if (!rc)
 		rc = lat_cgroup_enter(&q->child);
 	q->entered = !rc;
 	if (rc)
 		lat_cgroup_quota_end(q);
 	return rc;
+}
+
+int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *home)
+{
+	struct lat_cgroup cg;
+	int rc = lat_cgroup_self(&cg, root, "cpu");
+
+	if (home)
+		*home = cg;
+	if (rc)
+		return rc;
+	return access(cg.dir, W_OK) ? -errno : 0;
 }
 
 int lat_cgroup_quota_stat(const struct lat_cgroup_quota_run *q,

@@ -78,8 +78,8 @@ const char *lat_lab_fp_text(enum lat_lab_fp f)
 		"body shift: e2e p50 and mean grow",
 		"flight recorder: one slow work1 at the freeze, a backlog of "
 		"slow q1+wake behind it",
-		"work1 or q2+wake grows",
-		"no growth in work1 or q2+wake",
+		"work1 or q2+wake grows (p99)",
+		"no growth in work1 or q2+wake (p99)",
 	};
 
 	return (unsigned)f < LAT_LAB_N_FP ? t[f] : "?";

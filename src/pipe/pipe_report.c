@@ -125,8 +125,10 @@ int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r)
 	print_threads(out, r);
 	print_accounting(out, r);
 	print_work(out, r);
+	pipe_print_quota(out, r);
 	lat_pipe_diagnose(r, &d);
 	pipe_print_diag(out, r, &d);
+	pipe_print_use(out, r);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -152,6 +154,9 @@ static void json_config(struct lat_json *j, const struct lat_pipe_config *c)
 		lat_json_double(j, "stall_ns", c->stall_ns);
 	}
 	lat_json_double(j, "interval_s", c->interval_s);
+	lat_json_double(j, "cpu_quota", c->cpu_quota);
+	lat_json_uint(j, "cpu_period_us", c->cpu_period_us);
+	lat_json_int(j, "burst_threads", c->burst_threads);
 	lat_json_obj_end(j);
 }
 
@@ -177,6 +182,13 @@ static void json_threads(struct lat_json *j, const struct lat_pipe_result *r)
 		lat_json_uint(j, "yields", t->wait.yields);
 		lat_json_uint(j, "sleeps", t->wait.sleeps);
 		lat_json_uint(j, "wakes", t->wait.wakes);
+		if (t->sched_known) {
+			lat_json_uint(j, "on_cpu_ns", t->on_cpu_ns);
+			lat_json_uint(j, "run_delay_ns", t->run_delay_ns);
+		} else {
+			lat_json_null(j, "on_cpu_ns");
+			lat_json_null(j, "run_delay_ns");
+		}
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
@@ -250,8 +262,10 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_uint(j, "consumer_counter", r->consumer_counter);
 	lat_json_obj_end(j);
 	lat_json_uint(j, "hlog_intervals", r->hlog_intervals);
+	pipe_write_quota_json(j, r);
 	lat_pipe_diagnose(r, &d);
 	pipe_write_diag_json(j, r, &d);
+	pipe_write_use_json(j, r);
 }
 
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)

@@ -120,12 +120,15 @@ int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 		if (!curves[i].hist || !curves[i].label ||
 		    !(curves[i].ns_per_value >= 0))
 			return -EINVAL;
+	/* the legend goes under the plot, where no curve can hide it */
 	rc = lat_svg_begin(&g, out, o->width ? o->width : 900,
-			   o->height ? o->height : 540,
+			   (o->height ? o->height : 540) +
+				   (int)lat_svg_legend_height(n),
 			   o->title ? o->title : "latency by percentile");
 	if (rc)
 		return rc;
 	g.right = 50; /* room for the last tick's long label */
+	lat_svg_set_legend_below(&g, n);
 	xmax = x_end(curves, n);
 	y_range(curves, n, o->linear, &y0, &y1);
 	lat_svg_set_xticks(&g, tick_x, tick_names,

@@ -185,8 +185,8 @@ static void x_axis(struct lat_svg *s, const char *label)
 			x_tick(s, v, buf);
 		}
 	}
-	text(s, (s->left + s->width - s->right) / 2, s->height - 15,
-	     "middle", "class=\"xlabel\"", label);
+	text(s, (s->left + s->width - s->right) / 2,
+	     s->height - s->bottom + 45, "middle", "class=\"xlabel\"", label);
 }
 
 static void y_tick(struct lat_svg *s, double v, double step)
@@ -339,9 +339,41 @@ void lat_svg_vline(struct lat_svg *s, double x, const char *color,
 	     "start", "class=\"marker-label\"", label);
 }
 
+static int legend_cols(size_t entries)
+{
+	return entries <= 4 ? 1 : entries <= 10 ? 2 : 3;
+}
+
+double lat_svg_legend_height(size_t entries)
+{
+	int cols = legend_cols(entries);
+
+	return 20.0 * (double)((entries + (size_t)cols - 1) / (size_t)cols) +
+	       10;
+}
+
+double lat_svg_set_legend_below(struct lat_svg *s, size_t entries)
+{
+	double h = lat_svg_legend_height(entries);
+
+	s->legend_cols = legend_cols(entries);
+	s->bottom += h;
+	return h;
+}
+
 void lat_svg_legend(struct lat_svg *s, const struct lat_svg_series *ser)
 {
-	double x = s->left + 12, y = s->top + 18 + 20 * s->legend_rows++;
+	int i = s->legend_rows++;
+	double x = s->left + 12, y = s->top + 18 + 20 * i;
+
+	if (s->legend_cols) {
+		/* rows under the x axis label, filled column by column */
+		int cols = s->legend_cols;
+		double w = (s->width - s->left - s->right) / cols;
+
+		x = s->left + 12 + w * (i % cols);
+		y = s->height - s->bottom + 64 + 20 * (i / cols);
+	}
 
 	/* A pale box so that curves behind the legend stay readable. */
 	fprintf(s->out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "

@@ -1,11 +1,12 @@
-# Description: latlab report --svg and --compare. The percentile spectrum
-# is well-formed SVG with its axis labels and one line per tag/file, and
-# renders in headless Chromium to a picture that is not blank (each
-# line's colour is on it); --compare of a run with itself is noise at
+# Description: latlab report --svg, pipeline --svg, co --svg and report
+# --compare. Each percentile spectrum is well-formed SVG with its axis
+# labels and one line per tag/file/hop/lane, and renders in headless
+# Chromium to a picture that is not blank (each line's colour is on it);
+# --compare of a run with itself is noise at
 # every percentile and a run whose work stage is 50x longer is 'higher'
 # at work1's p50; bad input (--svg into a missing directory or over an
-# input, --compare with one file or different tags) is one line, exit 2,
-# and writes nothing. The PNGs are kept in build/svg-shots/ to look at.
+# input or another output, --compare with one file or different tags) is
+# one line, exit 2, and writes nothing. The PNGs are kept in build/svg-shots/ to look at.
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?}" "${LATLAB_BUILD:?}"
 data=$LATLAB_SRC/tests/data
@@ -16,12 +17,15 @@ mkdir -p "$shots"
 
 # A short pipeline run with 1 work stage of $1 and 8 intervals in its log.
 run() {
-	"$LATLAB" pipeline --events 8000 --rate 40000 --work-ns "$1" \
-		--interval 25ms --hlog "$2" --no-counters >/dev/null 2>&1 ||
-		fail "pipeline run for $2 failed"
+	local work=$1 log=$2; shift 2
+	"$LATLAB" pipeline --events 8000 --rate 40000 --work-ns "$work" \
+		--interval 25ms --hlog "$log" --no-counters "$@" >/dev/null 2>&1 ||
+		fail "pipeline run for $log failed"
 }
-run 100ns "$T_TMP/a.hlog"
+run 100ns "$T_TMP/a.hlog" --svg "$shots/pipeline.svg"
 run 5us "$T_TMP/slow.hlog"
+"$LATLAB" co -n 2000 --stall 20ms --svg "$shots/co.svg" >/dev/null 2>&1 ||
+	fail "co --svg failed"
 
 # --- bad input: one line, exit 2, nothing written -------------------
 expect_exit 2 "$LATLAB" report --svg "$T_TMP/missing/x.svg" "$hlog"
@@ -45,6 +49,15 @@ expect_one_line_error
 expect_exit 2 "$LATLAB" report --linear "$hlog"
 expect_one_line_error
 expect_exit 2 "$LATLAB" report "$hlog" "$hgrm"
+expect_one_line_error
+expect_exit 2 "$LATLAB" pipeline --events 1000 --svg "$T_TMP/missing/p.svg"
+expect_one_line_error
+expect_exit 2 "$LATLAB" pipeline --events 1000 --hlog "$T_TMP/p.hlog" --svg "$T_TMP/p.hlog"
+expect_one_line_error
+[ ! -e "$T_TMP/p.hlog" ] || fail "a refused pipeline --svg left its --hlog behind"
+expect_exit 2 "$LATLAB" co -n 1000 --svg "$T_TMP/missing/c.svg"
+expect_one_line_error
+expect_exit 2 "$LATLAB" co -n 1000 --svg "$T_TMP"
 expect_one_line_error
 
 # --- --compare -------------------------------------------------------
@@ -101,6 +114,12 @@ check "$shots/report-two.svg" "${axes[@]}" --label a.hlog --label slow.hlog \
 	--color "#1f77b4" --color "#d62728"
 check "$shots/report-linear.svg" "${axes[@]}" --label latency --label 0 \
 	--color "#1f77b4" --color "#d62728"
+check "$shots/pipeline.svg" "${axes[@]}" --label pace --label "q1+wake" \
+	--label work1 --label "q2+wake" --label e2e --color "#000000" --color "#2ca02c"
+check "$shots/co.svg" "${axes[@]}" \
+	--label "open loop: from the intended send (what users waited)" \
+	--label "closed loop: from the actual send (the benchmark's lie)" \
+	--color "#d62728" --color "#2ca02c" --color "#1f77b4"
 check "$shots/report-hgrm.svg" "${axes[@]}" --label "report-small.hlog: e2e" \
 	--label "report-ones.hgrm: (untagged)" --label "99.99999%"
 done_

@@ -1,0 +1,460 @@
+/*
+ * latlab mem: the memory hierarchy and contention, measured here. The
+ * load-to-use latency by working-set size with its plateaus named after
+ * the caches sysfs reports; the core-to-core cache-line hand-off matrix;
+ * false sharing on two CPUs and on one; a read-mostly table behind a
+ * rwlock, an RCU-style pointer swap and sharded locks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mem_cli.h"
+#include "latlab/bench.h"
+#include "latlab/fmt.h"
+#include "latlab/stats.h"
+
+static const char usage[] =
+	"latlab mem: the memory hierarchy and contention, measured here\n"
+	"\n"
+	"usage: latlab mem [chase|c2c|false-sharing|read-mostly|all]...\n"
+	"                  [--hugepages] [--min-size <bytes>] [--max-size "
+	"<bytes>]\n"
+	"                  [--steps <n>] [--samples <n>] [--svg <file>]\n"
+	"                  [--cpus <list>] [--rounds <n>] [--threads <list>]\n"
+	"                  [--duration <time>] [--write-interval <time>]\n"
+	"                  [--no-rt] [--quick] [--json]\n"
+	"\n"
+	"chase          load-to-use latency by working-set size: a dependent\n"
+	"               pointer chase over a random cycle of 64-byte lines,\n"
+	"               ns and cycles per load (p50, min, p99 over samples),\n"
+	"               the plateaus named after the sysfs cache sizes, and\n"
+	"               the same sizes walked in order (the prefetcher's\n"
+	"               case)\n"
+	"c2c            one-way cache-line hand-off between every pair of\n"
+	"               usable CPUs, labelled SMT sibling / same cache\n"
+	"               domain / cross domain\n"
+	"false-sharing  two threads incrementing their own counters on one\n"
+	"               line, 64 B apart and 128 B apart: on two CPUs and\n"
+	"               forced onto one\n"
+	"read-mostly    N readers + 1 writer over a small table: pthread\n"
+	"               rwlock, RCU-style pointer swap, 64 sharded locks\n"
+	"With no experiment named, all four run (~40 s on 2 vCPUs).\n"
+	"Each ends with a verdict line derived from its numbers. Ctrl-C\n"
+	"prints the sizes/pairs/rows finished so far and exits 130.\n"
+	"\n"
+	"options:\n"
+	"  --hugepages          chase also on huge pages (MAP_HUGETLB, else\n"
+	"                       transparent huge pages; says which and how\n"
+	"                       much the kernel gave): TLB misses vs cache\n"
+	"                       misses\n"
+	"  --min-size <bytes>   smallest working set (default 4K; >= 64)\n"
+	"  --max-size <bytes>   largest (default 4x the last-level cache;\n"
+	"                       at most what is available)\n"
+	"  --steps <n>          sizes per doubling, 1..16 (default 4)\n"
+	"  --samples <n>        timed samples of 1024 loads per size\n"
+	"                       (default 100)\n"
+	"  --svg <file>         the chase curve as SVG (log size axis)\n"
+	"  --cpus <list>        CPUs to use (default: every usable CPU)\n"
+	"  --rounds <n>         interleaved rounds for c2c, false sharing\n"
+	"                       and read-mostly (default 5)\n"
+	"  --threads <list>     reader counts for read-mostly (default 1..\n"
+	"                       the CPUs, then 2x the CPUs, oversubscribed)\n"
+	"  --duration <time>    each read-mostly run (default 200ms)\n"
+	"  --write-interval <t> the writer's pause between updates (default\n"
+	"                       100us)\n"
+	"  --no-rt              keep the two-thread loops (c2c, false sharing\n"
+	"                       on two CPUs) at normal priority; by default\n"
+	"                       they run at SCHED_FIFO where permitted, each\n"
+	"                       loop bounded by a deadline, so that other\n"
+	"                       processes cannot keep the two threads from\n"
+	"                       running at once\n"
+	"  --quick              small sizes and short runs, for tests\n"
+	"  --json               results as JSON on stdout\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  latlab mem                                # all four, ~40 s\n"
+	"  latlab mem chase --hugepages --svg mem.svg  # the curve, TLB "
+	"effect\n"
+	"  latlab mem chase --max-size 8M --steps 8  # the caches in detail\n"
+	"  latlab mem false-sharing read-mostly --json\n"
+	"  latlab mem read-mostly --threads 1,2,4,8  # oversubscribe\n";
+
+char *mem_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 || v == (double)(uint64_t)v)
+		snprintf(buf, len, "%.0f %s", v, unit[u]);
+	else
+		snprintf(buf, len, "%.3g %s", v, unit[u]);
+	return buf;
+}
+
+/* "4096", "4K", "4KiB", "128M", "1G": bytes, binary suffixes. */
+static uint64_t parse_size(const char *flag, const char *arg)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!arg || arg[0] < '0' || arg[0] > '9')
+		cli_usage_error(MEM_CMD, "%s needs a size such as 4096, "
+				    "32K or 128M, not '%s'", flag,
+				    arg ? arg : "");
+	v = strtoull(arg, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift && !strcmp(end, "iB"))
+		end += 3;
+	else if (!shift && !strcmp(end, "B"))
+		end++;
+	if (*end || v > (UINT64_C(1) << 40))
+		cli_usage_error(MEM_CMD, "%s needs a size such as 4096, "
+				    "32K or 128M, not '%s'", flag, arg);
+	return (uint64_t)v << shift;
+}
+
+static void parse_threads(struct mem_opts *o, const char *arg)
+{
+	int v[MEM_MAX_THREADS + 1];
+	int n = lat_topo_list_parse_seq(arg, v, MEM_MAX_THREADS);
+
+	if (n == -E2BIG)
+		cli_usage_error(MEM_CMD, "--threads takes at most %d "
+				    "reader counts, not '%s'", MEM_MAX_THREADS,
+				    arg);
+	if (n <= 0)
+		cli_usage_error(MEM_CMD, "--threads needs reader counts "
+				    "such as 1,2,4, not '%s'", arg);
+	for (int i = 0; i < n; i++) {
+		if (v[i] < 1 || v[i] > LAT_MEM_RM_MAX_READERS)
+			cli_usage_error(MEM_CMD, "--threads: a reader "
+					    "count must be between 1 and %d, "
+					    "not %d", LAT_MEM_RM_MAX_READERS,
+					    v[i]);
+		o->threads[i] = v[i];
+	}
+	o->n_threads = n;
+}
+
+/* --cpus: every CPU named must be usable (online, in the mask). */
+static void parse_cpus(struct mem_opts *o, const struct lat_topo *t,
+		       const char *arg)
+{
+	bool seen[LAT_TOPO_MAX_CPUS] = { false };
+	int v[LAT_TOPO_MAX_CPUS];
+	int n = lat_topo_list_parse_seq(arg, v, LAT_TOPO_MAX_CPUS);
+
+	if (n <= 0)
+		cli_usage_error(MEM_CMD, "--cpus needs a CPU list such as "
+				    "0,1 or 2-5, not '%s'", arg);
+	o->n_cpus = 0;
+	for (int i = 0; i < n; i++) {
+		int c = v[i];
+
+		if (c >= t->n_cpus || !t->cpu[c].online || !t->cpu[c].allowed)
+			cli_usage_error(MEM_CMD, "--cpus: cpu %d is not "
+					    "usable (not online or not in this "
+					    "process's affinity mask)", c);
+		if (!seen[c])
+			o->cpus[o->n_cpus++] = c;
+		seen[c] = true;
+	}
+}
+
+static unsigned parse_what(const char *s)
+{
+	if (!strcmp(s, "chase"))
+		return MEM_CHASE;
+	if (!strcmp(s, "c2c"))
+		return MEM_C2C;
+	if (!strcmp(s, "false-sharing"))
+		return MEM_SHARE;
+	if (!strcmp(s, "read-mostly"))
+		return MEM_RM;
+	if (!strcmp(s, "all"))
+		return MEM_ALL;
+	cli_usage_error(MEM_CMD, "no experiment '%s' (chase, c2c, "
+			    "false-sharing, read-mostly or all)", s);
+}
+
+enum { OPT_JSON = 256, OPT_QUICK, OPT_HUGE, OPT_SVG, OPT_MIN, OPT_MAX,
+       OPT_STEPS, OPT_SAMPLES, OPT_ROUNDS, OPT_THREADS, OPT_CPUS,
+       OPT_DURATION, OPT_INTERVAL, OPT_NO_RT };
+static const struct option options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "hugepages", no_argument, NULL, OPT_HUGE },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "min-size", required_argument, NULL, OPT_MIN },
+	{ "max-size", required_argument, NULL, OPT_MAX },
+	{ "steps", required_argument, NULL, OPT_STEPS },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "write-interval", required_argument, NULL, OPT_INTERVAL },
+	{ "no-rt", no_argument, NULL, OPT_NO_RT },
+	{ NULL, 0, NULL, 0 },
+};
+static void parse(int argc, char **argv, struct mem_opts *o,
+		  struct mem_env *env)
+{
+	const char *cpus = NULL;
+	bool max_set = false, samples_set = false, rounds_set = false,
+	     dur_set = false;
+	uint64_t avail, need;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON: o->json = true; break;
+		case OPT_QUICK: o->quick = true; break;
+		case OPT_HUGE: o->hugepages = true; break;
+		case OPT_NO_RT: o->rt = false; break;
+		case OPT_SVG: o->svg = optarg; break;
+		case OPT_MIN:
+			o->min_size = parse_size("--min-size", optarg);
+			break;
+		case OPT_MAX:
+			o->max_size = parse_size("--max-size", optarg);
+			max_set = true;
+			break;
+		case OPT_STEPS:
+			o->steps = (unsigned)cli_u64(MEM_CMD, "--steps",
+							 optarg, 1, 16);
+			break;
+		case OPT_SAMPLES:
+			o->samples = (unsigned)cli_u64(
+				MEM_CMD, "--samples", optarg, 1, 100000);
+			samples_set = true;
+			break;
+		case OPT_ROUNDS:
+			o->rounds = (unsigned)cli_u64(MEM_CMD, "--rounds",
+							  optarg, 1, 64);
+			rounds_set = true;
+			break;
+		case OPT_THREADS: parse_threads(o, optarg); break;
+		case OPT_CPUS: cpus = optarg; break;
+		case OPT_DURATION:
+			o->rm_ns = cli_duration_ns(MEM_CMD, "--duration",
+						       optarg, 0, 1e6, 60e9);
+			dur_set = true;
+			break;
+		case OPT_INTERVAL:
+			o->write_interval_ns = cli_duration_ns(
+				MEM_CMD, "--write-interval", optarg, 0, 1e3,
+				1e9);
+			break;
+		default:
+			cli_bad_option(MEM_CMD, argv, c);
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		o->what |= parse_what(argv[i]);
+	if (!o->what)
+		o->what = MEM_ALL;
+	if (cpus)
+		parse_cpus(o, &env->topo, cpus);
+	if (o->quick) {
+		if (!max_set)
+			o->max_size = 2u << 20;
+		if (!samples_set)
+			o->samples = 16;
+		if (!rounds_set)
+			o->rounds = 2;
+		if (!dur_set)
+			o->rm_ns = 20e6;
+		o->c2c_iters = 2000;
+		o->share_ns = 10e6;
+	}
+	if (o->min_size < LAT_CACHELINE)
+		cli_usage_error(MEM_CMD, "--min-size must be at least one "
+				    "cache line (%d B), not %llu B",
+				    LAT_CACHELINE,
+				    (unsigned long long)o->min_size);
+	if (!o->max_size) { /* 4x the last-level cache, as the lesson needs */
+		uint64_t llc = lat_mem_caches_llc(&env->caches);
+
+		o->max_size = llc ? 4 * llc : 64u << 20;
+	}
+	if (o->max_size < o->min_size)
+		cli_usage_error(MEM_CMD, "--max-size (%llu B) is below "
+				    "--min-size (%llu B)",
+				    (unsigned long long)o->max_size,
+				    (unsigned long long)o->min_size);
+	/* the buffer(s), the permutation, and room to spare */
+	need = o->max_size * (o->hugepages ? 2 : 1) +
+	       o->max_size / LAT_CACHELINE * 4;
+	avail = lat_mem_available(NULL);
+	if ((o->what & MEM_CHASE) && avail && need > avail / 10 * 9) {
+		char a[32], b[32];
+
+		cli_usage_error(MEM_CMD, "--max-size %s needs %s of memory "
+				    "and only %s is available",
+				    mem_fmt_bytes(a, sizeof(a), o->max_size),
+				    mem_fmt_bytes(b, sizeof(b), need),
+				    mem_fmt_bytes(a, sizeof(a), avail));
+	}
+	if (!o->n_threads) { /* 1..usable, then oversubscribed 2x */
+		int u = o->n_cpus;
+
+		for (int n = 1; n <= u && o->n_threads < MEM_MAX_THREADS - 1;
+		     n *= 2)
+			o->threads[o->n_threads++] = n;
+		if (o->threads[o->n_threads - 1] != u &&
+		    o->n_threads < MEM_MAX_THREADS - 1)
+			o->threads[o->n_threads++] = u;
+		o->threads[o->n_threads++] = 2 * u;
+	}
+}
+
+static void env_load(struct mem_env *env, struct mem_opts *o)
+{
+	int rc = lat_topo_load(&env->topo, NULL, NULL);
+
+	if (rc)
+		cli_fail(MEM_CMD, "cannot read the CPU topology: %s",
+			     lat_strerror(rc));
+	o->n_cpus = 0;
+	for (int c = 0; c < env->topo.n_cpus; c++)
+		if (env->topo.cpu[c].online && env->topo.cpu[c].allowed)
+			o->cpus[o->n_cpus++] = c;
+	if (!o->n_cpus)
+		cli_fail(MEM_CMD, "no usable CPU");
+	env->usable = o->n_cpus;
+	rc = lat_mem_caches_load(&env->caches, NULL, o->cpus[0]);
+	if (rc)
+		cli_fail(MEM_CMD, "cannot read the cache sizes: %s",
+			     lat_strerror(rc));
+}
+
+static void print_header(const struct mem_opts *o, const struct mem_env *e)
+{
+	char list[256], b[32];
+	bool set[LAT_TOPO_MAX_CPUS] = { false };
+
+	for (int i = 0; i < o->n_cpus; i++)
+		set[o->cpus[i]] = true;
+	printf("latlab mem: %d CPU%s in use (%s), caches:", o->n_cpus,
+	       o->n_cpus == 1 ? "" : "s",
+	       lat_topo_list_format(set, list, sizeof(list)));
+	if (!e->caches.n)
+		printf(" none listed in sysfs");
+	for (int i = 0; i < e->caches.n; i++)
+		printf("%s %s %s", i ? "," : "",
+		       lat_mem_cache_name(&e->caches, i),
+		       mem_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
+	printf("\n");
+	printf("clock: %.4f counter cycles/ns (calibrated now, as 'latlab "
+	       "clock' does); core clock ~%.2f GHz (estimated from a "
+	       "multiply chain)\n", e->cal.cycles_per_ns, e->core_ghz);
+	if (e->loadavg > e->usable)
+		printf("warning: load average %.1f on %d usable CPUs: other "
+		       "work shares these cores; the figures below are "
+		       "medians and minima over repeated samples for that "
+		       "reason\n", e->loadavg, e->usable);
+}
+
+static void json_env(struct lat_json *j, const struct mem_opts *o,
+		     const struct mem_env *e)
+{
+	lat_json_obj_begin(j, "machine");
+	lat_json_int(j, "usable_cpus", e->usable);
+	lat_json_arr_begin(j, "cpus");
+	for (int i = 0; i < o->n_cpus; i++)
+		lat_json_int(j, NULL, o->cpus[i]);
+	lat_json_arr_end(j);
+	lat_json_arr_begin(j, "caches");
+	for (int i = 0; i < e->caches.n; i++) {
+		lat_json_obj_begin(j, NULL);
+		lat_json_str(j, "name", lat_mem_cache_name(&e->caches, i));
+		lat_json_int(j, "level", e->caches.c[i].level);
+		lat_json_uint(j, "size_bytes", e->caches.c[i].size);
+		lat_json_int(j, "shared_cpus", e->caches.c[i].shared_cpus);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+	lat_json_double(j, "loadavg", e->loadavg);
+	lat_json_double(j, "cycles_per_ns", e->cal.cycles_per_ns);
+	lat_json_double(j, "core_ghz_estimate", e->core_ghz);
+	lat_json_obj_end(j);
+}
+
+static int mem_main(int argc, char **argv)
+{
+	static struct mem_opts o = {
+		.min_size = 4096, .steps = 4, .samples = 100, .loads = 1024,
+		.rounds = 5, .c2c_iters = 20000, .share_ns = 50e6,
+		.rm_ns = 200e6, .write_interval_ns = 100e3, .rt = true,
+	};
+	static struct mem_env env;
+	struct lat_json j;
+	double t0 = lat_bench_now_ns();
+	bool done = true;
+	int rc, sig;
+
+	env_load(&env, &o);
+	parse(argc, argv, &o, &env);
+	cli_catch_stop_signals();
+	rc = lat_clock_calibrate(&env.cal, 200);
+	if (rc)
+		cli_fail(MEM_CMD, "cannot calibrate the cycle clock: %s",
+			     lat_strerror(rc));
+	env.core_ghz = lat_mem_core_ghz(50);
+	env.loadavg = lat_loadavg();
+	if (o.json) {
+		lat_json_init(&j, stdout);
+		lat_json_obj_begin(&j, NULL);
+		json_env(&j, &o, &env);
+	} else {
+		print_header(&o, &env);
+	}
+	if (done && (o.what & MEM_CHASE))
+		done = mem_chase(&o, &env, o.json ? &j : NULL);
+	if (done && (o.what & MEM_C2C))
+		done = mem_c2c(&o, &env, o.json ? &j : NULL);
+	if (done && (o.what & MEM_SHARE))
+		done = mem_share(&o, &env, o.json ? &j : NULL);
+	if (done && (o.what & MEM_RM))
+		done = mem_rm(&o, &env, o.json ? &j : NULL);
+	sig = cli_stop_signal();
+	if (o.json) {
+		lat_json_bool(&j, "interrupted", !done);
+		lat_json_double(&j, "wall_s", (lat_bench_now_ns() - t0) / 1e9);
+		lat_json_obj_end(&j);
+		if (lat_json_finish(&j))
+			cli_fail(MEM_CMD, "internal error writing JSON");
+	} else {
+		char w[LAT_FMT_LEN];
+
+		printf("\n%swall time %s\n",
+		       done ? "" : "interrupted: the rows above finished; ",
+		       lat_fmt_ns(w, sizeof(w), lat_bench_now_ns() - t0));
+	}
+	if (fflush(stdout))
+		cli_fail(MEM_CMD, "cannot write the results");
+	return done ? CLI_EXIT_OK : 128 + (sig ? sig : 2);
+}
+
+const struct cli_cmd cli_cmd_mem = {
+	.name = "mem",
+	.summary = "the memory hierarchy and contention, measured here",
+	.usage = usage,
+	.run = mem_main,
+};

@@ -1,0 +1,527 @@
+/*
+ * lat_mem: the memory hierarchy and contention, measured on this machine.
+ *
+ * Four experiments, each a handful of calls the `latlab mem` command
+ * strings together (and any program can):
+ *
+ *  1. Load-to-use latency by working-set size: a dependent pointer chase
+ *     over a random cyclic permutation of cache lines (one pointer per
+ *     line, each load's address comes from the previous load, so neither
+ *     the out-of-order core nor the prefetcher can run ahead), timed in
+ *     samples of consecutive loads with the cycle clock and recorded in a
+ *     latlab histogram; the plateaus of the curve found automatically and
+ *     named against the cache sizes sysfs reports. Variants: the same
+ *     chase on huge pages (TLB misses gone), and a sequential chase (line
+ *     i points to line i+1: the prefetcher's best case).
+ *  2. Core-to-core: the one-way cache-line hand-off between every pair of
+ *     usable CPUs, measured by lat_bench_line_pingpong (the floor `latlab
+ *     bench` judges the ring against), each pair labelled from lat_topo.
+ *  3. False sharing: two threads incrementing their own counters, on one
+ *     line, 64 B apart and 128 B apart, on two CPUs and forced onto one.
+ *  4. Read-mostly: N readers and one writer over a small table behind a
+ *     pthread rwlock, an RCU-style pointer swap (lat_mem_rcu, below), and
+ *     64 padded locks, one per reader shard.
+ *
+ * Invariants:
+ *  - Times are measured in cycles of lat_clock and converted with the
+ *    caller's calibration; both are reported so the cycle figures can be
+ *    checked against `latlab clock`'s rate.
+ *  - Every run counts what it did (loads, increments, reads, writes, torn
+ *    reads) and checks what can be checked (each counter ends at exactly
+ *    the increments counted; readers verify the table they read is whole).
+ *  - Nothing here prints or exits; sysfs and /proc roots are parameters
+ *    where tests need fake trees. Measuring loops allocate nothing and
+ *    make no syscall; setup (buffers, threads, histograms) allocates.
+ *  - A run that takes a duration sleeps for it on CLOCK_MONOTONIC and then
+ *    stops its threads; none is longer than the caller asks, so a caller
+ *    can stop between runs on a signal.
+ *
+ * Thread-safety: each function is reentrant on distinct structs; the
+ * lat_mem_rcu contract is stated with it.
+ */
+#ifndef LATLAB_MEM_H
+#define LATLAB_MEM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latlab/bench.h"
+#include "latlab/clock.h"
+#include "latlab/common.h"
+#include "latlab/hist.h"
+#include "latlab/topo.h"
+
+/* ------------------------------------------------------------------ */
+/* Caches, as sysfs describes them                                     */
+
+#define LAT_MEM_MAX_CACHES 8
+
+struct lat_mem_cache {
+	int level;            /* 1, 2, 3, ... */
+	char type[16];        /* "Data", "Unified" (instruction caches are
+			       * left out: a data chase never touches them) */
+	uint64_t size;        /* bytes */
+	int line;             /* coherency_line_size, bytes (0: unknown) */
+	int shared_cpus;      /* CPUs in shared_cpu_list (0: unknown) */
+};
+
+struct lat_mem_caches {
+	int n;                /* data and unified caches, ascending size */
+	struct lat_mem_cache c[LAT_MEM_MAX_CACHES];
+};
+
+/*
+ * Read @cpu's data and unified caches under @sysfs_root (NULL:
+ * "/sys/devices/system/cpu"): cpu<N>/cache/index<i>/{level,type,size,
+ * coherency_line_size,shared_cpu_list}. Sizes accept K, M and G suffixes
+ * (binary, as the kernel writes them). Returns 0 (n may be 0 on a machine
+ * that exposes no caches), -EINVAL for a bad cpu, -LAT_EFORMAT for a
+ * size that does not parse. Reads files; no allocation.
+ */
+int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
+			int cpu);
+
+/* Size of the largest (last-level) cache in @c, 0 when none. */
+uint64_t lat_mem_caches_llc(const struct lat_mem_caches *c);
+
+/* "L1d", "L2", "L3", ... for cache @i of @c ("L1d" for a level-1 data
+ * cache, "L<n>" otherwise). Static or @c-owned storage; never NULL. */
+const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i);
+
+/*
+ * MemAvailable from <proc_root>/meminfo (NULL: "/proc") in bytes, or 0
+ * when unknown. For refusing a working set that would swap or be killed.
+ */
+uint64_t lat_mem_available(const char *proc_root);
+
+/* ------------------------------------------------------------------ */
+/* Buffers, with and without huge pages                                */
+
+enum lat_mem_pages {
+	LAT_MEM_PAGES_BASE,     /* ordinary pages (4 KiB on x86_64) */
+	LAT_MEM_PAGES_HUGETLB,  /* MAP_HUGETLB from the reserved pool */
+	LAT_MEM_PAGES_THP,      /* madvise(MADV_HUGEPAGE): transparent huge
+				 * pages, as many as the kernel could give */
+};
+
+struct lat_mem_buf {
+	void *base;               /* LAT_PAD_BYTES-aligned, >= len bytes */
+	size_t len;
+	size_t map_len;           /* what was mapped (rounded up) */
+	enum lat_mem_pages pages; /* what was obtained, not what was asked */
+	size_t huge_bytes;        /* bytes of base..len backed by huge pages,
+				   * from /proc/self/smaps (0 for BASE) */
+	int huge_err;             /* -errno of the MAP_HUGETLB attempt (why
+				   * THP was used instead), or of madvise
+				   * (why base pages); 0 otherwise */
+	void *map_base;           /* the mapping's start (<= base) */
+};
+
+/*
+ * Map @len (> 0) bytes of anonymous memory and touch every page (so page
+ * faults are paid here, not in a measurement). With @huge, try
+ * MAP_HUGETLB first, then a 2 MiB-aligned mapping with
+ * madvise(MADV_HUGEPAGE); b->pages says which worked and b->huge_bytes
+ * how much of the buffer the kernel really backs with huge pages (THP
+ * may give none: fragmentation, "never" in
+ * /sys/kernel/mm/transparent_hugepage/enabled). Without @huge the buffer
+ * is advised MADV_NOHUGEPAGE, so "base pages" means base pages even with
+ * THP "always". Returns 0, -EINVAL, or -ENOMEM.
+ */
+int lat_mem_buf_map(struct lat_mem_buf *b, size_t len, bool huge);
+
+/* Unmap @b's memory and zero @b. Safe on a zeroed struct. */
+void lat_mem_buf_unmap(struct lat_mem_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* The chase                                                           */
+
+/*
+ * Fill next[0..n-1] with a uniformly random cyclic permutation (Sattolo's
+ * algorithm): following i -> next[i] from any start visits all n indices
+ * once before returning. Deterministic for a given @seed. n in
+ * 1..UINT32_MAX; n == 1 gives next[0] == 0. Returns 0 or -EINVAL.
+ */
+int lat_mem_cycle_build(uint32_t *next, size_t n, uint64_t seed);
+
+/*
+ * Lay a chain in @base: line i (at base + i * LAT_CACHELINE) holds a
+ * pointer to line next[i]. With @next NULL the chain is sequential: line
+ * i points to line i + 1 and the last to line 0. n >= 1.
+ */
+void lat_mem_chain_link(void *base, const uint32_t *next, size_t n);
+
+/*
+ * Follow the chain from @p for @loads dependent loads; returns where it
+ * stopped (the caller keeps it, so the loads cannot be deleted). Inline,
+ * unrolled by 8: each load's address is the previous load's value.
+ */
+LAT_INLINE void *lat_mem_chase(void *p, uint64_t loads)
+{
+	void *const *q = (void *const *)p;
+
+	while (loads >= 8) {
+		q = (void *const *)*q; q = (void *const *)*q;
+		q = (void *const *)*q; q = (void *const *)*q;
+		q = (void *const *)*q; q = (void *const *)*q;
+		q = (void *const *)*q; q = (void *const *)*q;
+		loads -= 8;
+	}
+	while (loads--)
+		q = (void *const *)*q;
+	return (void *)q;
+}
+
+/*
+ * Working-set sizes from @min to at least @max bytes, @steps (1..16)
+ * per doubling: min * 2^(k/steps) rounded to whole cache lines, the last
+ * one >= max. Writes up to @cap sizes to @out; returns how many there
+ * are (which may exceed @cap: call with cap 0 to size the array), or
+ * -EINVAL (min < one line, max < min, steps out of range).
+ */
+int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
+		  int cap);
+
+enum lat_mem_order {
+	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
+	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
+};
+
+struct lat_mem_chase_cfg {
+	enum lat_mem_order order;
+	unsigned samples;          /* timed samples per size (>= 1) */
+	unsigned loads_per_sample; /* dependent loads per sample (>= 8) */
+	uint64_t warmup_loads;     /* untimed loads first (at least one
+				    * lap for chains up to 2^20 lines) */
+	uint64_t seed;             /* permutation seed */
+};
+
+/* One size's result. ns and cycles are per load. */
+struct lat_mem_point {
+	uint64_t bytes;
+	uint64_t lines;
+	uint64_t loads;        /* timed loads: samples * loads_per_sample */
+	double min_ns, p50_ns, p90_ns, p99_ns, max_ns;
+	double p50_cycles;     /* counter cycles per load at p50 */
+	int64_t over_range;    /* samples the histogram refused (counted,
+				* kept out of the percentiles) */
+};
+
+/*
+ * Measure one working-set size: lay the chain over the first @bytes of
+ * @buf (rounded down to whole lines, >= 1 line) in @cfg->order using
+ * @scratch (>= bytes / LAT_CACHELINE entries, for the permutation; may
+ * be NULL for LAT_MEM_SEQUENTIAL), run max(warmup_loads, min(lines,
+ * 2^20)) untimed loads (one lap of any chain a cache can hold, so every
+ * line that fits is in it), then cfg->samples samples of
+ * loads_per_sample loads, each timed with lat_clock_start/end and
+ * recorded in a histogram of cycles. Fills @out with per-load figures.
+ * Returns 0, -EINVAL (bad config, size beyond the buffer) or -ENOMEM.
+ * Allocates one histogram per call; the timed loop allocates nothing.
+ */
+int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,
+		       const struct lat_clock_cal *cal, struct lat_mem_buf *buf,
+		       uint32_t *scratch, uint64_t bytes,
+		       struct lat_mem_point *out);
+
+/*
+ * Cost in counter cycles of an empty lat_clock_start/end pair (median of
+ * 1001 pairs). The chase subtracts it from every sample, so a sample
+ * times only its loads; figures that time one operation each (false
+ * sharing) include it and print it. No allocation, no syscall.
+ */
+uint64_t lat_mem_stamp_overhead(void);
+
+/*
+ * Estimate the core clock in GHz from a chain of dependent multiplies
+ * (3 cycles each on every x86_64 core of the last decade; dependent adds,
+ * 1 cycle, on aarch64), timed in the thread's CPU time (preemption left
+ * out) for about @ms milliseconds, the best of 20 runs kept. An estimate: turbo and the hypervisor move it. Turns
+ * counter-cycle figures into the core cycles textbooks quote. Returns
+ * the GHz, or 0 when the timing failed.
+ */
+double lat_mem_core_ghz(unsigned ms);
+
+/* ------------------------------------------------------------------ */
+/* Plateaus                                                            */
+
+#define LAT_MEM_MEMORY (-1)   /* plateau beyond every cache: DRAM */
+#define LAT_MEM_UNNAMED (-2)
+
+/* Two flat runs whose levels differ by less than this factor are one
+ * level (noise or a TLB step); a cache level is at least this much
+ * slower than the one before it on every machine we know. */
+#define LAT_MEM_LEVEL_JUMP 1.5
+
+struct lat_mem_plateau {
+	int first, last;      /* indices into the curve, inclusive */
+	double level;         /* median of y[first..last] */
+	int edge;             /* index of the last size before the curve
+			       * crosses half-way (geometric) to the next
+			       * plateau's level: the capacity, as the curve
+			       * shows it; -1 for the last plateau */
+	int cache;            /* index into lat_mem_caches, LAT_MEM_MEMORY,
+			       * or LAT_MEM_UNNAMED */
+	double steps_off;     /* (log2(bytes[edge]) - log2(cache size)) *
+			       * steps: 0 = the edge is at the cache's size,
+			       * -2 = two steps early; NAN without an edge */
+};
+
+/*
+ * Find the plateaus of a latency curve: @y[i] at working set @bytes[i]
+ * (ascending), @n points. First the flat runs: at least @min_points (>= 2)
+ * consecutive points each within @tol (relative, e.g. 0.25) above the run's lowest
+ * value (compared with the lowest, not with the neighbour, so a slowly
+ * rising curve cannot creep into one run). Then runs whose levels differ
+ * by less than LAT_MEM_LEVEL_JUMP are merged (with the points between
+ * them) into one plateau, so noise and small steps do not split a level;
+ * a run shorter than @min_points is a slope between levels, not a level
+ * (use about 3/4 of the sizes per doubling).
+ * Each plateau but the last gets an edge (see struct). Writes up to
+ * @cap plateaus; returns how many there are, or -EINVAL. Pure: no
+ * allocation, no I/O.
+ */
+int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
+		     double tol, int min_points, struct lat_mem_plateau *out,
+		     int cap);
+
+/*
+ * Name plateaus after the caches, in order: the first is the smallest
+ * cache (L1d), the next the next cache, and the one after the largest
+ * cache is LAT_MEM_MEMORY; a plateau that starts more than one step past
+ * the largest cache is LAT_MEM_MEMORY whatever its rank, and plateaus
+ * beyond that are LAT_MEM_UNNAMED. Sets steps_off from each named
+ * cache's edge (@steps sizes per doubling). No allocation.
+ */
+void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
+			   const uint64_t *bytes,
+			   const struct lat_mem_caches *c, unsigned steps);
+
+/* ------------------------------------------------------------------ */
+/* Core to core                                                        */
+
+enum lat_mem_relation {
+	LAT_MEM_SMT_SIBLING,  /* one physical core: shared L1 and L2 */
+	LAT_MEM_SAME_LLC,     /* different cores, one last-level cache */
+	LAT_MEM_CROSS_LLC,    /* different last-level caches (domains) */
+	LAT_MEM_REL_UNKNOWN,  /* sysfs does not say */
+};
+
+/* How @a and @b share hardware, from @t. */
+enum lat_mem_relation lat_mem_relation_of(const struct lat_topo *t, int a,
+					  int b);
+
+/* "SMT sibling", "same cache domain", "cross domain", "unknown". */
+const char *lat_mem_relation_text(enum lat_mem_relation r);
+
+/*
+ * One round of the hand-off between @a and @b (distinct usable CPUs): a
+ * cache line bounced @iters times each way, both threads pinned;
+ * *@one_way_ns = round trip / 2. With @fifo_cal NULL this is
+ * lat_bench_line_pingpong. With a calibration, the same bounce with both
+ * threads at SCHED_FIFO where permitted (*@fifo, may be NULL, says if
+ * both got it) and every wait bounded by a deadline of 10 us per
+ * hand-off, so a peer that never runs costs a timeout, not a hang.
+ * Returns 0, -EINVAL (same CPU, iters 0), -ETIMEDOUT (deadline passed),
+ * -ENOMEM or the -errno of thread creation.
+ */
+int lat_mem_c2c_once(int a, int b, uint64_t iters,
+		     const struct lat_clock_cal *fifo_cal, double *one_way_ns,
+		     bool *fifo);
+
+/* ------------------------------------------------------------------ */
+/* False sharing                                                       */
+
+#define LAT_MEM_SHARE_BATCH 32 /* increments per stamp pair */
+
+struct lat_mem_share_cfg {
+	int cpu[2];           /* CPU of each thread; equal = one CPU */
+	size_t offset;        /* bytes between the two counters: 8 (same
+			       * line), 64, 128; multiple of 8, <= 4096 */
+	double duration_ns;   /* how long both threads increment */
+	bool fifo;            /* on two CPUs: run the measured loop at
+			       * SCHED_FIFO 1 (needs CAP_SYS_NICE), so other
+			       * processes cannot keep the two threads from
+			       * running at the same time */
+};
+
+struct lat_mem_share_result {
+	uint64_t increments[2];  /* counted by each thread... */
+	bool exact;              /* ...and equal to its counter's final
+				  * value (nothing lost) */
+	bool fifo;               /* both threads ran at SCHED_FIFO */
+	double elapsed_ns;
+	double per_s;            /* increments of both threads per second */
+	double mean_ns;          /* per increment per thread, the whole run:
+				  * 2 * elapsed / increments (loop and stamps
+				  * included, the same for every layout) */
+	double p50_ns;           /* per increment: p50 of the timed
+				  * batches / LAT_MEM_SHARE_BATCH */
+};
+
+/*
+ * Two threads pinned to cfg->cpu[0] and cfg->cpu[1] each increment their
+ * own counter (a relaxed atomic fetch-add, which needs the line
+ * exclusive) in batches of LAT_MEM_SHARE_BATCH, each batch timed with
+ * lat_clock_start/end (long enough to amortize the stamps and resolve a
+ * VM's coarse counter; the other core still takes the line within a
+ * batch, though a core may keep it for a few increments, so figures
+ * understate the cost of one transfer per increment); the counters are cfg->offset bytes apart in one
+ * 128-byte-aligned block, and each thread's own bookkeeping is on its
+ * own lines. Batch times (cycles; per increment = value /
+ * LAT_MEM_SHARE_BATCH) are added to @cycles when it is not NULL
+ * (caller-initialized).
+ * Both CPUs must be usable (see lat_topo): pinning is lat_bench_pair's,
+ * best effort. Returns 0, -EINVAL, -ENOMEM, or the -errno of thread
+ * creation.
+ */
+int lat_mem_share_run(const struct lat_mem_share_cfg *cfg,
+		      const struct lat_clock_cal *cal,
+		      struct lat_hist *cycles,
+		      struct lat_mem_share_result *out);
+
+/* ------------------------------------------------------------------ */
+/* RCU-style publication                                               */
+
+/*
+ * lat_mem_rcu: one pointer that readers follow without writing anything
+ * shared, and a writer that swaps it and waits for a grace period before
+ * reusing or freeing the old object.
+ *
+ * Each reader owns a slot on its own 128-byte region. Entering a read
+ * section the reader copies the global epoch into its slot (a seq_cst
+ * store: the only write, and to its own line) and loads the pointer
+ * (seq_cst); leaving, it stores 0 (release). The writer swaps the pointer
+ * (seq_cst), advances the epoch to e, and waits until every slot is 0 or
+ * >= e. Why that is enough: a reader whose slot the writer read as 0 made
+ * its store after that read in the single seq_cst order, so its pointer
+ * load, later still, sees the new pointer; a reader whose slot holds
+ * >= e loaded the epoch after the writer advanced it (acquire), so it
+ * also sees the new pointer; a reader with an older epoch may hold the
+ * old object and is waited for until its release store of 0, which then
+ * happens-before the writer's reuse. Every edge is an atomic operation
+ * (no standalone fence), so ThreadSanitizer sees them all.
+ *
+ * Contract: reader r (0 <= r < readers) is one thread at a time; read
+ * sections do not nest; between begin and end a reader may use the
+ * object returned by begin and nothing else it got from this domain.
+ * One writer at a time (callers serialize writers). Readers never block
+ * and never wait; the writer's grace period waits for readers that are
+ * inside a section which began before the swap (spin, then sched_yield,
+ * so a preempted reader gets its CPU back).
+ */
+struct lat_mem_rcu_slot {
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t epoch; /* 0 = quiescent */
+};
+
+struct lat_mem_rcu {
+	_Alignas(LAT_PAD_BYTES) _Atomic(void *) ptr;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t epoch; /* starts at 1 */
+	uint64_t grace_waits;    /* writer only: readers waited for */
+	int readers;
+	struct lat_mem_rcu_slot *slot; /* @readers slots, owned */
+};
+
+/*
+ * Initialise @r for @readers (1..4096) readers with @initial as the
+ * published object (may be NULL). Allocates the slots. Returns 0,
+ * -EINVAL or -ENOMEM (then @r is zeroed).
+ */
+int lat_mem_rcu_init(struct lat_mem_rcu *r, int readers, void *initial);
+
+/* Free the slots and zero @r. The published object stays the caller's. */
+void lat_mem_rcu_destroy(struct lat_mem_rcu *r);
+
+/*
+ * Enter a read section as reader @reader; returns the published object,
+ * valid until lat_mem_rcu_read_end(). Inline; one store to the reader's
+ * own line, two loads; no allocation, syscall or lock.
+ */
+LAT_INLINE void *lat_mem_rcu_read_begin(struct lat_mem_rcu *r, int reader)
+{
+	/* acquire pairs with the writer's seq_cst epoch advance in
+	 * lat_mem_rcu_synchronize: seeing it means seeing the swap */
+	uint64_t e = atomic_load_explicit(&r->epoch, memory_order_acquire);
+
+	/* seq_cst store then seq_cst load: against the writer's seq_cst
+	 * swap and slot read (the store-buffering pattern; see above) */
+	atomic_store_explicit(&r->slot[reader].epoch, e, memory_order_seq_cst);
+	return atomic_load_explicit(&r->ptr, memory_order_seq_cst);
+}
+
+/* Leave the read section. Inline; one release store to the own line. */
+LAT_INLINE void lat_mem_rcu_read_end(struct lat_mem_rcu *r, int reader)
+{
+	/* release pairs with the writer's load of this slot: everything
+	 * this reader read happens-before the old object's reuse */
+	atomic_store_explicit(&r->slot[reader].epoch, 0, memory_order_release);
+}
+
+/*
+ * Publish @next and return the previous object, which readers may still
+ * be using: pass it to lat_mem_rcu_synchronize() before reusing it.
+ */
+void *lat_mem_rcu_publish(struct lat_mem_rcu *r, void *next);
+
+/*
+ * Wait for a grace period: every read section that began before this
+ * call has ended. After it, an object replaced by lat_mem_rcu_publish()
+ * before the call is no longer read. Writer only; blocks (spin, then
+ * sched_yield) while a reader is inside an old section; no allocation.
+ */
+void lat_mem_rcu_synchronize(struct lat_mem_rcu *r);
+
+/* ------------------------------------------------------------------ */
+/* Read-mostly                                                         */
+
+enum lat_mem_rm_kind {
+	LAT_MEM_RM_RWLOCK,    /* pthread_rwlock (writer-preferring) */
+	LAT_MEM_RM_RCU,       /* lat_mem_rcu pointer swap */
+	LAT_MEM_RM_SHARDED,   /* 64 padded mutexes, one per reader shard;
+			       * the writer takes all 64 */
+};
+
+#define LAT_MEM_RM_SHARDS 64
+#define LAT_MEM_RM_TABLE 16        /* entries in the table */
+#define LAT_MEM_RM_MAX_READERS 256
+
+/* "rwlock", "rcu", "sharded". */
+const char *lat_mem_rm_kind_name(enum lat_mem_rm_kind k);
+
+struct lat_mem_rm_cfg {
+	enum lat_mem_rm_kind kind;
+	int readers;             /* 1..LAT_MEM_RM_MAX_READERS */
+	const int *cpus;         /* readers are pinned round-robin here */
+	int n_cpus;              /* >= 1 */
+	double duration_ns;      /* how long the readers read */
+	double write_interval_ns;/* the writer sleeps this long between
+				  * updates (it is a read-mostly table) */
+};
+
+struct lat_mem_rm_result {
+	uint64_t reads;          /* every reader's lookups, all timed */
+	uint64_t writes;         /* table updates */
+	uint64_t torn;           /* lookups that saw a half-written table:
+				  * must be 0 for every kind */
+	double elapsed_ns;
+	double reads_per_s;
+	double writes_per_s;
+};
+
+/*
+ * Run one read-mostly configuration: cfg->readers threads each looking
+ * up the table (one entry per lookup, and a check that the table's
+ * entries all carry one version) as fast as they can, every lookup timed
+ * and added to @read_cycles; one unpinned writer updating every entry to
+ * a new version every write_interval_ns, each update (lock wait, or copy,
+ * swap and grace period) timed into @write_cycles. Both histograms are
+ * caller-initialized (cycles) and may be NULL. Returns 0, -EINVAL,
+ * -ENOMEM, or the -errno of thread creation or pinning.
+ */
+int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
+		   struct lat_hist *read_cycles, struct lat_hist *write_cycles,
+		   struct lat_mem_rm_result *out);
+
+#endif

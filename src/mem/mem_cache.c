@@ -1,0 +1,144 @@
+/*
+ * lat_mem caches: what sysfs says about one CPU's data caches, and how
+ * much memory is free. Tolerant of missing files (a VM may expose no
+ * cache directory at all); strict about a size that does not parse.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/mem.h"
+#include "latlab/topo.h"
+
+#define SYSFS_CPU "/sys/devices/system/cpu"
+
+/* First line of <dir>/<name> into @buf without the newline; 0 or -ENOENT. */
+static int read_line(const char *dir, const char *name, char *buf,
+		     size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENOENT;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* "32K", "1024K", "32M", "512" (bytes). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -LAT_EFORMAT;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -LAT_EFORMAT;
+	switch (*end) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end || v == 0)
+		return -LAT_EFORMAT;
+	*out = v;
+	return 0;
+}
+
+static int cmp_cache(const void *a, const void *b)
+{
+	const struct lat_mem_cache *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->level - y->level;
+}
+
+int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
+			int cpu)
+{
+	bool set[LAT_TOPO_MAX_CPUS]; /* 1 KiB */
+	const char *root = sysfs_root ? sysfs_root : SYSFS_CPU;
+	char dir[400], buf[256];
+
+	if (!c || cpu < 0 || cpu >= LAT_TOPO_MAX_CPUS)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < 32 && c->n < LAT_MEM_MAX_CACHES; i++) {
+		struct lat_mem_cache *k = &c->c[c->n];
+		int rc;
+
+		snprintf(dir, sizeof(dir), "%s/cpu%d/cache/index%d", root, cpu,
+			 i);
+		if (read_line(dir, "level", buf, sizeof(buf)))
+			continue; /* indices may have holes */
+		k->level = atoi(buf);
+		if (read_line(dir, "type", k->type, sizeof(k->type)) ||
+		    !strcmp(k->type, "Instruction"))
+			continue;
+		if (read_line(dir, "size", buf, sizeof(buf)))
+			continue;
+		rc = parse_size(buf, &k->size);
+		if (rc)
+			return rc;
+		if (!read_line(dir, "coherency_line_size", buf, sizeof(buf)))
+			k->line = atoi(buf);
+		if (!read_line(dir, "shared_cpu_list", buf, sizeof(buf))) {
+			rc = lat_topo_list_parse(buf, set);
+			k->shared_cpus = rc > 0 ? rc : 0;
+		}
+		c->n++;
+	}
+	qsort(c->c, (size_t)c->n, sizeof(c->c[0]), cmp_cache);
+	return 0;
+}
+
+uint64_t lat_mem_caches_llc(const struct lat_mem_caches *c)
+{
+	return c->n ? c->c[c->n - 1].size : 0;
+}
+
+const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i)
+{
+	static const char *const names[] = { "L?", "L1d", "L2", "L3", "L4",
+					     "L5" };
+	int level;
+
+	if (!c || i < 0 || i >= c->n)
+		return "L?";
+	level = c->c[i].level;
+	if (level == 1 && strcmp(c->c[i].type, "Data"))
+		return "L1";
+	return level >= 1 && level <= 5 ? names[level] : "L?";
+}
+
+uint64_t lat_mem_available(const char *proc_root)
+{
+	char path[256], line[256];
+	unsigned long long kb;
+	uint64_t out = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meminfo",
+		 proc_root ? proc_root : "/proc");
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			out = (uint64_t)kb * 1024;
+			break;
+		}
+	fclose(f);
+	return out;
+}

@@ -1,0 +1,122 @@
+# Description: 'latlab mem': the quick chase reports every size with
+# consistent percentiles, plateaus named against the caches and a verdict;
+# the contention experiments report exact counts and no torn reads, in
+# JSON and for people; Ctrl-C prints what finished and exits 130; bad
+# input exits 2 with one line. Nothing here asserts a timing.
+. "$(dirname "$0")/t_lib.sh"
+
+expect_exit 0 "$LATLAB" mem chase --quick --json --svg "$T_TMP/chase.svg"
+cp "$T_TMP/out" "$T_TMP/chase.json"
+json_has "$T_TMP/chase.json" machine.caches machine.cycles_per_ns \
+	chase.points.0.random.p50_ns chase.points.0.sequential.p50_ns \
+	chase.plateaus.0.name chase.verdict chase.counter_cycles_per_ns \
+	interrupted wall_s
+python3 - "$T_TMP/chase.json" <<'PY' || fail "chase JSON is inconsistent"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["chase"]
+pts = c["points"]
+# 4 KiB .. 2 MiB at 4 steps per doubling: 9 doublings
+assert len(pts) == 37, len(pts)
+assert pts[0]["bytes"] == 4096 and pts[-1]["bytes"] == 2 << 20
+for a, b in zip(pts, pts[1:]):
+    assert b["bytes"] > a["bytes"]
+for p in pts:
+    for v in ("random", "sequential"):
+        f = p[v]
+        assert 0 < f["min_ns"] <= f["p50_ns"] <= f["p90_ns"] <= f["p99_ns"] <= f["max_ns"], p
+        assert f["loads"] == c["samples"] * c["loads_per_sample"]
+        assert f["over_range"] == 0
+    assert "random_huge" not in p
+assert c["complete"] and not d["interrupted"]
+pl = c["plateaus"]
+assert pl and pl[0]["name"] == "L1d" and pl[0]["first_bytes"] == 4096
+assert all(a["last_bytes"] < b["first_bytes"] for a, b in zip(pl, pl[1:]))
+assert c["verdict"].startswith("%d plateau" % len(pl))
+for p in pl:  # each plateau's level is the median of its sizes' minima
+    mins = sorted(q["random"]["min_ns"] for q in pts
+                  if p["first_bytes"] <= q["bytes"] <= p["last_bytes"])
+    assert mins[0] <= p["level_ns"] <= mins[-1], p
+PY
+python3 -c "import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])" \
+	"$T_TMP/chase.svg" || fail "the chase SVG is not well-formed XML"
+
+# --hugepages adds a variant and says what the kernel gave.
+expect_exit 0 "$LATLAB" mem chase --quick --hugepages --max-size 256K --json
+python3 - "$T_TMP/out" <<'PY' || fail "hugepages JSON"
+import json, sys
+c = json.load(open(sys.argv[1]))["chase"]
+assert c["huge_pages"] in ("MAP_HUGETLB", "transparent huge pages (madvise)", "base pages")
+assert all("random_huge" in p for p in c["points"])
+PY
+
+# The contention experiments, at normal priority and short.
+expect_exit 0 "$LATLAB" mem c2c false-sharing read-mostly --quick --no-rt \
+	--rounds 1 --threads 1,2 --json
+cp "$T_TMP/out" "$T_TMP/contend.json"
+json_has "$T_TMP/contend.json" c2c.verdict false_sharing.rows.0.p50_ns \
+	false_sharing.verdict read_mostly.rows.0.read_p99_ns read_mostly.verdict
+python3 - "$T_TMP/contend.json" <<'PY' || fail "contention JSON is inconsistent"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = len(d["machine"]["cpus"])
+assert len(d["c2c"]["pairs"]) == n * (n - 1) // 2
+assert d["c2c"]["fifo_runs"] == 0
+fs = d["false_sharing"]["rows"]
+assert len(fs) == (6 if n >= 2 else 3), len(fs)
+for r in fs:
+    assert r["exact"], r
+    assert r["offset_bytes"] in (8, 64, 128)
+    assert r["fifo_runs"] == 0
+rm = d["read_mostly"]["rows"]
+assert len(rm) == 6
+for r in rm:
+    assert r["torn"] == 0, r
+    assert r["reads"] > 0
+    assert r["read_p50_ns"] <= r["read_p99_ns"] <= r["read_p999_ns"]
+    assert r["oversubscribed"] == (r["readers"] > n)
+assert {r["kind"] for r in rm} == {"rwlock", "rcu", "sharded"}
+PY
+
+# People get tables with units and a verdict line per experiment.
+expect_exit 0 "$LATLAB" mem false-sharing read-mostly --quick --no-rt \
+	--rounds 1 --threads 2
+grep -q 'same line (8 B apart)' "$T_TMP/out" || fail "no same-line row"
+grep -q 'rwlock/rcu p99 ratio' "$T_TMP/out" || fail "no rwlock/rcu ratio"
+[ "$(grep -c '^  -> ' "$T_TMP/out")" -ge 2 ] || fail "a verdict line is missing"
+grep -q '^wall time ' "$T_TMP/out" || fail "no wall time"
+
+# Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
+interrupt() { # output file, then latlab mem arguments
+	local out=$1 pid rc; shift
+	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
+	pid=$!
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 130 ] || fail "interrupted 'mem $*' exited $rc, expected 130"
+}
+interrupt "$T_TMP/int.json" chase --samples 3000 --json
+python3 - "$T_TMP/int.json" <<'PY' || fail "interrupted JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interrupted"] is True and d["chase"]["complete"] is False
+PY
+interrupt "$T_TMP/int.txt" chase --samples 3000
+grep -q '^interrupted: ' "$T_TMP/int.txt" || fail "no 'interrupted' line"
+
+expect_exit 0 "$LATLAB" mem --help
+grep -q 'EXAMPLES' "$T_TMP/out" || fail "--help has no EXAMPLES"
+
+usable=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+for bad in "--min-size 32" "--min-size 0" "--max-size 1023G" \
+	   "--max-size 2P" "--min-size 1M --max-size 64K" \
+	   "--cpus $((usable + 1))" "--cpus 5000" "--cpus x" \
+	   "--threads 0" "--threads 1,0" "--threads x" "--steps 0" \
+	   "--rounds 0" "--duration 5" "--frobnicate" "bogus" "--svg"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$LATLAB" mem $bad
+	expect_one_line_error
+done
+done_
