@@ -97,7 +97,8 @@ struct lat_doctor_facts {
 	struct lat_clock_info clock;
 	char clocksources[128];     /* available_clocksource */
 	bool tsc_raw_measured;
-	double tsc_raw_ppm;         /* ratio change between two windows */
+	double tsc_raw_ppm;         /* |drift| over the window's second half
+				     * with the ratio fitted over its first */
 	double tsc_raw_noise_ppm;   /* what the brackets allow */
 	double tsc_raw_seconds;
 	double cycles_per_ns;
@@ -119,6 +120,8 @@ struct lat_doctor_facts {
 		bool disabled;
 	} idle[LAT_DOCTOR_MAX_IDLE];
 	bool cpuidle_present;
+	int idle_cpu;               /* the hot CPU whose states are kept: the
+				     * one with the slowest enabled state */
 	int n_irqs;                 /* device IRQs allowed on a hot CPU that
 				     * fired there */
 	struct lat_doctor_irq irq[LAT_DOCTOR_MAX_IRQS]; /* busiest first */
