@@ -148,7 +148,9 @@ struct lat_doctor_facts {
 	bool cg_stat_known;
 	struct lat_cgroup_cpu_stat cg_stat;
 	char cpuset[128];           /* effective CPUs of its cpuset, "" */
-	bool cg_writable;           /* a child group could be made here */
+	bool cg_writable;           /* the quota experiment's child could be
+				     * made (lat_cgroup_quota_ready) */
+	struct lat_cgroup cg_child_parent; /* where it would go */
 
 	/* memory */
 	char thp[16];               /* "always", "madvise", "never", "" */

@@ -692,10 +692,11 @@ static void judge_latlab(const struct lat_doctor_facts *x,
 			? "no cpu cgroup controller is mounted" : x->why_cg);
 	else if (!x->cg_writable)
 		say(f, LAT_DOCTOR_INFO, "no: %s is not writable by this user "
-		    "(needs root)", x->cg.dir);
+		    "(needs root)", x->cg_child_parent.dir);
 	else
 		say(f, LAT_DOCTOR_INFO, "yes: latlab pipeline --cpu-quota "
-		    "<pct> runs in a child of %s (%s)", x->cg.path,
+		    "<pct> runs in a child of %s (%s)",
+		    x->cg_child_parent.path,
 		    lat_cgroup_version_name(x->cg.version));
 }
 
