@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "profile.h"
 #include "out_file.h"
 #include "latlab/cgroup.h"
 #include "latlab/flight.h"
@@ -69,6 +70,9 @@ static const char usage[] =
 "  --svg <file>         latency by percentile, one line per delta and\n"
 "                       e2e (x: percentile, log 1/(1-p); y: log)\n"
 "  --no-stamps          only t0 and the final stamp (overhead baseline)\n"
+"  --profile <dir>      on- and off-CPU flame graphs of the run, one root\n"
+"                       frame per thread (see latlab profile): <dir>/\n"
+"                       oncpu.svg, offcpu.svg and their .folded stacks\n"
 "\n"
 "counters and flight recorder:\n"
 "  --no-counters        skip the per-hot-thread counters (task-clock,\n"
@@ -109,6 +113,7 @@ static const char usage[] =
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
 "  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
 "  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
+"  latlab pipeline --profile prof         # where each thread's time goes\n"
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
 "  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
 "  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
@@ -124,6 +129,7 @@ enum {
 	OPT_SVG,
 	OPT_WORK_DIST,
 	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
+	OPT_PROFILE,
 };
 
 static const struct option options[] = {
@@ -145,6 +151,7 @@ static const struct option options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "hgrm", required_argument, NULL, OPT_HGRM },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "no-stamps", no_argument, NULL, OPT_NO_STAMPS },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
@@ -165,6 +172,7 @@ struct args {
 	bool events_set, wait_set, json;
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out, *svg;
+	const char *profile_dir;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
 	bool quota_set, period_set, burst_set;
@@ -269,6 +277,9 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_SVG:
 		a->svg = optarg;
+		break;
+	case OPT_PROFILE:
+		a->profile_dir = optarg;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -636,6 +647,7 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 static int pipeline_main(int argc, char **argv)
 {
 	static struct lat_instr in; /* perf state per hot thread: large */
+	struct lat_prof_self *prof = NULL;
 	FILE *flight = NULL;
 	struct args a = { .events_set = false };
 	struct lat_pipe_result r;
@@ -652,6 +664,8 @@ static int pipeline_main(int argc, char **argv)
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
 		check_hgrm_dir(a.hgrm_dir);
+	if (a.profile_dir)
+		cli_profile_dir_check(CMD, a.profile_dir);
 	if (a.svg)
 		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
 				      a.hlog_path, a.flight_out }, 2,
@@ -671,7 +685,11 @@ static int pipeline_main(int argc, char **argv)
 	cli_catch_stop_signals();
 	w.cfg = &a.cfg;
 	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
+	if (a.profile_dir)
+		prof = cli_profile_self_begin(CMD, a.profile_dir);
 	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
+	if (prof) /* before the report: the profile is of the run alone */
+		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
 	if (w.shown)
 		fprintf(stderr, "\r%79s\r", "");
 	if (rc && !r.n_deltas)

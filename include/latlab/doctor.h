@@ -166,6 +166,8 @@ struct lat_doctor_facts {
 	enum lat_perf_source counter_src[LAT_PERF_NCOUNTERS];
 	char counter_why[LAT_PERF_NCOUNTERS][LAT_PERF_REASON_LEN];
 	bool have_bpf_build;        /* built with libbpf */
+	int bpf_probe;              /* bpf(BPF_MAP_CREATE) of a tiny array:
+				     * 0 works, -errno refused, 1 not tried */
 	int hot_threads;
 
 	/* why a fact is unknown: "could not read <file>: <reason>", or "" */

@@ -301,4 +301,39 @@ const char *lat_prof_symbols_note(void);
 /* Close everything and free. NULL is fine. */
 void lat_prof_free(struct lat_prof *p);
 
+/* ------------------------------------------------------------------ */
+/* Profiling this process                                              */
+/* ------------------------------------------------------------------ */
+
+struct lat_prof_self;
+
+/*
+ * Profile this process (every thread, and the ones it starts) from now
+ * on: create, attach to getpid(), start, and a reader thread
+ * ("prof-reader", itself in the profile) that drains the rings every
+ * 50 ms so the caller's threads never have to. Signals are blocked in the
+ * reader. On failure returns the error of the step that failed and, when
+ * @why is not NULL, the reason in it ("" if none). Name threads before
+ * this call (pthread_setname_np) or with lat_prof_name_thread.
+ */
+int lat_prof_self_begin(const struct lat_prof_config *cfg,
+			struct lat_prof_self **out, char *why, size_t len);
+
+/*
+ * Stop the reader and the sampling; *@out receives the profiler (fold
+ * it, read its stats, lat_prof_free it). @s is freed. Returns 0 or the
+ * first sampling error (the profile up to it is still in *@out).
+ */
+int lat_prof_self_end(struct lat_prof_self *s, struct lat_prof **out);
+
+/*
+ * Write the profile into directory @dir: oncpu.folded and oncpu.svg,
+ * and, when off-CPU time was traced, offcpu.folded and offcpu.svg (an
+ * empty profile gets its folded file and no graph). @what heads the
+ * graphs' subtitles ("latlab pipeline, 2000000 events"). Returns 0,
+ * -ENOTDIR, or the first write error.
+ */
+int lat_prof_write_dir(struct lat_prof *p, const char *dir,
+		       const char *what);
+
 #endif

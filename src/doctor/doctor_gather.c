@@ -234,8 +234,11 @@ int lat_doctor_gather(struct lat_doctor_facts *f,
 	doctor_read_memory(f, root);
 	doctor_read_privileges(f, root);
 	f->have_bpf_build = LATLAB_HAVE_BPF;
-	if (o->probe)
+	f->bpf_probe = 1;
+	if (o->probe) {
 		doctor_probe_counters(f);
+		doctor_probe_bpf(f);
+	}
 	if (o->clock_ms)
 		measure_clock(f, o->clock_ms);
 	if (have_t0) {

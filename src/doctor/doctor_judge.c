@@ -645,12 +645,18 @@ static void judge_latlab(const struct lat_doctor_facts *x,
 		    "rebuild)");
 	else if (!x->btf)
 		say(f, LAT_DOCTOR_INFO, "no: the kernel has no BTF");
+	else if (x->bpf_probe < 0)
+		say(f, LAT_DOCTOR_INFO, "no: bpf() refused a one-entry map "
+		    "(%s): needs root or CAP_BPF and CAP_PERFMON",
+		    lat_strerror(x->bpf_probe));
 	else if (!bpf_caps)
 		say(f, LAT_DOCTOR_INFO, "no: needs root or CAP_BPF and "
 		    "CAP_PERFMON");
 	else
-		say(f, LAT_DOCTOR_INFO, "yes: tp_btf scheduler tracepoints, "
-		    "BTF present, %s", root ? "root" : "CAP_BPF+CAP_PERFMON");
+		say(f, LAT_DOCTOR_INFO, "yes: bpf() works here (%s), BTF "
+		    "present, built with libbpf%s", root ? "root"
+						       : "CAP_BPF+CAP_PERFMON",
+		    x->bpf_probe == 1 ? " (bpf() not probed)" : "");
 
 	f = add(r, "latlab", "latlab.placement", "pipeline placement");
 	if (x->place_err) {

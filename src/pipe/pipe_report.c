@@ -154,6 +154,9 @@ static void json_config(struct lat_json *j, const struct lat_pipe_config *c)
 		lat_json_double(j, "stall_ns", c->stall_ns);
 	}
 	lat_json_double(j, "interval_s", c->interval_s);
+	lat_json_double(j, "cpu_quota", c->cpu_quota);
+	lat_json_uint(j, "cpu_period_us", c->cpu_period_us);
+	lat_json_int(j, "burst_threads", c->burst_threads);
 	lat_json_obj_end(j);
 }
 

@@ -111,8 +111,13 @@ static int setup_rings(struct lat_pipe *p)
 	return 0;
 }
 
+/*
+ * Start a thread named @name ("producer", "stage1", "consumer", ...): the
+ * name is the comm that profilers, top and perf show, and the root frame
+ * of each thread in `latlab pipeline --profile`.
+ */
 static int create(struct lat_pipe *p, pthread_t *tid, void *(*fn)(void *),
-		  void *arg)
+		  void *arg, const char *name)
 {
 	sigset_t block, old;
 	int rc;
@@ -124,6 +129,8 @@ static int create(struct lat_pipe *p, pthread_t *tid, void *(*fn)(void *),
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rc = -pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc)
+		(void)pthread_setname_np(*tid, name); /* cosmetic if it fails */
 	(void)p;
 	return rc;
 }
@@ -133,6 +140,7 @@ static int start_hot_threads(struct lat_pipe *p)
 	for (int i = 0; i < p->n_hot; i++) {
 		struct pipe_hot *h = &p->hot[i];
 		void *(*fn)(void *) = pipe_stage_main;
+		char name[16];
 		int rc;
 
 		h->p = p;
@@ -146,7 +154,13 @@ static int start_hot_threads(struct lat_pipe *p)
 			h->role = LAT_PIPE_CONSUMER;
 			fn = pipe_consumer_main;
 		}
-		rc = create(p, &h->tid, fn, h);
+		if (h->role == LAT_PIPE_STAGE)
+			snprintf(name, sizeof(name), "stage%d", i);
+		else
+			snprintf(name, sizeof(name), "%s",
+				 h->role == LAT_PIPE_PRODUCER ? "producer"
+							      : "consumer");
+		rc = create(p, &h->tid, fn, h, name);
 		if (rc)
 			return rc;
 		h->created = true;
@@ -172,13 +186,16 @@ static int start_line(struct lat_pipe *p)
 
 static int start_cold_threads(struct lat_pipe *p)
 {
-	int rc = create(p, &p->agg_tid, pipe_agg_main, p);
+	int rc = create(p, &p->agg_tid, pipe_agg_main, p, "aggregator");
 
 	if (rc)
 		return rc;
 	p->agg_created = true;
 	for (int i = 0; i < p->cfg.burst_threads; i++) {
-		rc = create(p, &p->burst_tid[i], pipe_burst_main, p);
+		char name[16];
+
+		snprintf(name, sizeof(name), "burst%d", i + 1);
+		rc = create(p, &p->burst_tid[i], pipe_burst_main, p, name);
 		if (rc)
 			return rc;
 		p->n_burst++;
@@ -190,7 +207,7 @@ static int start_cold_threads(struct lat_pipe *p)
 	if (!p->noise_buf)
 		return -ENOMEM;
 	memset(p->noise_buf, 1, p->noise_len); /* fault it in now */
-	rc = create(p, &p->noise_tid, pipe_noise_main, p);
+	rc = create(p, &p->noise_tid, pipe_noise_main, p, "noise");
 	p->noise_created = !rc;
 	return rc;
 }
