@@ -17,6 +17,9 @@
 #include "latlab/fmt.h"
 
 #define CMD "knee"
+/* Above this a point of a few thousand events takes minutes, and the
+ * work calibration alone (hundreds of timed calls) seconds per run. */
+#define KNEE_MAX_WORK_NS 10e6
 
 static const char usage[] =
 "latlab knee: the saturation knee of the real pipeline, beside Kingman and\n"
@@ -32,8 +35,8 @@ static const char usage[] =
 "First the wake-up floor is measured (the p50 time for the idle stage to\n"
 "pick an event up); the mean service time tau must be at least 20 times\n"
 "that, or the queue measured is the wake-up, not the work. Then a run at\n"
-"saturation measures tau (work + per-event overhead), and each point runs\n"
-"at rate rho / tau: achieved rho (busy / wall), c_a (send gaps), c_s\n"
+"half the nominal capacity measures tau (work + per-event overhead), and\n"
+"each point runs at rate rho / tau: achieved rho (busy / wall), c_a (send gaps), c_s\n"
 "(service times), the wait W_q before stage 1 (mean with a 95% interval,\n"
 "p50, p99, p99.9) and e2e. Beside each: Kingman from the measured c_a, c_s,\n"
 "tau; Pollaczek-Khinchine (M/G/1, with Poisson arrivals); the simulator fed\n"
@@ -43,8 +46,8 @@ static const char usage[] =
 "options:\n"
 "  --points <n>         utilizations 0.3 to 0.95, evenly (default 14)\n"
 "  --rho-list <list>    these utilizations instead, increasing, each in (0,1)\n"
-"  --work-ns <time>     mean work of stage 1 (default 20 x the wake-up\n"
-"                       floor, at least 20us, rounded up to 10us)\n"
+"  --work-ns <time>     mean work of stage 1, 1us..10ms (default 20 x the\n"
+"                       wake-up floor, at least 20us, rounded up to 10us)\n"
 "  --work-dist <list>   its distribution: det, exp, lognormal:<cv>,\n"
 "                       bimodal:<p>:<slow time>; a comma list sweeps each\n"
 "                       (up to 4) and compares their waits (default det)\n"
@@ -57,6 +60,11 @@ static const char usage[] =
 "                       Kingman and simulator curves, the knees\n"
 "  --hlog-dir <dir>     one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog\n"
 "  --force              run even when tau is below 20 x the floor (warns)\n"
+"  --nice <n>           nice value of stage 1's and the producer's threads,\n"
+"                       and of this session's scheduler autogroup while\n"
+"                       the sweep runs (default -20; 0 leaves them): on a\n"
+"                       shared machine their CPU share then does not\n"
+"                       shrink with each neighbour (both sleep when idle)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
@@ -73,7 +81,7 @@ static const char usage[] =
 enum {
 	OPT_POINTS = 256, OPT_RHO_LIST, OPT_WORK, OPT_WORK_DIST,
 	OPT_POINT_TIME, OPT_ARRIVALS, OPT_SEED, OPT_CUSTOMERS, OPT_SLOPE,
-	OPT_SVG, OPT_HLOG_DIR, OPT_FORCE, OPT_JSON,
+	OPT_SVG, OPT_HLOG_DIR, OPT_FORCE, OPT_JSON, OPT_NICE,
 };
 
 static const struct option options[] = {
@@ -90,6 +98,7 @@ static const struct option options[] = {
 	{ "hlog-dir", required_argument, NULL, OPT_HLOG_DIR },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "nice", required_argument, NULL, OPT_NICE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -175,7 +184,7 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 		break;
 	case OPT_WORK:
 		o->base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
-						  0, 1e9);
+						  0, KNEE_MAX_WORK_NS);
 		/* 20 x a wake-up floor is microseconds on any machine (a
 		 * hand-off between cores alone costs 50-250 ns) */
 		if (o->base.work_ns < 1000)
@@ -226,6 +235,13 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 	case OPT_JSON:
 		o->json = true;
 		break;
+	case OPT_NICE:
+		o->kp.stage_nice = (int)cli_double(CMD, "--nice", optarg, -20,
+						   19);
+		if (o->kp.stage_nice != atof(optarg))
+			cli_usage_error(CMD, "--nice must be a whole number "
+					"from -20 to 19, not '%s'", optarg);
+		break;
 	}
 }
 
@@ -240,6 +256,7 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	o->base.work_ns = 0;
 	lat_knee_config_init(&o->kc);
 	o->n_dists = 1; /* det */
+	o->kp.stage_nice = -20;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
@@ -285,6 +302,11 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 }
 
 /* The wake-up floor and, by it, the work time; refuse a tau too short. */
+static char *ns_(char *b, double v)
+{
+	return lat_fmt_ns(b, LAT_FMT_LEN, v);
+}
+
 static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 {
 	char f[LAT_FMT_LEN], w[LAT_FMT_LEN], m[LAT_FMT_LEN];
@@ -300,6 +322,13 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 		cli_fail(CMD, "measuring the wake-up floor: %s",
 			 lat_strerror(rc));
 	need = LAT_KNEE_FLOOR_FACTOR * o->floor_ns;
+	if (!o->work_set && need > KNEE_MAX_WORK_NS)
+		cli_usage_error(CMD, "the wake-up floor is %s here (load "
+				"average %.1f): tau would have to be at least "
+				"%s, over the 10 ms a sweep can afford; try "
+				"when the machine is quieter, or give "
+				"--work-ns and --force", ns_(f, o->floor_ns),
+				o->kp.last.loadavg, ns_(m, need));
 	if (!o->work_set) {
 		o->base.work_ns = ceil(fmax(need, 20000) / 10000) * 10000;
 		for (int i = 0; i < o->n_dists; i++)
@@ -312,6 +341,9 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 							   o->base.work_ns),
 						why);
 	}
+	if (!o->json)
+		fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
+			"%s\n", ns_(f, o->floor_ns), ns_(w, o->base.work_ns));
 	if (o->base.work_ns >= need)
 		return;
 	lat_fmt_ns(f, sizeof(f), o->floor_ns);
@@ -332,8 +364,10 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
 		     struct knee_run *run)
 {
-	double rate = 4e9 / o->base.work_ns;
-	uint64_t events = (uint64_t)fmax(2000, 0.5e9 / o->base.work_ns);
+	/* half the nominal capacity, for a second (at least 500 events) */
+	double rate = 0.5e9 / o->base.work_ns;
+	uint64_t events = (uint64_t)fmax(500, rate);
+	char t[LAT_FMT_LEN];
 	int rc;
 
 	o->kp.base.work_dist = run->dist;
@@ -342,11 +376,22 @@ static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
 		return rc;
 	run->started = true;
 	run->work_cv = o->kp.last.work_table.cv;
+	if (!o->json)
+		fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
+			knee_dist_name(&run->dist),
+			lat_fmt_ns(t, sizeof(t), run->tau_ns));
 	o->kc.tau_ns = run->tau_ns;
 	rc = lat_knee_sweep_run(&o->kc, r, &run->sweep, on_point, o);
 	if (!rc && run->sweep.interrupted)
 		rc = 1;
 	return rc;
+}
+
+static int autogroup_old;
+
+static void restore_autogroup(void)
+{
+	(void)lat_knee_autogroup_restore(autogroup_old);
 }
 
 static int knee_main(int argc, char **argv)
@@ -362,10 +407,21 @@ static int knee_main(int argc, char **argv)
 			 lat_strerror(rc));
 	o.kp.base = o.base;
 	o.kp.hlog_dir = o.hlog_dir;
+	/* kp.stage_nice was set by parse */
 	o.kp.stop = stop_on_signal;
 	o.kp.stop_ctx = &o;
 	lat_knee_pipe_runner(&o.kp, &r);
 	cli_catch_stop_signals();
+	if (o.kp.stage_nice) {
+		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
+							    &o.autogroup_old);
+		/* every way out (a refusal after the floor, a failure)
+		 * gives the session its weight back */
+		if (!o.autogroup_error) {
+			autogroup_old = o.autogroup_old;
+			atexit(restore_autogroup);
+		}
+	}
 	floor_and_work(&o, &r);
 	o.kp.base.work_ns = o.base.work_ns;
 	for (int i = 0; i < o.n_dists && !o.sig && !rc; i++) {

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "profile.h"
 #include "out_file.h"
+#include "latlab/cgroup.h"
 #include "latlab/flight.h"
 #include "latlab/fmt.h"
 #include "latlab/instr.h"
@@ -68,6 +70,9 @@ static const char usage[] =
 "  --svg <file>         latency by percentile, one line per delta and\n"
 "                       e2e (x: percentile, log 1/(1-p); y: log)\n"
 "  --no-stamps          only t0 and the final stamp (overhead baseline)\n"
+"  --profile <dir>      on- and off-CPU flame graphs of the run, one root\n"
+"                       frame per thread (see latlab profile): <dir>/\n"
+"                       oncpu.svg, offcpu.svg and their .folded stacks\n"
 "\n"
 "counters and flight recorder:\n"
 "  --no-counters        skip the per-hot-thread counters (task-clock,\n"
@@ -85,6 +90,19 @@ static const char usage[] =
 "                       cache line (default: 128 bytes apart)\n"
 "  --noise              a thread streaming over 64 MiB beside the pipeline\n"
 "  --stall-at <seq>:<time>  stage 1 busy-waits <time> on event <seq>\n"
+"  --cpu-quota <pct>    run in a child cgroup allowed <pct> of one CPU per\n"
+"                       period (CFS bandwidth: cpu.max or\n"
+"                       cpu.cfs_quota_us; needs root); reports periods,\n"
+"                       throttled periods and time, and the fingerprint:\n"
+"                       freezes of up to period - quota, once a period\n"
+"  --cpu-period <time>  its period, 1ms..1s (default 100ms)\n"
+"  --burst-threads <n>  n threads in the group each spinning a quarter of\n"
+"                       every period: a pool bursting past the quota\n"
+"\n"
+"Every run ends with a USE audit: for each hot CPU, ring, the aggregator,\n"
+"its sample ring and the process's memory, utilization, saturation\n"
+"(run-queue delay, ring depth sampled about every ms, producer lateness)\n"
+"and errors (drops, over-range values, clock backwards, throttling).\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
 "SIGINT/SIGTERM (partial results are printed and files are complete).\n"
@@ -95,10 +113,12 @@ static const char usage[] =
 "  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
 "  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
 "  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
+"  latlab pipeline --profile prof         # where each thread's time goes\n"
 "  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
 "  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
 "  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
-"                                         # one slow work1, then a backlog\n";
+"                                         # one slow work1, then a backlog\n"
+"  latlab pipeline --cpu-quota 20 --events 100000  # CFS throttling\n";
 
 enum {
 	OPT_EVENTS = 256, OPT_DURATION, OPT_RATE, OPT_ARRIVALS, OPT_SEED,
@@ -108,6 +128,8 @@ enum {
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
 	OPT_SVG,
 	OPT_WORK_DIST,
+	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
+	OPT_PROFILE,
 };
 
 static const struct option options[] = {
@@ -129,6 +151,7 @@ static const struct option options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "hgrm", required_argument, NULL, OPT_HGRM },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "no-stamps", no_argument, NULL, OPT_NO_STAMPS },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
@@ -138,6 +161,9 @@ static const struct option options[] = {
 	{ "freeze-above", required_argument, NULL, OPT_FREEZE_ABOVE },
 	{ "flight-post", required_argument, NULL, OPT_FLIGHT_POST },
 	{ "flight-out", required_argument, NULL, OPT_FLIGHT_OUT },
+	{ "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
+	{ "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
+	{ "burst-threads", required_argument, NULL, OPT_BURST_THREADS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -146,8 +172,10 @@ struct args {
 	bool events_set, wait_set, json;
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out, *svg;
+	const char *profile_dir;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
+	bool quota_set, period_set, burst_set;
 	int cpu_list[LAT_TOPO_MAX_HOT];
 	int n_cpu_list;
 	struct lat_pipe_placement placed;
@@ -250,6 +278,9 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_SVG:
 		a->svg = optarg;
 		break;
+	case OPT_PROFILE:
+		a->profile_dir = optarg;
+		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
 		break;
@@ -289,6 +320,22 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_FLIGHT_OUT:
 		a->flight_out = optarg;
 		break;
+	case OPT_CPU_QUOTA:
+		/* percent of one CPU; the range is the library's */
+		cfg->cpu_quota = cli_double(CMD, "--cpu-quota", optarg, 0,
+					    1e9) / 100;
+		a->quota_set = true;
+		break;
+	case OPT_CPU_PERIOD:
+		cfg->cpu_period_us = (uint64_t)(cli_duration_ns(
+			CMD, "--cpu-period", optarg, 0, 0, 1e10) / 1e3);
+		a->period_set = true;
+		break;
+	case OPT_BURST_THREADS:
+		cfg->burst_threads = (int)cli_u64(CMD, "--burst-threads",
+						  optarg, 0, 1000);
+		a->burst_set = true;
+		break;
 	default:
 		cli_bad_option(CMD, argv, c);
 	}
@@ -302,6 +349,8 @@ static const char *const flag_of[][2] = {
 	{ "wait", "--wait" }, { "wait_spins", "--spins" },
 	{ "alloc_bytes", "--alloc" }, { "stall_ns", "--stall-at" },
 	{ "stall_seq", "--stall-at's event" }, { "interval_s", "--interval" },
+	{ "cpu_quota", "--cpu-quota" }, { "cpu_period_us", "--cpu-period" },
+	{ "burst_threads", "--burst-threads" },
 };
 
 /* The ranges are the library's (lat_pipe_config_check): one place. */
@@ -322,6 +371,36 @@ static void check_config(const struct args *a)
 	if (!strcmp(field, "events") && a->duration_ns > 0)
 		flag = "--duration at --rate";
 	cli_usage_error(CMD, "%s %s", flag, rest);
+}
+
+/*
+ * --cpu-quota runs the process in a cgroup of its own: say at once, in
+ * one line, when that cannot work here (exit 2), not after calibrating.
+ */
+static void check_quota(const struct args *a)
+{
+	struct lat_cgroup where;
+	int rc;
+
+	if ((a->period_set || a->burst_set) && !a->quota_set)
+		cli_usage_error(CMD, "--cpu-period and --burst-threads need "
+				"--cpu-quota");
+	if (!a->quota_set)
+		return;
+	if (!(a->cfg.cpu_quota > 0))
+		cli_usage_error(CMD, "--cpu-quota must be above 0 and at most "
+				"100 %% of one CPU");
+	rc = lat_cgroup_quota_ready(NULL, &where);
+	if (rc == -EACCES || rc == -EPERM || rc == -EROFS)
+		cli_usage_error(CMD, "--cpu-quota needs root: this user cannot "
+				"make a cgroup in %s (%s)", where.dir,
+				lat_strerror(rc));
+	if (rc == -ENOENT)
+		cli_usage_error(CMD, "--cpu-quota: no cgroup cpu controller "
+				"is mounted here (neither v1 cpu nor v2 cpu.max)");
+	if (rc)
+		cli_usage_error(CMD, "--cpu-quota: cannot find this process's "
+				"cpu cgroup: %s", lat_strerror(rc));
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -359,6 +438,7 @@ static void parse(struct args *a, int argc, char **argv)
 		a->cfg.events = (uint64_t)n;
 	}
 	check_config(a);
+	check_quota(a);
 	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
 		cli_usage_error(CMD, "--freeze-above auto measures its "
 				    "threshold over the first %d events, so "
@@ -567,6 +647,7 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 static int pipeline_main(int argc, char **argv)
 {
 	static struct lat_instr in; /* perf state per hot thread: large */
+	struct lat_prof_self *prof = NULL;
 	FILE *flight = NULL;
 	struct args a = { .events_set = false };
 	struct lat_pipe_result r;
@@ -583,6 +664,8 @@ static int pipeline_main(int argc, char **argv)
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
 		check_hgrm_dir(a.hgrm_dir);
+	if (a.profile_dir)
+		cli_profile_dir_check(CMD, a.profile_dir);
 	if (a.svg)
 		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
 				      a.hlog_path, a.flight_out }, 2,
@@ -602,7 +685,11 @@ static int pipeline_main(int argc, char **argv)
 	cli_catch_stop_signals();
 	w.cfg = &a.cfg;
 	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
+	if (a.profile_dir)
+		prof = cli_profile_self_begin(CMD, a.profile_dir);
 	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
+	if (prof) /* before the report: the profile is of the run alone */
+		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
 	if (w.shown)
 		fprintf(stderr, "\r%79s\r", "");
 	if (rc && !r.n_deltas)

@@ -45,6 +45,13 @@ static const char usage[] =
 "  --user-only          no kernel frames even where allowed\n"
 "  --folded <file>      write folded stacks ('-' for stdout)\n"
 "  --svg <file>         write an interactive SVG flame graph\n"
+"  --offcpu             also trace off-CPU time with eBPF (root, or\n"
+"                       CAP_BPF+CAP_PERFMON): where the threads wait,\n"
+"                       split into blocked, preempted and yielded\n"
+"  --offcpu-svg <file>  the off-CPU flame graph (implies --offcpu)\n"
+"  --offcpu-folded <file>\n"
+"                       off-CPU folded stacks, weights in ns (implies\n"
+"                       --offcpu)\n"
 "  --title <text>       the flame graph's title\n"
 "  --diff <before>      with a second operand <after>: the differential\n"
 "                       flame graph of two folded files (red grew, blue\n"
@@ -70,6 +77,9 @@ enum {
 	OPT_USER_ONLY,
 	OPT_FOLDED,
 	OPT_SVG,
+	OPT_OFFCPU,
+	OPT_OFFCPU_SVG,
+	OPT_OFFCPU_FOLDED,
 	OPT_TITLE,
 	OPT_DIFF,
 	OPT_RENDER,
@@ -84,6 +94,9 @@ struct profile_opts {
 	bool user_only;
 	const char *folded;
 	const char *svg;
+	bool offcpu;
+	const char *offcpu_svg;
+	const char *offcpu_folded;
 	const char *title;
 	const char *diff_before;
 	const char *diff_after;
@@ -105,6 +118,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+		{ "offcpu-svg", required_argument, NULL, OPT_OFFCPU_SVG },
+		{ "offcpu-folded", required_argument, NULL, OPT_OFFCPU_FOLDED },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "render", required_argument, NULL, OPT_RENDER },
@@ -149,6 +165,17 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		case OPT_SVG:
 			o->svg = optarg;
 			break;
+		case OPT_OFFCPU:
+			o->offcpu = true;
+			break;
+		case OPT_OFFCPU_SVG:
+			o->offcpu_svg = optarg;
+			o->offcpu = true;
+			break;
+		case OPT_OFFCPU_FOLDED:
+			o->offcpu_folded = optarg;
+			o->offcpu = true;
+			break;
 		case OPT_TITLE:
 			o->title = optarg;
 			break;
@@ -180,13 +207,14 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 					    "--diff <before> <after>");
 		o->diff_after = argv[optind++];
 		if (o->pid || o->cmd || o->folded || o->freq_hz ||
-		    o->duration_ns || o->user_only)
+		    o->duration_ns || o->user_only || o->offcpu)
 			cli_usage_error(CMD, "--diff compares two files; "
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
 	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
-			  o->freq_hz || o->duration_ns || o->user_only))
+			  o->freq_hz || o->duration_ns || o->user_only ||
+			  o->offcpu))
 		cli_usage_error(CMD, "--render draws one file; it takes only "
 				"--svg, --title, --palette and --json");
 	cli_no_operands(CMD, argc, argv);
@@ -299,152 +327,6 @@ static int run_diff(const struct profile_opts *o)
 	return CLI_EXIT_OK;
 }
 
-/* Weight per distinct name of the frame at @pos (0: the root, -1: the
- * leaf), heaviest first. */
-struct tally {
-	char *name;
-	uint64_t w;
-};
-
-static int cmp_tally(const void *x, const void *y)
-{
-	const struct tally *a = x, *b = y;
-
-	return a->w < b->w ? 1 : a->w > b->w ? -1 : strcmp(a->name, b->name);
-}
-
-static size_t tally_frames(const struct lat_prof_folded *f, bool leaf,
-			   struct tally **out)
-{
-	struct lat_prof_folded by;
-	struct tally *t;
-	size_t n;
-
-	lat_prof_folded_init(&by);
-	for (size_t i = 0; i < f->n; i++) {
-		const char *s = f->v[i].frames;
-		char *name;
-
-		if (leaf) {
-			const char *semi = strrchr(s, ';');
-
-			name = strdup(semi ? semi + 1 : s);
-		} else {
-			name = strndup(s, strcspn(s, ";"));
-		}
-		if (!name || lat_prof_folded_add(&by, name, f->v[i].weight))
-			cli_fail(CMD, "out of memory");
-		free(name);
-	}
-	t = calloc(by.n ? by.n : 1, sizeof(*t));
-	if (!t)
-		cli_fail(CMD, "out of memory");
-	for (size_t i = 0; i < by.n; i++) {
-		t[i].name = by.v[i].frames;
-		t[i].w = by.v[i].weight;
-		by.v[i].frames = NULL;
-	}
-	n = by.n;
-	by.n = 0;
-	lat_prof_folded_release(&by);
-	qsort(t, n, sizeof(*t), cmp_tally);
-	*out = t;
-	return n;
-}
-
-static void free_tally(struct tally *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(t[i].name);
-	free(t);
-}
-
-static void print_tally(const char *head, const struct tally *t, size_t n,
-			uint64_t total, size_t max)
-{
-	printf("%s\n", head);
-	for (size_t i = 0; i < n && i < max; i++)
-		printf("  %6.2f%%  %8" PRIu64 "  %s\n",
-		       100.0 * (double)t[i].w / (double)total, t[i].w,
-		       t[i].name);
-	if (n > max)
-		printf("  ... %zu more\n", n - max);
-}
-
-static void print_text(const struct profile_opts *o, pid_t pid,
-		       const struct lat_prof_stats *st,
-		       const struct lat_prof_folded *f, double wall_s)
-{
-	struct tally *threads, *leaves;
-	size_t nt, nl;
-
-	printf("latlab profile: pid %d, %d thread(s), %.2f s, %.0f Hz %s%s%s\n",
-	       (int)pid, st->threads, wall_s, st->freq_hz,
-	       st->hardware ? "cycles" : "cpu-clock",
-	       st->event_note[0] ? " -- " : "", st->event_note);
-	printf("samples %" PRIu64 ", lost %" PRIu64 ", truncated stacks %"
-	       PRIu64 ", throttled %" PRIu64 "\n", st->samples, st->lost,
-	       st->truncated, st->throttled);
-	printf("kernel frames: %s\n", st->kernel ? "yes" : st->kernel_note);
-	if (*lat_prof_symbols_note())
-		printf("symbols: %s\n", lat_prof_symbols_note());
-	if (!f->total) {
-		printf("no samples: the target did not run on a CPU while "
-		       "sampled\n");
-		return;
-	}
-	nt = tally_frames(f, false, &threads);
-	nl = tally_frames(f, true, &leaves);
-	printf("\n");
-	print_tally("threads (root frames):", threads, nt, f->total, 20);
-	printf("\n");
-	print_tally("hottest functions (self):", leaves, nl, f->total, 15);
-	free_tally(threads, nt);
-	free_tally(leaves, nl);
-	if (!o->svg && !o->folded)
-		printf("\nwhole stacks: --svg <file> (flame graph) or "
-		       "--folded <file>\n");
-}
-
-static void print_json(pid_t pid, const struct lat_prof_stats *st,
-		       const struct lat_prof_folded *f, double wall_s)
-{
-	struct tally *leaves;
-	struct lat_json j;
-	size_t nl = tally_frames(f, true, &leaves);
-
-	lat_json_init(&j, stdout);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_int(&j, "pid", pid);
-	lat_json_int(&j, "threads", st->threads);
-	lat_json_double(&j, "wall_s", wall_s);
-	lat_json_double(&j, "freq_hz", st->freq_hz);
-	lat_json_str(&j, "event", st->hardware ? "cycles" : "cpu-clock");
-	lat_json_str(&j, "event_note", st->event_note);
-	lat_json_uint(&j, "samples", st->samples);
-	lat_json_uint(&j, "lost", st->lost);
-	lat_json_uint(&j, "truncated", st->truncated);
-	lat_json_uint(&j, "throttled", st->throttled);
-	lat_json_bool(&j, "kernel_frames", st->kernel);
-	lat_json_str(&j, "kernel_note", st->kernel_note);
-	lat_json_str(&j, "symbols_note", lat_prof_symbols_note());
-	lat_json_uint(&j, "reader_cpu_ns", st->reader_cpu_ns);
-	lat_json_uint(&j, "stacks", f->n);
-	lat_json_arr_begin(&j, "hottest");
-	for (size_t i = 0; i < nl && i < 20; i++) {
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "frame", leaves[i].name);
-		lat_json_uint(&j, "self", leaves[i].w);
-		lat_json_obj_end(&j);
-	}
-	lat_json_arr_end(&j);
-	lat_json_obj_end(&j);
-	free_tally(leaves, nl);
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "JSON output failed");
-	printf("\n");
-}
-
 /* Attach (or spawn) failures are the user's input: exit 2, one line. */
 static _Noreturn void attach_failed(struct lat_prof *p,
 				    const struct profile_opts *o, int rc)
@@ -471,74 +353,128 @@ static double mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Where each output goes; at most one of them (or --json) on stdout. */
+struct outputs {
+	FILE *svg, *folded, *off_svg, *off_folded;
+	bool stdout_taken;
+};
+
+static FILE *open_one(const struct profile_opts *o, struct outputs *out,
+		      const char *path, const char *what)
+{
+	if (!path)
+		return NULL;
+	if (!strcmp(path, "-")) {
+		if (out->stdout_taken || o->json)
+			cli_usage_error(CMD, "only one output can go to "
+					"stdout ('-'), and not with --json");
+		out->stdout_taken = true;
+	}
+	return open_out(path, what);
+}
+
+static void write_graph(const struct profile_opts *o, FILE *f,
+			const char *path, const struct lat_prof_folded *fo,
+			bool off, pid_t pid, const struct lat_prof_stats *st)
+{
+	struct lat_prof_svg_opts so = {
+		.title = o->title ? o->title : off ? "Off-CPU flame graph" :
+			 "On-CPU flame graph",
+		.palette = off ? LAT_PROF_COLD : LAT_PROF_HOT,
+		.unit = off ? "ns" : "samples",
+	};
+	char sub[256];
+
+	if (off)
+		snprintf(sub, sizeof(sub), "pid %d, time off CPU (eBPF "
+			 "sched_switch), %.3f s in all, %" PRIu64 " dropped",
+			 (int)pid, st->offcpu_ns / 1e9, st->offcpu_dropped);
+	else
+		snprintf(sub, sizeof(sub), "pid %d, %.0f Hz %s, %" PRIu64
+			 " samples, %" PRIu64 " lost%s", (int)pid, st->freq_hz,
+			 st->hardware ? "cycles" : "cpu-clock", st->samples,
+			 st->lost, st->kernel ? "" : ", user frames only");
+	so.subtitle = sub;
+	/* an empty profile still gets a file, with one honest frame */
+	if (!fo->total) {
+		struct lat_prof_folded none;
+		int rc;
+
+		lat_prof_folded_init(&none);
+		lat_prof_folded_add(&none, off ? "no time off CPU"
+					       : "no samples", 1);
+		rc = lat_prof_svg_write(&none, &so, f);
+		lat_prof_folded_release(&none);
+		close_out(f, path, rc);
+		return;
+	}
+	close_out(f, path, lat_prof_svg_write(fo, &so, f));
+}
+
 static int run_sample(const struct profile_opts *o)
 {
 	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
-				       .user_only = o->user_only };
+				       .user_only = o->user_only,
+				       .offcpu = o->offcpu };
 	struct lat_prof_stats st;
-	struct lat_prof_folded f;
+	struct lat_prof_folded on, off;
+	struct outputs out = { 0 };
 	struct lat_prof *p;
-	FILE *svg = NULL, *folded = NULL;
 	pid_t pid = o->pid;
 	double t0;
 	int rc, status;
 
-	if (o->json && ((o->svg && !strcmp(o->svg, "-")) ||
-			(o->folded && !strcmp(o->folded, "-"))))
-		cli_usage_error(CMD, "--json and an output on stdout "
-				    "('-') exclude each other");
-	if (o->svg && o->folded && !strcmp(o->svg, "-") &&
-	    !strcmp(o->folded, "-"))
-		cli_usage_error(CMD, "only one output can go to stdout");
 	/* bad output paths fail before the profile is taken */
-	if (o->svg)
-		svg = open_out(o->svg, "the SVG");
-	if (o->folded)
-		folded = open_out(o->folded, "the folded stacks");
+	out.svg = open_one(o, &out, o->svg, "the SVG");
+	out.folded = open_one(o, &out, o->folded, "the folded stacks");
+	out.off_svg = open_one(o, &out, o->offcpu_svg, "the off-CPU SVG");
+	out.off_folded = open_one(o, &out, o->offcpu_folded,
+				  "the off-CPU folded stacks");
 	rc = lat_prof_create(&cfg, &p);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	cli_catch_stop_signals();
 	t0 = mono_s();
-	if (o->cmd) {
+	if (o->cmd)
 		rc = cli_profile_spawn(p, o->cmd, &pid);
-	} else {
+	else
 		rc = lat_prof_attach_pid(p, pid, false);
-		if (!rc)
-			rc = lat_prof_start(p);
-	}
 	if (rc)
 		attach_failed(p, o, rc);
-	rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns, &status);
+	/* a spawned command's events started at its exec; this starts the
+	 * off-CPU tracer */
+	rc = lat_prof_start(p);
+	if (!rc)
+		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,
+				      &status);
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
-	lat_prof_folded_init(&f);
-	rc = lat_prof_fold(p, &f);
+	lat_prof_folded_init(&on);
+	lat_prof_folded_init(&off);
+	rc = lat_prof_fold(p, &on);
+	if (!rc)
+		rc = lat_prof_fold_offcpu(p, &off);
 	if (rc)
 		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
 	lat_prof_get_stats(p, &st);
-	if (folded)
-		close_out(folded, o->folded, lat_prof_folded_write(&f, folded));
-	if (svg) {
-		struct lat_prof_svg_opts so = {
-			.title = o->title ? o->title : "On-CPU flame graph",
-			.palette = LAT_PROF_HOT,
-		};
-		char sub[256];
-
-		snprintf(sub, sizeof(sub), "pid %d, %.0f Hz %s, %" PRIu64
-			 " samples, %" PRIu64 " lost%s", (int)pid, st.freq_hz,
-			 st.hardware ? "cycles" : "cpu-clock", st.samples,
-			 st.lost, st.kernel ? "" : ", user frames only");
-		so.subtitle = sub;
-		close_out(svg, o->svg, f.total ? lat_prof_svg_write(&f, &so, svg)
-					       : -EINVAL);
-	}
+	if (out.folded)
+		close_out(out.folded, o->folded,
+			  lat_prof_folded_write(&on, out.folded));
+	if (out.off_folded)
+		close_out(out.off_folded, o->offcpu_folded,
+			  lat_prof_folded_write(&off, out.off_folded));
+	if (out.svg)
+		write_graph(o, out.svg, o->svg, &on, false, pid, &st);
+	if (out.off_svg)
+		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		print_json(pid, &st, &f, mono_s() - t0);
-	else if (!(o->svg && !strcmp(o->svg, "-")) &&
-		 !(o->folded && !strcmp(o->folded, "-")))
-		print_text(o, pid, &st, &f, mono_s() - t0);
+		cli_profile_print_json(pid, &st, &on, &off, o->offcpu,
+				       mono_s() - t0);
+	else if (!out.stdout_taken)
+		cli_profile_print_text(pid, &st, &on, &off, o->offcpu,
+				       mono_s() - t0);
+	if (o->offcpu && !st.offcpu)
+		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
 		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
 			"%d Hz: reading %" PRIu64 " samples took the profiler "
@@ -547,7 +483,8 @@ static int run_sample(const struct profile_opts *o)
 			"measures both)\n", o->freq_hz, LAT_PROF_COSTLY_HZ,
 			st.samples, st.reader_cpu_ns / 1e6,
 			st.samples ? st.reader_cpu_ns / 1e3 / st.samples : 0);
-	lat_prof_folded_release(&f);
+	lat_prof_folded_release(&on);
+	lat_prof_folded_release(&off);
 	lat_prof_free(p);
 	if (cli_stop_signal())
 		return 128 + cli_stop_signal();

@@ -2,6 +2,7 @@
  * latlab knee output: the measured table, the predictions beside it, the
  * knees, the distributions compared, as text or as one JSON document.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,10 +45,10 @@ static void share_line(const struct lat_pipe_result *r, int i, int k)
 		       "is part of stage 1's service time (tau) and its "
 		       "variance (c_s)\n", r->thread[i == 1 ? k : i].name);
 	else
-		printf("stage 1 has its CPU to itself; the producer yields "
-		       "while early, so a consumer slice can make it send "
-		       "late and in bunches (c_a above 1), which raises the "
-		       "waits at every rho\n");
+		printf("stage 1 has its CPU to itself; the producer sleeps "
+		       "while early and yields the last 50 us, so a consumer "
+		       "or neighbour slice can still make it send late and "
+		       "in bunches (c_a above 1)\n");
 }
 
 /* Which hot threads shared a CPU, from the last run's placement. */
@@ -78,21 +79,22 @@ static void print_measured(const struct lat_knee_sweep *s)
 {
 	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN];
 	char e[LAT_FMT_LEN], f[LAT_FMT_LEN], g[LAT_FMT_LEN], h[LAT_FMT_LEN];
-	char mean[64];
+	char tt[LAT_FMT_LEN], mean[64];
 
 	printf("\n  measured at stage 1 (W_q: wait in q1 before its service; "
 	       "e2e: intended send to consumer)\n");
-	printf("    rho  asked   c_a   c_s   events  %-22s %9s %9s %9s "
-	       "%7s %9s %9s %9s\n", "W_q mean ± 95%", "p50", "p99", "p99.9",
-	       "W_q/τ", "e2e mean", "p99", "p99.9");
+	printf("    rho  asked   c_a   c_s   events       tau  %-22s %9s %9s "
+	       "%9s %7s %9s %9s %9s\n", "W_q mean ± 95%", "p50", "p99",
+	       "p99.9", "W_q/τ", "e2e mean", "p99", "p99.9");
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
 
 		snprintf(mean, sizeof(mean), "%s ± %s", ns(a, p->wait.mean),
 			 ns(b, p->wait_half));
-		printf("  %5.3f  %5.3f  %4.2f  %4.2f %8llu  %-22s %9s %9s "
+		printf("  %5.3f  %5.3f  %4.2f  %4.2f %8llu %9s  %-22s %9s %9s "
 		       "%9s %7.3g %9s %9s %9s\n", p->rho, p->rho_asked, p->ca,
-		       p->cs, (unsigned long long)p->events, mean,
+		       p->cs, (unsigned long long)p->events, ns(tt, p->tau_ns),
+		       mean,
 		       ns(c, p->wait.p50), ns(d, p->wait.p99),
 		       ns(e, p->wait.p999), p->wait_tau, ns(f, p->e2e.mean),
 		       ns(g, p->e2e.p99), ns(h, p->e2e.p999));
@@ -165,7 +167,7 @@ static void print_summary(const struct knee_opts *o,
 		    (!hi || fabs(s->pts[i].rho_asked - 0.95) <
 			    fabs(hi->rho_asked - 0.95)))
 			hi = &s->pts[i];
-	if (hi)
+	if (hi && hi->rho < 1)
 		printf("  at rho %.3f (asked %.3f): measured W_q = %.3g tau; "
 		       "Kingman %.3g tau for c_a = c_s = 1 (%.3g x at 0.95), "
 		       "%.3g tau with the measured c_a %.2f, c_s %.2f\n",
@@ -173,6 +175,11 @@ static void print_summary(const struct knee_opts *o,
 		       lat_qsim_kingman(hi->rho, 1, 1),
 		       lat_qsim_kingman(0.95, 1, 1),
 		       hi->kingman_ns / hi->tau_ns, hi->ca, hi->cs);
+	else if (hi)
+		printf("  at rho asked %.3f the stage never idled (measured "
+		       "rho %.4f): W_q = %.3g tau, where Kingman's 19 x (c_a "
+		       "= c_s = 1, rho 0.95) has no counterpart\n",
+		       hi->rho_asked, hi->rho, hi->wait_tau);
 	fk = worst_factor(s, offsetof(struct lat_knee_point, kingman_ns),
 			  &at_k);
 	fs = worst_factor(s, offsetof(struct lat_knee_point, sim_ns), &at_s);
@@ -182,20 +189,45 @@ static void print_summary(const struct knee_opts *o,
 		       "within %.2f (worst at rho %.3f)\n", fk, at_k, fs, at_s);
 }
 
+/* Points whose stage ran much slower than at calibration: their rho is
+ * not the one asked, because the stage got less CPU than then. */
+static void print_slowed(const struct knee_run *run)
+{
+	const struct lat_knee_sweep *s = &run->sweep;
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+	size_t n = 0, worst = 0;
+
+	for (size_t i = 0; i < s->done; i++)
+		if (s->pts[i].tau_ns > 1.5 * run->tau_ns) {
+			if (!n || s->pts[i].tau_ns > s->pts[worst].tau_ns)
+				worst = i;
+			n++;
+		}
+	if (!n)
+		return;
+	printf("  slowed: at %zu of %zu points stage 1's mean service was "
+	       "over 1.5 x the %s calibrated (worst %s at rho asked %.3f): "
+	       "it got less CPU than during the calibration (neighbours), "
+	       "so it ran at a higher rho than asked\n", n, s->done,
+	       ns(a, run->tau_ns), ns(b, s->pts[worst].tau_ns),
+	       s->pts[worst].rho_asked);
+}
+
 static void print_run(const struct knee_opts *o, const struct knee_run *run)
 {
 	char t[LAT_FMT_LEN], w[LAT_FMT_LEN], d[LAT_FMT_LEN];
 
 	if (!run->started)
 		return;
-	printf("\n== stage 1 work %s, mean %s (drawn cv %.3g): tau %s at "
-	       "saturation (%s per event beyond the work), c_s %.2f\n",
+	printf("\n== stage 1 work %s, mean %s (drawn cv %.3g): tau %s "
+	       "calibrated (%s per event beyond the work), c_s %.2f\n",
 	       knee_dist_name(&run->dist), ns(w, o->base.work_ns),
 	       run->work_cv, ns(t, run->tau_ns),
 	       ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
 	print_measured(&run->sweep);
 	print_predicted(&run->sweep);
 	print_summary(o, run);
+	print_slowed(run);
 	if (run->sweep.interrupted)
 		printf("  (stopped: the points above finished; the rest did "
 		       "not run)\n");
@@ -264,6 +296,26 @@ void knee_print_text(const struct knee_opts *o)
 	       "work): tau must be at least %s\n", ns(f, o->floor_ns),
 	       o->floor_rate, ns(m, LAT_KNEE_FLOOR_FACTOR * o->floor_ns));
 	print_threads(o);
+	if (o->kp.stage_nice && o->kp.nice_error)
+		printf("nice: stage 1 could not take nice %d (%s): its CPU "
+		       "share is whatever the neighbours leave\n",
+		       o->kp.stage_nice, lat_strerror(o->kp.nice_error));
+	else if (o->kp.stage_nice)
+		printf("nice: stage 1 and the producer run at nice %d, so "
+		       "their CPU share does not shrink with each neighbour; "
+		       "the neighbours' slices still preempt them and are "
+		       "part of the services and gaps measured\n",
+		       o->kp.stage_nice);
+	if (o->kp.stage_nice && o->autogroup_error &&
+	    o->autogroup_error != -ENOENT)
+		printf("nice: the session's autogroup kept its weight (%s): "
+		       "against other sessions the threads' nice counts for "
+		       "nothing\n", lat_strerror(o->autogroup_error));
+	else if (o->kp.stage_nice && !o->autogroup_error)
+		printf("nice: this session's scheduler autogroup ran at nice "
+		       "%d during the sweep (restored to %d): thread nice "
+		       "values only weigh inside an autogroup\n",
+		       o->kp.stage_nice, o->autogroup_old);
 	if (o->kp.have_last && o->kp.last.loadavg >= 0)
 		printf("load: average %.1f on %d CPUs when the last run "
 		       "started: other processes took turns on these CPUs, "
@@ -381,6 +433,8 @@ void knee_print_json(const struct knee_opts *o)
 	lat_json_double(&j, "point_s", o->kc.point_s);
 	lat_json_double(&j, "wakeup_floor_ns", o->floor_ns);
 	lat_json_double(&j, "floor_factor", LAT_KNEE_FLOOR_FACTOR);
+	lat_json_int(&j, "stage_nice", o->kp.stage_nice);
+	lat_json_int(&j, "stage_nice_error", o->kp.nice_error);
 	json_threads(&j, o);
 	lat_json_arr_begin(&j, "runs");
 	for (int i = 0; i < o->n_runs; i++)

@@ -192,20 +192,21 @@ static const char *const share_name[3] = { "same line (8 B apart)",
 struct share_cell {
 	struct lat_hist h;             /* increment cycles, all rounds */
 	double p50[MAX_ROUNDS];        /* per-increment p50 of each round */
+	double mean[MAX_ROUNDS];       /* mean ns per increment, each round */
 	double rate[MAX_ROUNDS];
 	unsigned n;
 	unsigned fifo_runs;            /* runs whose threads got SCHED_FIFO */
 	bool exact;
-	struct lat_bench_stat p50_st, rate_st;
+	struct lat_bench_stat p50_st, rate_st, mean_st;
 };
 
-/* p50 ratio of a to b, and whether their rounds' ranges overlap. */
-static double cell_ratio(const struct share_cell *a,
-			 const struct share_cell *b, bool *overlap)
+/* Ratio of a to b of a per-round figure (medians over rounds), and
+ * whether the two cells' rounds overlap. */
+static double stat_ratio(const struct lat_bench_stat *a,
+			 const struct lat_bench_stat *b, bool *overlap)
 {
-	*overlap = !(a->p50_st.min > b->p50_st.max ||
-		     b->p50_st.min > a->p50_st.max);
-	return a->p50_st.median / b->p50_st.median;
+	*overlap = !(a->min > b->max || b->min > a->max);
+	return a->median / b->median;
 }
 
 bool mem_share(const struct mem_opts *o, const struct mem_env *env,
@@ -266,6 +267,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 						     "run failed: %s",
 						     lat_strerror(rc));
 				c->p50[c->n] = res.p50_ns;
+				c->mean[c->n] = res.mean_ns;
 				c->rate[c->n] = res.per_s;
 				c->exact &= res.exact;
 				c->fifo_runs += res.fifo;
@@ -278,25 +280,29 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 			if (c->n) {
 				lat_bench_stat_of(c->p50, c->n, &c->p50_st);
 				lat_bench_stat_of(c->rate, c->n, &c->rate_st);
+				lat_bench_stat_of(c->mean, c->n, &c->mean_st);
 			}
 		}
 	if (pl_n == 2 && cell[0][0].n && cell[0][2].n) {
 		bool ov;
-		double x = cell_ratio(&cell[0][0], &cell[0][2], &ov);
+		double x = stat_ratio(&cell[0][0].mean_st,
+				      &cell[0][2].mean_st, &ov);
 		char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
 
 		at += snprintf(verdict + at, sizeof(verdict) - at,
 			       "on two CPUs (cpu %d, cpu %d) the same line is "
 			       "%.1fx slower per increment than 128 B apart "
-			       "(p50 %s vs %s; %s)", cpus[0][0], cpus[0][1], x,
+			       "(%s vs %s per increment, mean; %s)",
+			       cpus[0][0], cpus[0][1], x,
 			       lat_fmt_ns(a, sizeof(a),
-					  cell[0][0].p50_st.median),
+					  cell[0][0].mean_st.median),
 			       lat_fmt_ns(b, sizeof(b),
-					  cell[0][2].p50_st.median),
+					  cell[0][2].mean_st.median),
 			       ov ? "but the rounds overlap: not resolved"
 				  : "the rounds do not overlap");
 		if (cell[0][1].n) {
-			double y = cell_ratio(&cell[0][1], &cell[0][2], &ov);
+			double y = stat_ratio(&cell[0][1].mean_st,
+					      &cell[0][2].mean_st, &ov);
 
 			at += snprintf(verdict + at, sizeof(verdict) - at,
 				       "; 64 B apart is %.2fx 128 B apart "
@@ -311,11 +317,15 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	}
 	if (cell[1][0].n && cell[1][2].n && at < (int)sizeof(verdict)) {
 		bool ov;
-		double x = cell_ratio(&cell[1][0], &cell[1][2], &ov);
+		double x = stat_ratio(&cell[1][0].p50_st, &cell[1][2].p50_st,
+				      &ov);
 
+		/* p50 of timed batches: on one CPU the threads take turns,
+		 * and the mean would be mostly whose turn it was */
 		snprintf(verdict + at, sizeof(verdict) - at,
 			 "; forced onto one CPU (cpu %d) same line / 128 B "
-			 "apart is %.2fx, %s (rounds span %.2fx): %s",
+			 "apart is %.2fx per increment at p50, %s (rounds "
+			 "span %.2fx): %s",
 			 cpus[1][0], x,
 			 ov ? "within the rounds' spread" : "outside the "
 			 "rounds' spread",
@@ -330,6 +340,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		lat_json_obj_begin(j, "false_sharing");
 		lat_json_bool(j, "complete", done);
 		lat_json_double(j, "stamp_pair_ns", stamp_ns);
+		lat_json_int(j, "increments_per_batch", LAT_MEM_SHARE_BATCH);
 		lat_json_arr_begin(j, "rows");
 		for (int pl = 0; pl < 2; pl++)
 			for (int l = 0; l < 3; l++) {
@@ -344,6 +355,12 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				lat_json_int(j, "cpu_b", cpus[pl][1]);
 				lat_json_int(j, "offset_bytes",
 					     (int64_t)share_off[l]);
+				lat_json_double(j, "mean_ns",
+						c->mean_st.median);
+				lat_json_double(j, "mean_min_ns",
+						c->mean_st.min);
+				lat_json_double(j, "mean_max_ns",
+						c->mean_st.max);
 				lat_json_double(j, "p50_ns",
 						c->p50_st.median);
 				lat_json_double(j, "p50_min_ns",
@@ -353,6 +370,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				lat_json_double(j, "p99_ns",
 					(double)lat_hist_value_at_percentile(
 						&c->h, 99) /
+					LAT_MEM_SHARE_BATCH /
 					env->cal.cycles_per_ns);
 				lat_json_double(j, "increments_per_s",
 						c->rate_st.median);
@@ -368,18 +386,21 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		char sp[LAT_FMT_LEN];
 
 		printf("\nfalse sharing: two threads each incrementing its own "
-		       "counter (atomic add), %u rounds; each increment timed "
-		       "alone (a stamp pair, %s here, is in every figure)\n",
-		       o->rounds, lat_fmt_ns(sp, sizeof(sp), stamp_ns));
-		printf("%-15s %-22s %9s %9s %9s %12s  %s\n", "placement",
-		       "counters", "p50", "p90", "p99", "rate (both)",
-		       "rounds' p50 min..max");
+		       "counter (atomic add), %u rounds; mean = run time / "
+		       "increments per thread; percentiles of timed batches of "
+		       "%d / %d (a stamp pair costs %s)\n", o->rounds,
+		       LAT_MEM_SHARE_BATCH, LAT_MEM_SHARE_BATCH,
+		       lat_fmt_ns(sp, sizeof(sp), stamp_ns));
+		printf("%-15s %-22s %9s %9s %9s %9s %12s  %s\n", "placement",
+		       "counters", "mean", "p50", "p90", "p99", "rate (both)",
+		       "rounds' mean min..max");
 		for (int pl = 0; pl < 2; pl++)
 			for (int l = 0; l < 3; l++) {
 				struct share_cell *c = &cell[pl][l];
 				char where[32], a[LAT_FMT_LEN],
 					b[LAT_FMT_LEN], d[LAT_FMT_LEN];
-				double k = env->cal.cycles_per_ns;
+				double k = LAT_MEM_SHARE_BATCH *
+					   env->cal.cycles_per_ns;
 
 				if (!c->n)
 					continue;
@@ -392,6 +413,9 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 						 l ? "" : "cpu %d + cpu %d",
 						 cpus[pl][0], cpus[pl][1]);
 				printf("%-15s %-22s ", where, share_name[l]);
+				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
+					c->mean_st.median), 9);
+				putchar(' ');
 				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
 					c->p50_st.median), 9);
 				putchar(' ');
@@ -406,8 +430,8 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				lat_fmt_pad(stdout, lat_fmt_rate(b, sizeof(b),
 					c->rate_st.median), 12);
 				printf("  %s..%s%s\n",
-				       lat_fmt_ns(a, sizeof(a), c->p50_st.min),
-				       lat_fmt_ns(d, sizeof(d), c->p50_st.max),
+				       lat_fmt_ns(a, sizeof(a), c->mean_st.min),
+				       lat_fmt_ns(d, sizeof(d), c->mean_st.max),
 				       c->exact ? "" : "  COUNTS LOST");
 			}
 		if (pl_n == 2)

@@ -26,4 +26,26 @@ int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid);
 int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
 		 double duration_ns, int *status);
 
+/* The summary for people, and the same facts as one JSON document. */
+void cli_profile_print_text(pid_t pid, const struct lat_prof_stats *st,
+			    const struct lat_prof_folded *on,
+			    const struct lat_prof_folded *off, bool offcpu,
+			    double wall_s);
+void cli_profile_print_json(pid_t pid, const struct lat_prof_stats *st,
+			    const struct lat_prof_folded *on,
+			    const struct lat_prof_folded *off, bool offcpu,
+			    double wall_s);
+
+/*
+ * --profile <dir> of a command that runs latlab's own threads: make or
+ * check the directory (exit 2 if unusable) and start profiling this
+ * process, on and off CPU (exit 1 if sampling is unavailable); at the end
+ * write <dir>/{on,off}cpu.{folded,svg} and say so on stderr.
+ */
+struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir);
+/* The directory check alone, for the command's up-front checks. */
+void cli_profile_dir_check(const char *cmd, const char *dir);
+void cli_profile_self_end(const char *cmd, struct lat_prof_self *s,
+			  const char *dir, const char *what);
+
 #endif

@@ -33,6 +33,10 @@ pl = c["plateaus"]
 assert pl and pl[0]["name"] == "L1d" and pl[0]["first_bytes"] == 4096
 assert all(a["last_bytes"] < b["first_bytes"] for a, b in zip(pl, pl[1:]))
 assert c["verdict"].startswith("%d plateau" % len(pl))
+for p in pl:  # each plateau's level is the median of its sizes' minima
+    mins = sorted(q["random"]["min_ns"] for q in pts
+                  if p["first_bytes"] <= q["bytes"] <= p["last_bytes"])
+    assert mins[0] <= p["level_ns"] <= mins[-1], p
 PY
 python3 -c "import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])" \
 	"$T_TMP/chase.svg" || fail "the chase SVG is not well-formed XML"

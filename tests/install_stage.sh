@@ -1,5 +1,5 @@
 # Description: the installed library works for someone else's program.
-# 'cmake --install' (what 'make install DESTDIR=stage' runs) into a stage
+# 'make install DESTDIR=stage' (on the build under test) into a stage
 # directory; then, with only the staged prefix on the search paths: the
 # files are where the docs say, liblatlab.so has its SONAME and exports
 # only lat_* symbols, 'pkg-config --cflags --libs latlab' works, both
@@ -20,8 +20,10 @@ thread) cflags="$cflags -fsanitize=thread" ;;
 esac
 unset CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PATH
 
-DESTDIR=$stage cmake --install "$LATLAB_BUILD" --prefix /usr/local >"$T_TMP/install.log" 2>&1 ||
-	{ cat "$T_TMP/install.log" >&2; fail "cmake --install failed"; done_; }
+# the Makefile's own recipe, on this build ('-o build': do not rebuild it)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LATLAB_SRC" -o build install BUILD="$LATLAB_BUILD" \
+	DESTDIR="$stage" PREFIX=/usr/local >"$T_TMP/install.log" 2>&1 ||
+	{ cat "$T_TMP/install.log" >&2; fail "make install failed"; done_; }
 for f in include/latlab/hist.h include/latlab/spsc.h include/latlab/flight.h \
 	lib/liblatlab.a lib/liblatlab.so lib/pkgconfig/latlab.pc \
 	lib/cmake/latlab/latlabConfig.cmake bin/latlab \
@@ -76,11 +78,13 @@ fi
 
 # --- man pages: the options of --help, no more, no fewer --------------
 options() { grep -o -- '--[a-z][a-z0-9-]*' | sort -u; }
-if ! command -v man >/dev/null; then
-	echo "note: man not installed (apt-get install -y man-db): man pages rendered with groff"
-	render() { groff -man -Tutf8 "$1" 2>/dev/null | col -bx; }
+if command -v man >/dev/null; then
+	render() { MANWIDTH=200 man -l "$1" 2>/dev/null | sed 's/.\x08//g'; }
+elif command -v groff >/dev/null; then
+	render() { groff -man -Tutf8 "$1" 2>/dev/null | sed 's/.\x08//g'; }
 else
-	render() { MANWIDTH=200 man -l "$1" 2>/dev/null | col -bx; }
+	[ "$t_failures" -eq 0 ] || done_
+	skip "neither man nor groff (apt-get install -y man-db): the rest passed, man pages not rendered"
 fi
 n=0
 for page in "$prefix"/share/man/man1/latlab*.1; do
@@ -97,7 +101,8 @@ done
 [ "$n" -ge 8 ] || fail "only $n man pages installed"
 # the issue's own check, through man's search path
 if command -v man >/dev/null; then
-	MANPATH=$prefix/share/man MANWIDTH=200 man latlab-pipeline 2>/dev/null | col -bx | options >"$T_TMP/mp"
+	MANPATH=$prefix/share/man MANWIDTH=200 man latlab-pipeline 2>/dev/null | sed 's/.\x08//g' | options >"$T_TMP/mp"
+	[ -s "$T_TMP/mp" ] || fail "'man latlab-pipeline' found no page under $prefix/share/man"
 	"$prefix/bin/latlab" pipeline --help | options | cmp -s - "$T_TMP/mp" ||
 		fail "'man latlab-pipeline' and 'latlab pipeline --help' differ"
 fi

@@ -82,6 +82,40 @@ if errs:
     sys.exit(1)
 PY
 
+# --- latlab pipeline --profile: one root frame per thread ------------------
+expect_exit 0 "$LATLAB" pipeline --events 20000 --profile "$T_TMP/pp"
+grep -q "^profile: $T_TMP/pp/oncpu.svg" "$T_TMP/err" || fail "no profile line: $(cat "$T_TMP/err")"
+python3 - "$T_TMP/pp" <<'PY' || fail "pipeline --profile files"
+import os, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+def roots(name):
+    r = {}
+    for line in open(os.path.join(d, name)):
+        s, n = line.rsplit(" ", 1)
+        r[s.split(";")[0]] = r.get(s.split(";")[0], 0) + int(n)
+    return r
+errs = []
+known = {"producer", "stage1", "consumer", "aggregator", "latlab", "prof-reader"}
+on = roots("oncpu.folded")
+if not on or set(on) - known:
+    errs.append("on-CPU roots %s" % sorted(on))
+if not set(on) & {"producer", "stage1", "consumer"}:
+    errs.append("no hot thread on CPU: %s" % on)
+ET.parse(os.path.join(d, "oncpu.svg"))
+if os.path.exists(os.path.join(d, "offcpu.folded")):
+    off = roots("offcpu.folded")
+    # every pipeline thread leaves its CPU at least when it exits
+    for t in ("producer", "stage1", "consumer", "aggregator"):
+        if t not in off:
+            errs.append("%s missing off CPU: %s" % (t, sorted(off)))
+    ET.parse(os.path.join(d, "offcpu.svg"))
+if errs:
+    print("\n".join(errs), file=sys.stderr)
+    sys.exit(1)
+PY
+expect_exit 2 "$LATLAB" pipeline --events 1000 --profile /proc/version
+expect_one_line_error
+
 # --- a command with a known split, profiled from its exec ------------------
 if [ ! -x "$HOT" ]; then
 	fail "missing $HOT"

@@ -2,7 +2,8 @@
  * Description: the lab's verdicts come from the rows, and drift cannot
  * fool them. On synthetic rows: a drift that moves every row by 30 % gives
  * no verdict (nor does the old "baselines first" order); an effect beyond
- * the spread but inside the drift is "within drift"; a one-off outlier
+ * the spread but inside the drift is "within drift"; more baselines do not
+ * widen the spread (windows of one round's size); a one-off outlier
  * with a flight-recorder window (one slow work1, q1+wake slow behind it)
  * gives the stall fingerprint, and the same outlier without that window
  * does not; share-line growth is seen against the split baselines and the
@@ -151,6 +152,14 @@ static void test_drift(void)
 	T_NEAR(V->p50.tolerance, 1.6 * LAT_LAB_MARGIN, 1e-9);
 	T_EQ_I64(V->outcome, LAT_LAB_WITHIN_DRIFT);
 	T_CHECK(!V->seen);
+	/* p50 past everything but the mean not: no body shift, and the
+	 * statistic shown is the one that fell short */
+	drifting(1.6, 3.0);
+	L.row[5].mean_ns /= 3;
+	V = judge(LAT_LAB_NOISE);
+	T_EQ_I64(V->p50.effect, LAT_LAB_EFFECT_UP);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	T_CHECK(!strcmp(V->fp_stat, "e2e mean"));
 	/* x3 on the same drift is a body shift */
 	drifting(1.6, 3.0);
 	V = judge(LAT_LAB_NOISE);
@@ -175,6 +184,21 @@ static void test_spread(void)
 	T_CHECK(L.base_p50[LAT_LAB_ARM_DEFAULT].spread > 1.8);
 	T_CHECK(!moved(&V->p50));
 	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
+}
+
+/* More rounds must not widen the yardstick: one bad baseline in 27. */
+static void test_spread_window(void)
+{
+	reset();
+	for (int i = 0; i < 27; i++)
+		add(true, LAT_LAB_ARM_DEFAULT, 0, i == 4 ? 4.0 :
+						  i % 2 ? 1.2 : 1.0);
+	lat_lab_judge(&L);
+	T_CHECK(L.base_p50[LAT_LAB_ARM_DEFAULT].spread < 1.3);
+	/* one round's worth (9 baselines) with the same bad one: its range */
+	L.n_rows = 9;
+	lat_lab_judge(&L);
+	T_CHECK(L.base_p50[LAT_LAB_ARM_DEFAULT].spread > 3.0);
 }
 
 static void test_stall(void)
@@ -371,6 +395,7 @@ int main(void)
 {
 	test_drift();
 	test_spread();
+	test_spread_window();
 	test_stall();
 	test_share_line();
 	test_counters();

@@ -120,6 +120,12 @@ int lat_cgroup_child_create(const struct lat_cgroup *parent,
 			    const char *name, struct lat_cgroup *child);
 
 /*
+ * The parent group of @cg in @parent. Returns 0, -ENOENT for the
+ * hierarchy's root, or -LAT_EFORMAT for a path that has no parent.
+ */
+int lat_cgroup_parent(const struct lat_cgroup *cg, struct lat_cgroup *parent);
+
+/*
  * Move the whole calling process (every thread) into @cg. 0 or -errno.
  */
 int lat_cgroup_enter(const struct lat_cgroup *cg);
@@ -141,9 +147,14 @@ int lat_cgroup_sweep(const struct lat_cgroup *parent, int *removed);
 /*
  * The CFS-throttling experiment, in one object: lat_cgroup_quota_begin()
  * sweeps leftovers, makes the child LAT_CGROUP_CHILD_PREFIX<pid> under
- * the process's cpu group, gives it @share of one CPU per @period_us
- * (quota = share * period, at least LAT_CGROUP_MIN_QUOTA_US) and moves
- * the whole process into it; lat_cgroup_quota_end() reads the child's
+ * the process's cpu group (v1, or the v2 root group) or beside it (v2:
+ * a v2 group that holds processes cannot hand a controller down), gives it @share of one CPU per @period_us
+ * (quota = share * period, at least LAT_CGROUP_MIN_QUOTA_US) and the
+ * scheduling weight of @threads tasks (a group competes with its
+ * siblings as one task of its weight: without this, moving N busy
+ * threads into it would cut their fair share on a loaded machine and
+ * hide the quota's effect behind the weight's), and moves the whole
+ * process into it; lat_cgroup_quota_end() reads the child's
  * counters, moves the process back and removes the child. End is
  * idempotent and safe to call from an atexit handler, so every exit path
  * removes the group.
@@ -165,7 +176,22 @@ struct lat_cgroup_quota_run {
  * or -errno. On failure nothing is left behind.
  */
 int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
-			   double share, uint64_t period_us);
+			   double share, uint64_t period_us, int threads);
+
+/*
+ * Give @cg the CPU weight of @threads default tasks (v1 cpu.shares 1024
+ * each, v2 cpu.weight 100 each, within the kernel's bounds). 0 or -errno.
+ */
+int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads);
+
+/*
+ * Could lat_cgroup_quota_begin() work here? Finds the group the
+ * experiment's child would go in (into @where, may be NULL) and checks
+ * that this user can make it. Returns 0, -ENOENT (no cpu controller),
+ * -EACCES (not writable by this user), or lat_cgroup_self's errors.
+ * Changes nothing.
+ */
+int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *where);
 
 /*
  * The counters accumulated so far (the process still inside). 0 or an

@@ -154,7 +154,7 @@ int lat_knee_point_predict(struct lat_knee_point *p,
 
 enum lat_knee_phase {
 	LAT_KNEE_FLOOR,     /* no work, a slow fixed rate: the wake-up floor */
-	LAT_KNEE_CALIBRATE, /* fixed arrivals faster than the stage: tau */
+	LAT_KNEE_CALIBRATE, /* the configured arrivals at a middle load: tau */
 	LAT_KNEE_POINT,     /* the configured arrivals at a rate */
 };
 
@@ -193,8 +193,12 @@ int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 		   uint64_t events, double *floor_ns);
 
 /*
- * The bottleneck's real service time: @events events offered at @rate
- * (faster than the stage can go), tau = busy / events, ns; *cs its cv.
+ * The bottleneck's real service time: @events events offered at @rate,
+ * tau = busy / events (the mean S, work + per-event overhead, as the
+ * points will measure it), ns; *cs its cv. A rate near half the nominal
+ * capacity is the regime of the sweep; at saturation the producer would
+ * be blocked on a full q1 and every pop would have to wake it, a cost the
+ * sweep's points do not pay.
  */
 int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
 		       uint64_t events, double *tau_ns, double *cs);
@@ -212,7 +216,7 @@ struct lat_knee_config {
 	double knee_slope;        /* LAT_QSIM_KNEE_SLOPE by default */
 };
 
-/* Defaults: 0.3..0.95 in 14 points, 8 s per point, 2000 events minimum,
+/* Defaults: 0.3..0.95 in 14 points, 8 s per point, 200 events minimum,
  * Poisson, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
 void lat_knee_config_init(struct lat_knee_config *c);
 
@@ -256,6 +260,13 @@ struct lat_knee_pipe {
 				   * point: <dir>/knee-<dist>-rho<r>.hlog */
 	lat_pipe_stop_fn stop;    /* may be NULL */
 	void *stop_ctx;
+	int stage_nice;           /* nice value for stage 1's and the
+				   * producer's threads (0: leave them):
+				   * their CPU share then does not shrink
+				   * with every neighbour on a loaded
+				   * machine. Below 0 needs CAP_SYS_NICE */
+	int nice_error;           /* out: 0, or -errno of setpriority */
+	struct lat_knee_acc *acc; /* the run's accumulator (internal) */
 	/* out: the last run's facts, for the report */
 	struct lat_pipe_result last;  /* histograms released: facts only */
 	bool have_last;
@@ -266,12 +277,28 @@ struct lat_knee_pipe {
  * Place @c (one stage) for a knee: as lat_pipe_autoplace, except that
  * when the three hot threads must share CPUs, stage 1 gets a CPU to
  * itself and the consumer joins the producer (which then yields while
- * early). Otherwise the consumer's CPU time would be part of the
- * measured service, and the yields between stage and consumer its
- * variance. *@shared says whether any hot threads share a CPU. Returns
+ * early, after sleeping while more than 50 us early), and the rings
+ * wait by futex (LAT_WAIT_BLOCK) rather than by yielding. Otherwise the consumer's CPU time would be part of the
+ * measured service, and a yielding stage on a loaded machine runs again
+ * only after every runnable neighbour has (a wake-up floor of ms, where
+ * a futex wake takes tens of us). *@shared says whether any hot threads
+ * share a CPU. Returns
  * 0 or lat_pipe_autoplace / lat_pipe_place_pool errors.
  */
 int lat_knee_place(struct lat_pipe_config *c, bool *shared);
+
+/*
+ * Thread nice values only weigh against threads of the same scheduler
+ * autogroup: with CONFIG_SCHED_AUTOGROUP (sched_autogroup_enabled = 1)
+ * every session shares the CPU equally with every other session, however
+ * nice its threads are. Set this process's autogroup nice to @nice
+ * (/proc/self/autogroup), keeping the old value in *@old for
+ * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
+ * autogroups (nothing to do), or -errno (EACCES/EPERM without
+ * CAP_SYS_NICE). The whole session shares the new weight.
+ */
+int lat_knee_autogroup_nice(int nice, int *old);
+int lat_knee_autogroup_restore(int old);
 
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);

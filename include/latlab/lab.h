@@ -50,6 +50,13 @@
  */
 #define LAT_LAB_MIN_RATIO 1.25
 #define LAT_LAB_MARGIN 1.1
+/*
+ * The spread is the range of the baselines' residuals around their trend;
+ * past this many baselines (about one round of every experiment), the
+ * median of the ranges of every window of this many consecutive ones, so
+ * that more rounds do not widen it.
+ */
+#define LAT_LAB_SPREAD_WINDOW 9
 
 /* The experiments, in the order of a round without --rounds. */
 enum lat_lab_exp {
@@ -97,8 +104,8 @@ enum lat_lab_fp {
 	LAT_LAB_FP_BODY,        /* e2e p50 and mean grow (body shift) */
 	LAT_LAB_FP_STALL,       /* flight recorder: one slow work1 at the
 				 * freeze, a backlog of slow q1+wake after */
-	LAT_LAB_FP_LINE,        /* work1 or q2+wake grows (their p99) */
-	LAT_LAB_FP_NO_LINE,     /* work1 and q2+wake do not grow */
+	LAT_LAB_FP_LINE,        /* work1's p99 grows (the miss lands there) */
+	LAT_LAB_FP_NO_LINE,     /* work1's p99 does not grow */
 	LAT_LAB_N_FP
 };
 
@@ -184,7 +191,7 @@ struct lat_lab_cmp {
 	double ratio;       /* experiment / neighbours (geometric mean; the
 			     * median over rounds) */
 	double spread;      /* baselines' scatter around their trend,
-			     * max/min */
+			     * max/min (LAT_LAB_SPREAD_WINDOW) */
 	double drift;       /* the trend's change over the lab run, as a
 			     * ratio last/first (< 1: it fell) */
 	double tolerance;   /* the ratio a change must pass */

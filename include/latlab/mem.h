@@ -237,8 +237,8 @@ uint64_t lat_mem_stamp_overhead(void);
 /*
  * Estimate the core clock in GHz from a chain of dependent multiplies
  * (3 cycles each on every x86_64 core of the last decade; dependent adds,
- * 1 cycle, on aarch64), timed for about @ms milliseconds with the best of
- * several runs kept. An estimate: turbo and the hypervisor move it. Turns
+ * 1 cycle, on aarch64), timed in the thread's CPU time (preemption left
+ * out) for about @ms milliseconds, the best of 20 runs kept. An estimate: turbo and the hypervisor move it. Turns
  * counter-cycle figures into the core cycles textbooks quote. Returns
  * the GHz, or 0 when the timing failed.
  */
@@ -334,6 +334,8 @@ int lat_mem_c2c_once(int a, int b, uint64_t iters,
 /* ------------------------------------------------------------------ */
 /* False sharing                                                       */
 
+#define LAT_MEM_SHARE_BATCH 32 /* increments per stamp pair */
+
 struct lat_mem_share_cfg {
 	int cpu[2];           /* CPU of each thread; equal = one CPU */
 	size_t offset;        /* bytes between the two counters: 8 (same
@@ -352,19 +354,25 @@ struct lat_mem_share_result {
 	bool fifo;               /* both threads ran at SCHED_FIFO */
 	double elapsed_ns;
 	double per_s;            /* increments of both threads per second */
-	double p50_ns;           /* per increment, this run, stamps
-				  * included */
+	double mean_ns;          /* per increment per thread, the whole run:
+				  * 2 * elapsed / increments (loop and stamps
+				  * included, the same for every layout) */
+	double p50_ns;           /* per increment: p50 of the timed
+				  * batches / LAT_MEM_SHARE_BATCH */
 };
 
 /*
  * Two threads pinned to cfg->cpu[0] and cfg->cpu[1] each increment their
  * own counter (a relaxed atomic fetch-add, which needs the line
- * exclusive), each increment timed alone with lat_clock_start/end (so a
- * figure includes one stamp pair, the same for every layout; between two
- * increments the other core has time to take the line, as it would in
- * code that does anything else); the counters are cfg->offset bytes
- * apart in one 128-byte-aligned block. Increment times (cycles) are
- * added to @cycles when it is not NULL (caller-initialized).
+ * exclusive) in batches of LAT_MEM_SHARE_BATCH, each batch timed with
+ * lat_clock_start/end (long enough to amortize the stamps and resolve a
+ * VM's coarse counter; the other core still takes the line within a
+ * batch, though a core may keep it for a few increments, so figures
+ * understate the cost of one transfer per increment); the counters are cfg->offset bytes apart in one
+ * 128-byte-aligned block, and each thread's own bookkeeping is on its
+ * own lines. Batch times (cycles; per increment = value /
+ * LAT_MEM_SHARE_BATCH) are added to @cycles when it is not NULL
+ * (caller-initialized).
  * Both CPUs must be usable (see lat_topo): pinning is lat_bench_pair's,
  * best effort. Returns 0, -EINVAL, -ENOMEM, or the -errno of thread
  * creation.

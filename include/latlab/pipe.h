@@ -134,6 +134,9 @@ struct lat_pipe_config {
 	int cpu[LAT_PIPE_MAX_HOT];/* CPU per hot thread when pin */
 	bool pace_yield;          /* producer yields while early (its CPU is
 				   * shared); set by lat_pipe_place */
+	double pace_sleep_ns;     /* producer sleeps (nanosleep) while more
+				   * than this early, then spins or yields
+				   * the rest; 0 (default) never sleeps */
 	unsigned place_flags;     /* enum lat_topo_flags of the placement,
 				   * set by lat_pipe_place, for the report */
 	bool stamps;              /* intermediate stamps; false = only t0 and
@@ -154,7 +157,26 @@ struct lat_pipe_config {
 				   * and closes it), NULL for none */
 	unsigned calibrate_ms;    /* clock calibration window; default 200 */
 	struct lat_pipe_hooks hooks;
+
+	/*
+	 * The CFS-throttling experiment: after calibrating, lat_pipe_start
+	 * moves the whole process into a child cgroup with this share of
+	 * one CPU per period (lat_cgroup_quota_begin), and lat_pipe_wait
+	 * reads its throttling counters and removes it (so does
+	 * lat_pipe_free after a failed start). Needs root (or a writable
+	 * cpu controller): lat_cgroup_quota_ready() says so up front.
+	 */
+	double cpu_quota;         /* share of one CPU, (0, 1]; 0 = off */
+	uint64_t cpu_period_us;   /* CFS period, 1 ms .. 1 s; default 100 ms */
+	int burst_threads;        /* 0..LAT_PIPE_MAX_BURST unpinned threads
+				   * that each spin a quarter of every period
+				   * (a worker pool bursting past the quota) */
+	const char *cgroup_root;  /* /proc and /sys prefix (tests); NULL */
 };
+
+#define LAT_PIPE_MAX_BURST 64
+/* Onsets of e2e spikes kept to find how often they recur. */
+#define LAT_PIPE_MAX_SPIKES 1024
 
 /* Per hot thread, as the run went. */
 struct lat_pipe_thread_result {
@@ -162,6 +184,41 @@ struct lat_pipe_thread_result {
 	int cpu;                  /* pinned CPU, -1 unpinned */
 	int ran_on;               /* CPU seen at the end of its run */
 	struct lat_wait_stats wait;
+	/* /proc/thread-self/schedstat over its measured run (any user) */
+	bool sched_known;
+	uint64_t on_cpu_ns;       /* time it ran */
+	uint64_t run_delay_ns;    /* time it was runnable but not running */
+};
+
+/*
+ * One ring as the aggregator saw it: its depth sampled off the hot path
+ * (the aggregator reads both indices about every millisecond).
+ */
+struct lat_pipe_ring_use {
+	char name[16];            /* "q1", ..., "samples" */
+	size_t capacity;
+	uint64_t looks;           /* depth samples taken */
+	uint64_t nonempty;        /* looks that found it holding events */
+	uint64_t full;            /* looks that found it full */
+	int64_t depth_p50, depth_p99, depth_max;
+	uint64_t errors;          /* samples dropped (sample ring only) */
+};
+
+/* The run's CPU quota experiment, when config.cpu_quota > 0. */
+struct lat_pipe_quota {
+	bool applied;             /* the process ran inside the child */
+	int64_t quota_us;
+	uint64_t period_us;
+	uint64_t nr_periods, nr_throttled, throttled_ns;
+	int error;                /* reading, leaving or removing failed */
+	char group[256];          /* the child's path in its hierarchy */
+	int version;              /* enum lat_cgroup_version */
+	/* freezes: the consumer's output stopping for (period - quota) / 2
+	 * or more beyond what the schedule explains; each ends where the
+	 * kernel refills the quota, at a period boundary */
+	uint64_t spikes;
+	double spike_gap_ns;      /* median gap between the ends of
+				   * consecutive freezes; 0 if < 2 */
 };
 
 struct lat_pipe_delta {
@@ -211,6 +268,22 @@ struct lat_pipe_result {
 	/* files */
 	uint64_t hlog_intervals;  /* interval lines written (all tags) */
 	int hlog_error;           /* 0 or the first write error */
+
+	/* USE audit (see lat_pipe_use) */
+	int n_rings;              /* hot rings, then the sample ring */
+	struct lat_pipe_ring_use ring[LAT_PIPE_MAX_HOT];
+	struct lat_pipe_thread_result agg; /* the aggregator's schedstat */
+	int n_use_cpus;           /* the hot threads' distinct CPUs */
+	int use_cpu[LAT_PIPE_MAX_HOT]; /* each CPU, -1 = all (unpinned) */
+	uint64_t cpu_busy_ns[LAT_PIPE_MAX_HOT]; /* its non-idle time over
+				   * the run (/proc/stat, tick resolution),
+				   * UINT64_MAX unknown */
+	uint64_t run_ns;          /* the span the busy times cover */
+	uint64_t rss_bytes;       /* resident set at the end */
+	uint64_t minflt, majflt;  /* the process's faults during the run */
+	uint64_t swap_bytes;      /* of the process, at the end */
+	uint64_t alloc_failures;  /* --alloc blocks malloc refused */
+	struct lat_pipe_quota quota;
 };
 
 /* Fill @c with the defaults above. */
@@ -398,7 +471,17 @@ struct lat_pipe_diag {
 	double steal_pct;         /* -1 unknown */
 	enum lat_work_verdict work; /* lat_work_check of the calibration */
 	uint64_t dropped;         /* samples the aggregator lost */
+	/* the CPU quota's fingerprint: throttled periods, and e2e spikes
+	 * of up to period - quota recurring about once a period */
+	bool throttled;           /* the run's group was throttled */
+	int64_t stall_ns;         /* period - quota: the longest freeze */
+	bool recurring;           /* >= 2 freezes whose median gap is within
+				   * LAT_PIPE_GAP_TOL of a whole number of
+				   * periods */
 };
+
+/* How close the spikes' median gap must be to a whole number of periods. */
+#define LAT_PIPE_GAP_TOL 0.25
 
 /* Steal (% of CPU time) from which a run's tail is blamed on it. */
 #define LAT_PIPE_STEAL_PCT 0.5
@@ -406,6 +489,67 @@ struct lat_pipe_diag {
 /* Fill @d from @r. Pure; never fails. */
 void lat_pipe_diagnose(const struct lat_pipe_result *r,
 		       struct lat_pipe_diag *d);
+
+/*
+ * The USE audit of a run (Brendan Gregg's utilization, saturation,
+ * errors), one row per resource: each CPU the hot threads ran on, each
+ * hot ring, the aggregator, its sample ring, the process's memory.
+ * Computed from struct lat_pipe_result alone; the table prints one line
+ * per row and the JSON an object "use" keyed by row name.
+ */
+enum lat_pipe_resource {
+	LAT_PIPE_RES_CPU,
+	LAT_PIPE_RES_RING,
+	LAT_PIPE_RES_AGG,
+	LAT_PIPE_RES_SAMPLES,
+	LAT_PIPE_RES_MEMORY,
+};
+
+struct lat_pipe_use_row {
+	enum lat_pipe_resource kind;
+	char name[16];            /* "cpu1", "cpus" (unpinned), "q1",
+				   * "aggregator", "samples", "memory" */
+	char users[64];           /* cpu: the hot threads pinned to it */
+	/* utilization */
+	double util_pct;          /* cpu: non-idle share of the run; ring:
+				   * looks that found events; aggregator:
+				   * its on-CPU share; -1 unknown */
+	uint64_t busy_ns;         /* cpu: non-idle time (/proc/stat ticks),
+				   * UINT64_MAX unknown */
+	double ours_pct;          /* cpu: the hot threads' on-CPU share */
+	uint64_t ours_ns;         /* cpu: their on-CPU time (thread CPU
+				   * clocks: the counters' task-clock plus
+				   * the context switches themselves) */
+	uint64_t rss_bytes;       /* memory: resident set */
+	/* saturation */
+	uint64_t run_delay_ns;    /* cpu, aggregator: runnable, waiting */
+	double waiting;           /* run_delay_ns / the run: how many of its
+				   * threads waited for a CPU on average
+				   * (the run-queue length); -1 unknown */
+	size_t capacity;          /* ring, samples */
+	uint64_t looks, full;
+	int64_t depth_p50, depth_p99, depth_max;
+	int64_t late_p99_ns;      /* q1: the producer's lateness (pace p99);
+				   * -1 for other rows */
+	uint64_t majflt, minflt, swap_bytes; /* memory */
+	/* errors (0 is the only good count) */
+	uint64_t errors;          /* the sum of the ones below that apply */
+	uint64_t throttled;       /* cpu: quota periods throttled */
+	uint64_t dropped;         /* samples */
+	uint64_t over_range, clock_backwards, sum_check; /* aggregator */
+	uint64_t alloc_failures;  /* memory */
+};
+
+#define LAT_PIPE_USE_ROWS (2 * LAT_PIPE_MAX_HOT + 3)
+
+struct lat_pipe_use {
+	int n;
+	struct lat_pipe_use_row row[LAT_PIPE_USE_ROWS];
+	bool sched_known;         /* every hot thread's schedstat was read */
+};
+
+/* Fill @u from @r. Pure; never fails. */
+void lat_pipe_use(const struct lat_pipe_result *r, struct lat_pipe_use *u);
 
 /*
  * The per-delta table (count, p50, p99, p99.9, max with units), rate,

@@ -181,6 +181,14 @@ struct lat_prof_config {
 	bool user_only;         /* never sample kernel frames */
 	size_t ring_pages;      /* data pages per CPU ring, a power of two;
 				 * 0: 64 (256 KiB with 4 KiB pages) */
+	/*
+	 * Also trace off-CPU time with eBPF: at each sched_switch, the time a
+	 * target thread spends off its CPU, summed per (thread, kernel stack,
+	 * user stack, reason). Needs a build with BPF, the kernel's BTF and
+	 * root (or CAP_BPF + CAP_PERFMON); when any is missing the on-CPU
+	 * profile goes on and lat_prof_stats.offcpu_note says why.
+	 */
+	bool offcpu;
 };
 
 /* What a profile run counted, and the reasons behind what it could not. */
@@ -199,6 +207,16 @@ struct lat_prof_stats {
 	char kernel_note[LAT_PROF_NOTE_LEN];
 	/* why the event is cpu-clock and not cycles */
 	char event_note[LAT_PROF_NOTE_LEN];
+
+	bool offcpu;            /* off-CPU time traced */
+	uint64_t offcpu_ns;     /* total off-CPU time of the target threads */
+	uint64_t offcpu_open;   /* intervals still open at the stop (counted
+				 * up to the stop) */
+	uint64_t offcpu_stack_errors; /* intervals kept without a stack */
+	uint64_t offcpu_dropped;      /* intervals the kernel maps had no
+				       * room for (not in offcpu_ns) */
+	/* why off-CPU time is not traced ("" when it is, or not asked) */
+	char offcpu_note[LAT_PROF_NOTE_LEN];
 };
 
 /*
@@ -265,6 +283,16 @@ const char *lat_prof_error_note(const struct lat_prof *p);
 int lat_prof_fold(struct lat_prof *p, struct lat_prof_folded *f);
 
 /*
+ * The off-CPU profile (lat_prof_config.offcpu): like lat_prof_fold, with
+ * weights in ns and, right above the thread's root frame, why it was off
+ * its CPU: "[blocked]" (asleep: I/O, a lock, a sleep), "[runnable:
+ * preempted]" (the scheduler took the CPU away) or "[runnable: yielded]"
+ * (it gave the CPU up and waited to get it back). Adds nothing when
+ * off-CPU tracing did not run. Returns 0 or -ENOMEM.
+ */
+int lat_prof_fold_offcpu(struct lat_prof *p, struct lat_prof_folded *f);
+
+/*
  * "" when user symbols are available in this build, else the reason and
  * the install line.
  */
@@ -272,5 +300,40 @@ const char *lat_prof_symbols_note(void);
 
 /* Close everything and free. NULL is fine. */
 void lat_prof_free(struct lat_prof *p);
+
+/* ------------------------------------------------------------------ */
+/* Profiling this process                                              */
+/* ------------------------------------------------------------------ */
+
+struct lat_prof_self;
+
+/*
+ * Profile this process (every thread, and the ones it starts) from now
+ * on: create, attach to getpid(), start, and a reader thread
+ * ("prof-reader", itself in the profile) that drains the rings every
+ * 50 ms so the caller's threads never have to. Signals are blocked in the
+ * reader. On failure returns the error of the step that failed and, when
+ * @why is not NULL, the reason in it ("" if none). Name threads before
+ * this call (pthread_setname_np) or with lat_prof_name_thread.
+ */
+int lat_prof_self_begin(const struct lat_prof_config *cfg,
+			struct lat_prof_self **out, char *why, size_t len);
+
+/*
+ * Stop the reader and the sampling; *@out receives the profiler (fold
+ * it, read its stats, lat_prof_free it). @s is freed. Returns 0 or the
+ * first sampling error (the profile up to it is still in *@out).
+ */
+int lat_prof_self_end(struct lat_prof_self *s, struct lat_prof **out);
+
+/*
+ * Write the profile into directory @dir: oncpu.folded and oncpu.svg,
+ * and, when off-CPU time was traced, offcpu.folded and offcpu.svg (an
+ * empty profile gets its folded file and no graph). @what heads the
+ * graphs' subtitles ("latlab pipeline, 2000000 events"). Returns 0,
+ * -ENOTDIR, or the first write error.
+ */
+int lat_prof_write_dir(struct lat_prof *p, const char *dir,
+		       const char *what);
 
 #endif

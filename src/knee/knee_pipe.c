@@ -3,10 +3,15 @@
  * aggregator feeds every sample to the accumulator (the sample hook runs
  * on the cold aggregator thread, never on a hot one).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "latlab/knee.h"
 
@@ -32,6 +37,34 @@ static FILE *open_hlog(const struct lat_knee_pipe *kp, double rho, int *err)
 	return f;
 }
 
+/*
+ * thread_prepare hook: stage 1 and the producer take the nice value (per
+ * thread on Linux); the producer, which sleeps while early, asks for a
+ * timer slack of 1 us instead of the default 50 us.
+ */
+static void hot_prepare(void *ctx, int index, enum lat_pipe_role role)
+{
+	struct lat_knee_pipe *kp = ctx;
+
+	if (role == LAT_PIPE_PRODUCER)
+		(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	if (!kp->stage_nice || role == LAT_PIPE_CONSUMER ||
+	    (role == LAT_PIPE_STAGE && index != 1))
+		return;
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+			kp->stage_nice) && role == LAT_PIPE_STAGE)
+		kp->nice_error = -errno;
+}
+
+/* sample hook: the context is the knee pipe; the sample goes on */
+static void sample(void *ctx, const struct lat_pipe_msg *m,
+		   const int64_t *delta_ns, int n_deltas)
+{
+	struct lat_knee_pipe *kp = ctx;
+
+	lat_knee_acc_sample(kp->acc, m, delta_ns, n_deltas);
+}
+
 static int pipe_run(void *ctx, const struct lat_knee_req *q,
 		    struct lat_knee_acc *acc, struct lat_knee_info *info)
 {
@@ -45,16 +78,19 @@ static int pipe_run(void *ctx, const struct lat_knee_req *q,
 	c.events = q->events;
 	c.stamps = true;
 	memset(&c.hooks, 0, sizeof(c.hooks));
-	c.hooks.sample = lat_knee_acc_sample;
-	c.hooks.ctx = acc;
+	c.hooks.sample = sample;
+	c.hooks.thread_prepare = hot_prepare;
+	c.hooks.ctx = kp;
+	kp->acc = acc;
 	c.hlog = NULL;
 	if (q->phase == LAT_KNEE_FLOOR) {
 		c.work_ns = 0;
 		memset(&c.work_dist, 0, sizeof(c.work_dist));
 	}
-	if (q->phase != LAT_KNEE_POINT)
+	if (q->phase == LAT_KNEE_FLOOR)
 		c.arrivals = LAT_PACE_FIXED;
-	else if (kp->hlog_dir && !(hlog = open_hlog(kp, q->rho_asked, &rc)))
+	else if (q->phase == LAT_KNEE_POINT && kp->hlog_dir &&
+		 !(hlog = open_hlog(kp, q->rho_asked, &rc)))
 		return rc;
 	c.hlog = hlog;
 	rc = lat_pipe_run_until(&c, &r, kp->stop, kp->stop_ctx);
@@ -77,16 +113,58 @@ static int pipe_run(void *ctx, const struct lat_knee_req *q,
 
 int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 {
-	int rc = lat_pipe_autoplace(c, false, shared);
-	int cpus[3];
+	int rc, cpus[3];
 
 	c->stages = 1;
-	if (rc || !*shared || !c->pin || c->cpu[0] == c->cpu[1])
+	rc = lat_pipe_autoplace(c, false, shared);
+	if (rc || !*shared)
 		return rc;
+	/* sharing CPUs with the rest of the machine: a yielding waiter is
+	 * run again only after every runnable neighbour (ms on a loaded
+	 * box), a futex sleeper is woken within microseconds */
+	c->wait = LAT_WAIT_BLOCK;
+	/* the producer sleeps while early by more than this, then yields */
+	c->pace_sleep_ns = 50000;
+	if (!c->pin || c->cpu[0] == c->cpu[1])
+		return 0;
 	cpus[0] = c->cpu[0]; /* producer */
 	cpus[1] = c->cpu[1]; /* stage 1, alone */
 	cpus[2] = c->cpu[0]; /* consumer beside the producer */
-	return lat_pipe_place_pool(c, cpus, 3, false, NULL);
+	return lat_pipe_place_pool(c, cpus, 3, true, NULL);
+}
+
+static int autogroup_write(int nice)
+{
+	FILE *f = fopen("/proc/self/autogroup", "w");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", nice) < 0)
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = errno ? -errno : -EIO;
+	return rc;
+}
+
+int lat_knee_autogroup_nice(int nice, int *old)
+{
+	FILE *f = fopen("/proc/self/autogroup", "r");
+	int got = 0;
+
+	if (!f)
+		return -errno;
+	/* "/autogroup-7 nice 0" */
+	if (fscanf(f, "%*s nice %d", &got) != 1)
+		got = 0;
+	fclose(f);
+	*old = got;
+	return autogroup_write(nice);
+}
+
+int lat_knee_autogroup_restore(int old)
+{
+	return autogroup_write(old);
 }
 
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r)

@@ -13,7 +13,7 @@ void lat_knee_config_init(struct lat_knee_config *c)
 	memset(c, 0, sizeof(*c));
 	lat_knee_config_span(c, 0.3, 0.95, 14);
 	c->point_s = 8;
-	c->min_events = 2000;
+	c->min_events = 200;
 	c->poisson = true;
 	lat_qsim_config_init(&c->sim);
 	c->knee_slope = LAT_QSIM_KNEE_SLOPE;

@@ -23,15 +23,52 @@ static bool judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a)
 /* The arm's baselines: a least-squares line through (run index, ln v). */
 struct trend {
 	int n;
-	double spread; /* max/min of the residuals, as a ratio */
+	double spread; /* max/min of the residuals (window_range) */
 	double drift;  /* the line's change from first to last baseline */
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The scatter of @n residuals (run order): their range when there are at
+ * most LAT_LAB_SPREAD_WINDOW, else the median of the ranges of every
+ * LAT_LAB_SPREAD_WINDOW consecutive ones. A plain range widens with every
+ * baseline added (more rounds would make the lab blinder); the median of
+ * windowed ranges keeps the yardstick of one round.
+ */
+static double window_range(const double *res, int n)
+{
+	double range[LAT_LAB_MAX_ROWS];
+	int w = n < LAT_LAB_SPREAD_WINDOW ? n : LAT_LAB_SPREAD_WINDOW, k = 0;
+
+	for (int s = 0; s + w <= n; s++) {
+		double lo = res[s], hi = res[s];
+
+		for (int i = s + 1; i < s + w; i++) {
+			lo = res[i] < lo ? res[i] : lo;
+			hi = res[i] > hi ? res[i] : hi;
+		}
+		range[k++] = hi - lo;
+	}
+	return k ? median_of(range, k) : 0;
+}
 
 static void arm_trend(const struct lat_lab_row *rows, int n,
 		      enum lat_lab_arm a, const double *v, struct trend *t)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, mx, my, slope = 0, var;
-	double lo = INFINITY, hi = -INFINITY;
+	double res[LAT_LAB_MAX_ROWS];
 	int k = 0, first = -1, last = -1;
 
 	for (int i = 0; i < n; i++) {
@@ -58,16 +95,11 @@ static void arm_trend(const struct lat_lab_row *rows, int n,
 	if (var > 0)
 		slope = (sxy / k - mx * my) / var;
 	t->drift = exp(slope * (last - first));
-	for (int i = 0; i < n; i++) {
-		double res;
-
-		if (!judged_baseline(&rows[i], a) || !usable(v[i]))
-			continue;
-		res = log(v[i]) - (my + slope * (i - mx));
-		lo = res < lo ? res : lo;
-		hi = res > hi ? res : hi;
-	}
-	t->spread = exp(hi - lo);
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (judged_baseline(&rows[i], a) && usable(v[i]))
+			res[k++] = log(v[i]) - (my + slope * (i - mx));
+	t->spread = exp(window_range(res, k));
 }
 
 /* The baselines of @r's arm just before and after row @i; -1 if none. */
@@ -83,19 +115,6 @@ static void neighbours(const struct lat_lab_row *rows, int n, int i,
 	for (int j = i + 1; j < n && *after < 0; j++)
 		if (judged_baseline(&rows[j], a) && usable(v[j]))
 			*after = j;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static bool exp_row(const struct lat_lab_row *r, enum lat_lab_exp e)
@@ -327,24 +346,43 @@ static void judge_sched(const struct lat_lab *L, struct lat_lab_verdict *V)
 	}
 }
 
+/* Grew past the spread: past the drift too, or only "within drift". */
+static bool grew_past_spread(const struct lat_lab_cmp *c)
+{
+	return c->effect == LAT_LAB_EFFECT_UP ||
+	       (c->effect == LAT_LAB_EFFECT_DRIFT && c->ratio > 1);
+}
+
+/*
+ * A body shift moves both p50 and the mean; the statistic shown is the
+ * one that fell short, if either did.
+ */
 static void judge_body(struct lat_lab_verdict *V)
 {
 	bool p50_up = V->p50.effect == LAT_LAB_EFFECT_UP;
 	bool mean_up = V->mean.effect == LAT_LAB_EFFECT_UP;
-	bool p50_some = p50_up || (V->p50.effect == LAT_LAB_EFFECT_DRIFT &&
-				   V->p50.ratio > 1);
+	bool short_p50 = !p50_up && V->p50.ratio / V->p50.tolerance <=
+				    V->mean.ratio / V->mean.tolerance;
 
-	V->fp = V->p50;
-	snprintf(V->fp_stat, sizeof(V->fp_stat), "e2e p50");
-	set_outcome(V, p50_up && mean_up ? LAT_LAB_SEEN :
-		       p50_some ? LAT_LAB_WITHIN_DRIFT : LAT_LAB_NOT_SEEN);
+	V->fp = short_p50 || mean_up ? V->p50 : V->mean;
+	snprintf(V->fp_stat, sizeof(V->fp_stat), "e2e %s",
+		 short_p50 || mean_up ? "p50" : "mean");
+	if (p50_up && mean_up)
+		set_outcome(V, LAT_LAB_SEEN);
+	else if (grew_past_spread(&V->p50) && grew_past_spread(&V->mean))
+		set_outcome(V, LAT_LAB_WITHIN_DRIFT);
+	else
+		set_outcome(V, LAT_LAB_NOT_SEEN);
 }
 
 /*
- * The line's fingerprint: the p99 of work1 (stage 1 bumps its counter
- * inside its work) or of q2+wake (the consumer bumps its own after the
- * pop) grows. Not their means: on a loaded machine one preemption in the
- * middle of work1 moves its mean more than a miss per event does.
+ * The line's fingerprint: the p99 of work1 grows, because stage 1 bumps
+ * its counter inside its work, where the miss on a line the consumer just
+ * wrote lands. Not work1's mean: on a loaded machine one preemption in the
+ * middle of the work moves it more than a miss per event does. Not
+ * q2+wake: the consumer bumps after its final stamp, so its miss is not
+ * in any delta, and q2+wake on a loaded machine is the scheduler's (a run
+ * that fell behind grew it x13 with no line involved).
  */
 static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 		       bool expect_growth)
@@ -354,7 +392,6 @@ static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 		bool p99;
 	} s[] = {
 		{ "work1", "work1 p99", true },
-		{ "q2+wake", "q2+wake p99", true },
 	};
 	double v[LAT_LAB_MAX_ROWS];
 	bool up = false, drift_up = false;
@@ -374,7 +411,7 @@ static void judge_line(const struct lat_lab *L, struct lat_lab_verdict *V,
 				 s[i].name);
 		}
 		up |= c.effect == LAT_LAB_EFFECT_UP;
-		drift_up |= c.effect == LAT_LAB_EFFECT_DRIFT && c.ratio > 1;
+		drift_up |= grew_past_spread(&c);
 	}
 	if (expect_growth)
 		set_outcome(V, up ? LAT_LAB_SEEN : drift_up ?

@@ -38,7 +38,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 	lat_fmt_pad(out, "p99.9", 9);
 	lat_fmt_pad(out, "max", 9);
 	lat_fmt_pad(out, "mean", 9);
-	lat_fmt_pad(out, "work1", 8);
+	lat_fmt_pad(out, "work1 p99", 10);
 	lat_fmt_pad(out, "rate", 11);
 	lat_fmt_pad(out, "ctx-sw", 8);
 	lat_fmt_pad(out, "migr", 6);
@@ -54,7 +54,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 		cell_ns(out, w->p999_ns, 9);
 		cell_ns(out, w->max_ns, 9);
 		cell_ns(out, w->mean_ns, 9);
-		cell_ns(out, w->n_parts > 2 ? w->part_mean_ns[2] : 0, 8);
+		cell_ns(out, w->n_parts > 2 ? w->part_p99_ns[2] : 0, 10);
 		lat_fmt_pad(out, lat_fmt_rate(b, sizeof(b),
 					      w->achieved_per_s), 11);
 		cell_metric(out, w, LAT_LAB_CTX_SWITCHES, 8);
@@ -233,8 +233,9 @@ int lat_lab_print(FILE *out, const struct lat_lab *L)
 	print_place(out, L);
 	fputc('\n', out);
 	print_rows(out, L);
-	fprintf(out, "\ne2e percentiles and mean; work1: its mean; counters "
-		"summed over the hot threads' measured runs\n");
+	fprintf(out, "\ne2e percentiles and mean; work1 p99: the stage's work "
+		"(where share-line shows); counters summed over the hot "
+		"threads' measured runs\n");
 	print_drift(out, L);
 	print_verdicts(out, L);
 	print_notes(out, L);

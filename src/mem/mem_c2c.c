@@ -48,13 +48,20 @@ const char *lat_mem_relation_text(enum lat_mem_relation r)
 	}
 }
 
+/* What one side writes, on its own region (see rt_pp). */
+struct rt_side {
+	_Alignas(LAT_PAD_BYTES) uint64_t done; /* hand-offs completed */
+	bool fifo;
+};
+
+/* The bounced line, the read-only setup and each side's own counters
+ * on separate 128-byte regions: only the line may move. */
 struct rt_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
 	_Alignas(LAT_PAD_BYTES) uint64_t iters;
 	lat_cycles_t budget;      /* cycles each side may take in all */
 	int cpu[2];
-	bool fifo[2];
-	uint64_t done[2];         /* hand-offs each side completed */
+	struct rt_side side[2];
 };
 
 /* Side @s waits for 2i + s, writes 2i + s + 1: strictly alternating. */
@@ -62,7 +69,7 @@ static void rt_side(struct rt_pp *pp, int s)
 {
 	lat_cycles_t deadline;
 
-	pp->fifo[s] = lat_mem_fifo_enter(pp->cpu[s]);
+	pp->side[s].fifo = lat_mem_fifo_enter(pp->cpu[s]);
 	deadline = lat_clock_now() + pp->budget;
 	for (uint64_t i = 0; i < pp->iters; i++) {
 		unsigned spins = 0;
@@ -77,10 +84,10 @@ static void rt_side(struct rt_pp *pp, int s)
 		}
 		atomic_store_explicit(&pp->line, 2 * i + (uint64_t)s + 1,
 				      memory_order_release);
-		pp->done[s]++;
+		pp->side[s].done++;
 	}
 out:
-	lat_mem_fifo_leave(pp->fifo[s]);
+	lat_mem_fifo_leave(pp->side[s].fifo);
 }
 
 static void rt_a(void *arg)
@@ -117,12 +124,12 @@ int lat_mem_c2c_once(int a, int b, uint64_t iters,
 	/* 10 us per hand-off at most: 50x the slowest cross-socket line */
 	pp->budget = lat_clock_from_ns(fifo_cal, 10000 * iters);
 	rc = lat_bench_pair(&p, rt_a, rt_b, pp, &ns);
-	if (!rc && (pp->done[0] != iters || pp->done[1] != iters))
+	if (!rc && (pp->side[0].done != iters || pp->side[1].done != iters))
 		rc = -ETIMEDOUT;
 	if (!rc) {
 		*one_way_ns = ns / (2.0 * (double)iters);
 		if (fifo)
-			*fifo = pp->fifo[0] && pp->fifo[1];
+			*fifo = pp->side[0].fifo && pp->side[1].fifo;
 	}
 	free(pp);
 	return rc;

@@ -30,8 +30,11 @@ struct shard {
 	_Alignas(LAT_PAD_BYTES) pthread_mutex_t m;
 };
 
+/* One 128-byte-aligned region per reader: its counts and histogram
+ * header change on every lookup (adjacent readers would otherwise
+ * falsely share lines and every kind would pay for it). */
 struct rm_reader {
-	struct rm *rm;
+	_Alignas(LAT_PAD_BYTES) struct rm *rm;
 	int id;
 	int cpu;
 	int pin_err;
@@ -51,7 +54,7 @@ struct rm {
 	struct table *spare;       /* rcu: the writer's next table */
 	struct lat_mem_rcu rcu;
 	struct shard *shards;      /* LAT_MEM_RM_SHARDS */
-	uint64_t writes;
+	_Alignas(LAT_PAD_BYTES) uint64_t writes; /* the writer's own */
 	struct lat_hist wh;
 };
 
@@ -270,13 +273,14 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 	memset(out, 0, sizeof(*out));
 	n = cfg->readers;
 	rm = aligned_alloc(LAT_PAD_BYTES, sizeof(*rm));
-	rd = calloc((size_t)n, sizeof(*rd));
+	rd = aligned_alloc(LAT_PAD_BYTES, (size_t)n * sizeof(*rd));
 	if (!rm || !rd) {
 		free(rm);
 		free(rd);
 		return -ENOMEM;
 	}
 	memset(rm, 0, sizeof(*rm));
+	memset(rd, 0, (size_t)n * sizeof(*rd));
 	atomic_init(&rm->stop, 0);
 	atomic_init(&rm->ready, 0);
 	atomic_init(&rm->go, 0);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/stats.h"
 #include "latlab/work.h"
 
 /* A finite decimal filling the whole of @s. */
@@ -125,20 +126,10 @@ double lat_work_dist_cv(const struct lat_work_dist *d, double mean_ns)
 	}
 }
 
-/* splitmix64: one word of state, any seed is a good one */
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
 /* uniform on (0, 1]: never 0, so its log is finite */
 static double unit(uint64_t *s)
 {
-	return (double)((mix(s) >> 11) + 1) * 0x1p-53;
+	return (double)((lat_splitmix64(s) >> 11) + 1) * 0x1p-53;
 }
 
 /*
@@ -181,7 +172,7 @@ static void draw(const struct lat_work_dist *d, double mean, uint64_t seed,
 		for (size_t i = 0; i < n; i++)
 			x[i] = i < slow ? d->slow_ns : fast;
 		for (size_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
-			size_t j = (size_t)(mix(&s) % (i + 1));
+			size_t j = (size_t)(lat_splitmix64(&s) % (i + 1));
 			double t = x[i];
 
 			x[i] = x[j];
@@ -192,13 +183,6 @@ static void draw(const struct lat_work_dist *d, double mean, uint64_t seed,
 		for (size_t i = 0; i < n; i++)
 			x[i] = mean;
 	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -220,8 +204,7 @@ static double median_miss(const struct lat_work_table *t, const double *x,
 		d[i] = (double)(lat_clock_end() - a) / cal->cycles_per_ns -
 		       x[i];
 	}
-	qsort(d, n, sizeof(*d), cmp_double);
-	return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+	return lat_median_sort(d, n);
 }
 
 int lat_work_table_init(struct lat_work_table *t,

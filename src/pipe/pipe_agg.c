@@ -46,6 +46,25 @@ int pipe_agg_init(struct lat_pipe *p)
 			return rc;
 		}
 	}
+	/* USE: the hot rings' and the sample ring's depth, 0..capacity */
+	a->n_rings = stages + 2;
+	for (int i = 0; i < a->n_rings; i++) {
+		struct lat_spsc *q = i <= stages ? p->ring[i] : p->samples;
+		int rc = lat_hist_init(&a->depth[i], 1,
+				       (int64_t)lat_spsc_capacity(q),
+				       LAT_PIPE_HIST_SIG_FIGS);
+
+		if (rc) {
+			pipe_agg_destroy(a);
+			return rc;
+		}
+	}
+	/* quota: a freeze of half of (period - quota) or more is a
+	 * throttling stall, far above anything else this pipeline does */
+	if (p->quota.entered)
+		a->freeze_cycles = lat_clock_from_ns(
+			&p->cal, (lat_ns_t)(p->quota.period_us -
+					    (uint64_t)p->quota.quota_us) * 500);
 	return 0;
 }
 
@@ -55,6 +74,8 @@ void pipe_agg_destroy(struct pipe_agg *a)
 		lat_hist_destroy(&a->total[i]);
 		lat_hist_destroy(&a->interval[i]);
 	}
+	for (int i = 0; i < LAT_PIPE_MAX_HOT; i++)
+		lat_hist_destroy(&a->depth[i]);
 	lat_hlog_writer_close(a->hlog);
 	a->hlog = NULL;
 }
@@ -131,6 +152,26 @@ static void record(struct lat_pipe *p, int i, int64_t ns)
 		lat_hist_record(&a->interval[i], ns);
 }
 
+/*
+ * A throttled group runs no thread: the consumer's stamps stop for longer
+ * than the gap between the intended send times explains. Each freeze is
+ * kept by its end, the first stamp after it: the kernel lifts a throttle
+ * when it refills the quota, at a period boundary.
+ */
+static void watch_freeze(struct pipe_agg *a, const struct lat_pipe_msg *m)
+{
+	lat_cycles_t out, planned;
+
+	if (!a->freeze_cycles || !a->recorded ||
+	    m->t_final <= a->last_final || m->t0 < a->last_t0)
+		return;
+	out = m->t_final - a->last_final;
+	planned = m->t0 - a->last_t0;
+	if (out > planned && out - planned >= a->freeze_cycles &&
+	    a->spikes < LAT_PIPE_MAX_SPIKES)
+		a->spike_t0[a->spikes++] = m->t_final;
+}
+
 /* Every sample passes through here, exactly once. */
 static void pipe_agg_consume(struct lat_pipe *p, const struct lat_pipe_msg *m)
 {
@@ -158,11 +199,37 @@ static void pipe_agg_consume(struct lat_pipe *p, const struct lat_pipe_msg *m)
 	for (int i = 0; i < n; i++)
 		record(p, i, d[i]);
 	a->interval_dirty = a->hlog != NULL;
+	watch_freeze(a, m);
 	a->recorded++;
 	a->last_t0 = m->t0;
 	a->last_final = m->t_final;
 	if (p->cfg.hooks.sample)
 		p->cfg.hooks.sample(p->cfg.hooks.ctx, m, d, n);
+}
+
+/*
+ * USE: how full each ring is, sampled here, off the hot path, about every
+ * millisecond: reading a ring's two indices is all it takes.
+ */
+static void look_at_rings(struct lat_pipe *p)
+{
+	struct pipe_agg *a = &p->agg;
+	lat_cycles_t now = lat_clock_now();
+
+	if ((int64_t)(now - a->next_look) < 0)
+		return;
+	a->next_look = now + a->look_every;
+	for (int i = 0; i < a->n_rings; i++) {
+		struct lat_spsc *q = i + 1 < a->n_rings ? p->ring[i]
+							: p->samples;
+		size_t depth = lat_spsc_count(q);
+
+		lat_hist_record(&a->depth[i], (int64_t)depth);
+		a->nonempty[i] += depth > 0;
+		a->full[i] += depth >= lat_spsc_capacity(q);
+		if (depth > a->depth_max[i])
+			a->depth_max[i] = depth;
+	}
 }
 
 static void idle(void)
@@ -186,6 +253,9 @@ void *pipe_agg_main(void *arg)
 							  1e9));
 	if (!a->interval_cycles)
 		a->interval_cycles = 1;
+	a->look_every = lat_clock_from_ns(&p->cal, 1000000);
+	a->next_look = lat_clock_now();
+	pipe_sched_read(&a->sched0);
 	for (;;) {
 		/* acquire pairs with the consumer's release of done; read it
 		 * before popping so that the pops after it see every sample */
@@ -200,9 +270,11 @@ void *pipe_agg_main(void *arg)
 		}
 		if (!n && done)
 			break;
+		look_at_rings(p);
 		if (!n)
 			idle();
 	}
+	pipe_sched_read(&a->sched1);
 	if (a->hlog && a->recorded) {
 		lat_cycles_t start = atomic_load_explicit(&p->start,
 							  memory_order_relaxed);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/cgroup.h"
 #include "latlab/pipe.h"
 
 void lat_pipe_config_init(struct lat_pipe_config *c)
@@ -28,6 +29,7 @@ void lat_pipe_config_init(struct lat_pipe_config *c)
 	c->stall_seq = UINT64_MAX;
 	c->interval_s = 1.0;
 	c->calibrate_ms = 200;
+	c->cpu_period_us = 100000;
 }
 
 int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
@@ -61,10 +63,24 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		msg = "stall_ns must be between 0 and 60 s";
 	else if (c->stall_ns > 0 && c->stall_seq >= c->events)
 		msg = "stall_seq must be below the number of events";
+	else if (!(c->pace_sleep_ns >= 0 && c->pace_sleep_ns <= 1e9))
+		msg = "pace_sleep_ns must be between 0 and 1 s";
 	else if (!(c->interval_s >= 0.001 && c->interval_s <= 3600))
 		msg = "interval_s must be between 1 ms and 1 hour";
 	else if (c->calibrate_ms < 10 || c->calibrate_ms > 10000)
 		msg = "calibrate_ms must be between 10 ms and 10 s";
+	else if (!(c->cpu_quota >= 0 && c->cpu_quota <= 1))
+		msg = "cpu_quota must be above 0 and at most 100 % of one CPU";
+	else if (c->cpu_period_us < LAT_CGROUP_MIN_PERIOD_US ||
+		 c->cpu_period_us > LAT_CGROUP_MAX_PERIOD_US)
+		msg = "cpu_period_us must be between 1 ms and 1 s";
+	else if (c->cpu_quota > 0 &&
+		 llround(c->cpu_quota * (double)c->cpu_period_us) <
+			 LAT_CGROUP_MIN_QUOTA_US)
+		msg = "cpu_quota of the period must be at least 1 ms (the "
+		      "kernel's floor)";
+	else if (c->burst_threads < 0 || c->burst_threads > LAT_PIPE_MAX_BURST)
+		msg = "burst_threads must be between 0 and 64";
 	if (!msg && c->pin)
 		for (int i = 0; i < lat_pipe_n_hot(c->stages); i++)
 			if (c->cpu[i] < 0 || c->cpu[i] >= LAT_TOPO_MAX_CPUS) {

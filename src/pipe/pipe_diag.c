@@ -5,8 +5,10 @@
  * people do.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
+#include "latlab/fmt.h"
 #include "pipe_int.h"
 
 void lat_pipe_diagnose(const struct lat_pipe_result *r,
@@ -41,6 +43,17 @@ void lat_pipe_diagnose(const struct lat_pipe_result *r,
 	d->stolen = r->steal_pct >= LAT_PIPE_STEAL_PCT;
 	d->work = lat_work_check(&r->work);
 	d->dropped = r->dropped;
+	d->throttled = r->quota.applied && r->quota.nr_throttled > 0;
+	if (r->quota.applied) {
+		const struct lat_pipe_quota *q = &r->quota;
+		double k = q->spike_gap_ns / ((double)q->period_us * 1e3);
+
+		d->stall_ns = ((int64_t)q->period_us - q->quota_us) * 1000;
+		/* the spikes come back once a period, or every few periods
+		 * when the pipeline can ride out some of them */
+		d->recurring = q->spikes >= 2 && k >= 1 - LAT_PIPE_GAP_TOL &&
+			       fabs(k - round(k)) <= LAT_PIPE_GAP_TOL;
+	}
 }
 
 /* What a large part of each kind means. */
@@ -58,6 +71,32 @@ static const char *meaning(enum lat_pipe_part k)
 	}
 }
 
+/* The CFS bandwidth fingerprint, named. */
+static void print_throttled(FILE *out, const struct lat_pipe_result *r,
+			    const struct lat_pipe_diag *d)
+{
+	const struct lat_pipe_quota *q = &r->quota;
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN], g[LAT_FMT_LEN];
+
+	fprintf(out, "tail: CPU quota throttling: the group used its %s of "
+		"CPU per %s period %" PRIu64 " times and every thread of it "
+		"froze until the period ended, %s in all; the fingerprint is "
+		"an e2e spike of up to period - quota = %s",
+		lat_fmt_ns(a, sizeof(a), (double)q->quota_us * 1e3),
+		lat_fmt_ns(b, sizeof(b), (double)q->period_us * 1e3),
+		q->nr_throttled,
+		lat_fmt_ns(c, sizeof(c), (double)q->throttled_ns),
+		lat_fmt_ns(g, sizeof(g), (double)d->stall_ns));
+	if (d->recurring)
+		fprintf(out, " recurring at the period (%" PRIu64 " spikes, "
+			"median gap %s)\n", q->spikes,
+			lat_fmt_ns(a, sizeof(a), q->spike_gap_ns));
+	else
+		fprintf(out, " (%" PRIu64 " spikes seen%s%s)\n", q->spikes,
+			q->spikes >= 2 ? ", median gap " : "",
+			q->spikes >= 2 ? lat_fmt_ns(a, sizeof(a), q->spike_gap_ns) : "");
+}
+
 void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,
 		     const struct lat_pipe_diag *d)
 {
@@ -73,6 +112,8 @@ void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,
 		fprintf(out, "tail: the load average was %.1f on %d CPUs when "
 			"the run started: other processes took turns on the "
 			"pipeline's CPUs\n", d->loadavg, d->online_cpus);
+	if (d->throttled)
+		print_throttled(out, r, d);
 	if (d->stolen)
 		fprintf(out, "tail: the hypervisor stole %.1f%% of CPU time "
 			"during the run; each steal is a gap of tens of "
@@ -101,5 +142,57 @@ void pipe_write_diag_json(struct lat_json *j,
 	lat_json_bool(j, "stolen", d->stolen);
 	lat_json_str(j, "work_calibration", lat_work_verdict_name(d->work));
 	lat_json_bool(j, "dropped", d->dropped > 0);
+	lat_json_bool(j, "throttled", d->throttled);
+	if (r->quota.applied) {
+		lat_json_int(j, "stall_ns", d->stall_ns);
+		lat_json_bool(j, "spikes_recur_at_period", d->recurring);
+	}
+	lat_json_obj_end(j);
+}
+
+void pipe_print_quota(FILE *out, const struct lat_pipe_result *r)
+{
+	const struct lat_pipe_quota *q = &r->quota;
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
+
+	if (!q->applied && !q->error)
+		return;
+	fprintf(out, "cpu quota: %s per %s period (%.0f%% of one CPU), "
+		"cgroup %s %s: %" PRIu64 " periods, %" PRIu64 " throttled, "
+		"%s throttled time%s%s\n",
+		lat_fmt_ns(a, sizeof(a), (double)q->quota_us * 1e3),
+		lat_fmt_ns(b, sizeof(b), (double)q->period_us * 1e3),
+		100.0 * (double)q->quota_us / (double)q->period_us,
+		lat_cgroup_version_name((enum lat_cgroup_version)q->version),
+		q->group, q->nr_periods, q->nr_throttled,
+		lat_fmt_ns(c, sizeof(c), (double)q->throttled_ns),
+		q->error ? "; cleaning up failed: " : "",
+		q->error ? lat_strerror(q->error) : "");
+}
+
+void pipe_write_quota_json(struct lat_json *j, const struct lat_pipe_result *r)
+{
+	const struct lat_pipe_quota *q = &r->quota;
+
+	if (!q->applied && !q->error) {
+		lat_json_null(j, "cpu_quota");
+		return;
+	}
+	lat_json_obj_begin(j, "cpu_quota");
+	lat_json_int(j, "quota_us", q->quota_us);
+	lat_json_uint(j, "period_us", q->period_us);
+	lat_json_str(j, "cgroup", q->group);
+	lat_json_str(j, "cgroup_version",
+		     lat_cgroup_version_name((enum lat_cgroup_version)
+					     q->version));
+	lat_json_uint(j, "nr_periods", q->nr_periods);
+	lat_json_uint(j, "nr_throttled", q->nr_throttled);
+	lat_json_uint(j, "throttled_ns", q->throttled_ns);
+	lat_json_uint(j, "spikes", q->spikes);
+	lat_json_double(j, "spike_gap_ns", q->spike_gap_ns);
+	if (q->error)
+		lat_json_str(j, "cleanup_error", lat_strerror(q->error));
+	else
+		lat_json_null(j, "cleanup_error");
 	lat_json_obj_end(j);
 }

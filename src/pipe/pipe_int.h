@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "latlab/cgroup.h"
 #include "latlab/hist_io.h"
 #include "latlab/pipe.h"
 #include "latlab/spsc.h"
@@ -16,6 +17,15 @@
 
 /* start-line states (struct lat_pipe.go) */
 enum { PIPE_WAIT = 0, PIPE_GO = 1, PIPE_ABORT = -1 };
+
+/* /proc/thread-self/schedstat: what the USE audit needs per thread. */
+struct pipe_sched {
+	bool ok;
+	uint64_t on_cpu_ns, run_delay_ns;
+};
+
+/* Read the calling thread's schedstat (never fails: ok says). */
+void pipe_sched_read(struct pipe_sched *s);
 
 /*
  * One per hot thread, each on its own lines: the thread bumps its counts
@@ -34,6 +44,7 @@ struct pipe_hot {
 	uint64_t dropped;        /* consumer: samples refused by a full ring */
 	uint64_t alloc_failures; /* stage 1 under --alloc */
 	uint64_t sink;           /* work results, kept so work stays live */
+	struct pipe_sched sched0, sched1; /* schedstat at enter / leave */
 };
 
 /* Aggregator state: owned by the aggregator thread until it exits. */
@@ -52,6 +63,21 @@ struct pipe_agg {
 	struct lat_hlog_writer *hlog;
 	uint64_t hlog_intervals;
 	int hlog_error;
+
+	/* USE: ring depths sampled off the hot path, about every ms */
+	int n_rings;                 /* hot rings + the sample ring */
+	struct lat_hist depth[LAT_PIPE_MAX_HOT];
+	uint64_t nonempty[LAT_PIPE_MAX_HOT], full[LAT_PIPE_MAX_HOT];
+	size_t depth_max[LAT_PIPE_MAX_HOT]; /* exact: the histogram rounds */
+	lat_cycles_t next_look;
+	lat_cycles_t look_every;
+	struct pipe_sched sched0, sched1;
+
+	/* quota: freezes, seen as the consumer's output stopping for
+	 * longer than the schedule explains; the first stamp after each */
+	lat_cycles_t freeze_cycles;  /* threshold, 0 = not watching */
+	uint64_t spikes;
+	lat_cycles_t spike_t0[LAT_PIPE_MAX_SPIKES];
 };
 
 /* The two experiment counters of --share-line, 8 or 128 bytes apart. */
@@ -83,6 +109,14 @@ struct lat_pipe {
 	_Alignas(LAT_PAD_BYTES) struct pipe_agg agg;
 	unsigned char *noise_buf;
 	size_t noise_len;
+	struct lat_cgroup_quota_run quota; /* cfg.cpu_quota > 0 */
+	pthread_t burst_tid[LAT_PIPE_MAX_BURST];
+	int n_burst;                       /* burst threads created */
+	uint64_t busy0[LAT_PIPE_MAX_HOT];  /* per USE CPU, ticks at go */
+	int use_cpu[LAT_PIPE_MAX_HOT];     /* its CPUs, -1 = all */
+	int n_use_cpus;
+	double go_wall_s;                  /* CLOCK_MONOTONIC at go */
+	uint64_t minflt0, majflt0;
 
 	atomic_bool stop;              /* producer: stop after this event */
 	atomic_bool noise_stop;
@@ -99,10 +133,22 @@ void *pipe_stage_main(void *arg);
 void *pipe_consumer_main(void *arg);
 void *pipe_noise_main(void *arg);
 void *pipe_agg_main(void *arg);
+void *pipe_burst_main(void *arg);
 
 /* Histograms and names for the run; 0 or -ENOMEM. Before any thread. */
 int pipe_agg_init(struct lat_pipe *p);
 void pipe_agg_destroy(struct pipe_agg *a);
+
+/* The USE audit's edges (pipe_use.c): at the start line, and the
+ * result once every thread has joined. */
+void pipe_use_start(struct lat_pipe *p);
+void pipe_use_fill(struct lat_pipe *p, struct lat_pipe_result *r);
+/* The USE lines of the table and the "use" object (pipe_use_report.c). */
+void pipe_print_use(FILE *out, const struct lat_pipe_result *r);
+void pipe_write_use_json(struct lat_json *j, const struct lat_pipe_result *r);
+/* The "cpu quota:" line, and its JSON object (pipe_diag.c). */
+void pipe_print_quota(FILE *out, const struct lat_pipe_result *r);
+void pipe_write_quota_json(struct lat_json *j, const struct lat_pipe_result *r);
 
 /* The two renderings of struct lat_pipe_diag (pipe_diag.c). */
 void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,

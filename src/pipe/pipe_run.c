@@ -111,8 +111,13 @@ static int setup_rings(struct lat_pipe *p)
 	return 0;
 }
 
+/*
+ * Start a thread named @name ("producer", "stage1", "consumer", ...): the
+ * name is the comm that profilers, top and perf show, and the root frame
+ * of each thread in `latlab pipeline --profile`.
+ */
 static int create(struct lat_pipe *p, pthread_t *tid, void *(*fn)(void *),
-		  void *arg)
+		  void *arg, const char *name)
 {
 	sigset_t block, old;
 	int rc;
@@ -124,6 +129,8 @@ static int create(struct lat_pipe *p, pthread_t *tid, void *(*fn)(void *),
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rc = -pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc)
+		(void)pthread_setname_np(*tid, name); /* cosmetic if it fails */
 	(void)p;
 	return rc;
 }
@@ -133,6 +140,7 @@ static int start_hot_threads(struct lat_pipe *p)
 	for (int i = 0; i < p->n_hot; i++) {
 		struct pipe_hot *h = &p->hot[i];
 		void *(*fn)(void *) = pipe_stage_main;
+		char name[16];
 		int rc;
 
 		h->p = p;
@@ -146,7 +154,13 @@ static int start_hot_threads(struct lat_pipe *p)
 			h->role = LAT_PIPE_CONSUMER;
 			fn = pipe_consumer_main;
 		}
-		rc = create(p, &h->tid, fn, h);
+		if (h->role == LAT_PIPE_STAGE)
+			snprintf(name, sizeof(name), "stage%d", i);
+		else
+			snprintf(name, sizeof(name), "%s",
+				 h->role == LAT_PIPE_PRODUCER ? "producer"
+							      : "consumer");
+		rc = create(p, &h->tid, fn, h, name);
 		if (rc)
 			return rc;
 		h->created = true;
@@ -172,11 +186,20 @@ static int start_line(struct lat_pipe *p)
 
 static int start_cold_threads(struct lat_pipe *p)
 {
-	int rc = create(p, &p->agg_tid, pipe_agg_main, p);
+	int rc = create(p, &p->agg_tid, pipe_agg_main, p, "aggregator");
 
 	if (rc)
 		return rc;
 	p->agg_created = true;
+	for (int i = 0; i < p->cfg.burst_threads; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "burst%d", i + 1);
+		rc = create(p, &p->burst_tid[i], pipe_burst_main, p, name);
+		if (rc)
+			return rc;
+		p->n_burst++;
+	}
 	if (!p->cfg.noise)
 		return 0;
 	p->noise_len = NOISE_BYTES;
@@ -184,7 +207,7 @@ static int start_cold_threads(struct lat_pipe *p)
 	if (!p->noise_buf)
 		return -ENOMEM;
 	memset(p->noise_buf, 1, p->noise_len); /* fault it in now */
-	rc = create(p, &p->noise_tid, pipe_noise_main, p);
+	rc = create(p, &p->noise_tid, pipe_noise_main, p, "noise");
 	p->noise_created = !rc;
 	return rc;
 }
@@ -201,6 +224,33 @@ static int open_hlog(struct lat_pipe *p)
 	return lat_hlog_writer_open_stream(p->cfg.hlog, &opts, &p->agg.hlog);
 }
 
+/* Stop and join the cold helpers: noise and burst threads. */
+static void stop_helpers(struct lat_pipe *p)
+{
+	atomic_store_explicit(&p->noise_stop, true, memory_order_relaxed);
+	if (p->noise_created)
+		pthread_join(p->noise_tid, NULL);
+	p->noise_created = false;
+	for (; p->n_burst > 0; p->n_burst--)
+		pthread_join(p->burst_tid[p->n_burst - 1], NULL);
+}
+
+/*
+ * The CFS-throttling experiment: into the child group after the
+ * calibrations (they must not be throttled), before any thread exists.
+ */
+static int enter_quota(struct lat_pipe *p)
+{
+	if (!(p->cfg.cpu_quota > 0))
+		return 0;
+	/* the weight of every thread the run will have: hot ones, the
+	 * aggregator, the burst pool and the caller */
+	return lat_cgroup_quota_begin(&p->quota, p->cfg.cgroup_root,
+				      p->cfg.cpu_quota, p->cfg.cpu_period_us,
+				      p->n_hot + 2 + p->cfg.burst_threads +
+					      (p->cfg.noise ? 1 : 0));
+}
+
 /* Stop everything started so far, before the start line opened. */
 static void abort_start(struct lat_pipe *p)
 {
@@ -214,9 +264,8 @@ static void abort_start(struct lat_pipe *p)
 	atomic_store_explicit(&p->noise_stop, true, memory_order_relaxed);
 	if (p->agg_created)
 		pthread_join(p->agg_tid, NULL);
-	if (p->noise_created)
-		pthread_join(p->noise_tid, NULL);
-	p->agg_created = p->noise_created = false;
+	p->agg_created = false;
+	stop_helpers(p);
 }
 
 int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
@@ -248,6 +297,8 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 	if (!rc)
+		rc = enter_quota(p);
+	if (!rc)
 		rc = setup_rings(p);
 	if (!rc)
 		rc = pipe_agg_init(p);
@@ -271,6 +322,7 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 	}
 	cpu_ticks(&p->steal0, &p->ticks0);
 	p->loadavg = lat_loadavg();
+	pipe_use_start(p);
 	/* release pairs with the threads' acquire at the start line: the
 	 * start time and everything set up above are visible to them */
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
@@ -372,6 +424,7 @@ static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
 	r->consumer_counter = atomic_load(p->consumer_counter);
 	r->hlog_intervals = a->hlog_intervals;
 	r->hlog_error = a->hlog_error;
+	pipe_use_fill(p, r);
 }
 
 int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r)
@@ -388,10 +441,8 @@ int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r)
 		}
 	if (p->agg_created)
 		pthread_join(p->agg_tid, NULL);
-	atomic_store_explicit(&p->noise_stop, true, memory_order_relaxed);
-	if (p->noise_created)
-		pthread_join(p->noise_tid, NULL);
-	p->agg_created = p->noise_created = false;
+	p->agg_created = false;
+	stop_helpers(p);
 	fill_result(p, r);
 	if (!err)
 		err = r->hlog_error;
@@ -410,6 +461,8 @@ void lat_pipe_free(struct lat_pipe *p)
 	free(p->noise_buf);
 	lat_work_table_destroy(&p->table);
 	pipe_agg_destroy(&p->agg);
+	/* a start that failed after entering the group still leaves it */
+	lat_cgroup_quota_end(&p->quota);
 	free(p);
 }
 

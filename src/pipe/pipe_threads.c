@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "latlab/pace.h"
 #include "pipe_int.h"
@@ -33,6 +34,9 @@ static bool hot_enter(struct pipe_hot *h)
 		sched_yield();
 	if (go != PIPE_GO)
 		return false;
+	/* the schedstat window holds the counters' window (USE checks
+	 * one against the other) */
+	pipe_sched_read(&h->sched0);
 	if (p->cfg.hooks.thread_begin)
 		p->cfg.hooks.thread_begin(p->cfg.hooks.ctx, h->index, h->role);
 	return true;
@@ -45,6 +49,7 @@ static void hot_leave(struct pipe_hot *h)
 	h->ran_on = lat_topo_current_cpu();
 	if (p->cfg.hooks.thread_end)
 		p->cfg.hooks.thread_end(p->cfg.hooks.ctx, h->index, h->role);
+	pipe_sched_read(&h->sched1);
 }
 
 /* Single-writer counter bump: a plain store, no locked instruction. */
@@ -116,6 +121,33 @@ static void push_end(struct lat_spsc *q, struct lat_wait_pair *w, size_t size,
 	lat_wait_push(q, w, &end, size, NULL, st);
 }
 
+/*
+ * pace_sleep_ns: sleep while the next due time is more than @above away,
+ * leaving the last @above to the spin or yield. A producer that shares
+ * its CPU with a loaded machine then gives the CPU away instead of
+ * taking turns with every neighbour, and wakes from a timer rather than
+ * waiting for its next turn. Slices of at most 1 ms keep a stop prompt.
+ */
+static void pace_sleep(const atomic_bool *stop, lat_cycles_t due,
+		       lat_cycles_t above, const struct lat_clock_cal *cal)
+{
+	for (;;) {
+		int64_t early = (int64_t)(due - lat_clock_now());
+		lat_ns_t ns;
+		struct timespec ts;
+
+		if (early <= (int64_t)above ||
+		    atomic_load_explicit(stop, memory_order_relaxed))
+			return;
+		ns = lat_clock_to_ns(cal, (lat_cycles_t)early - above);
+		if (ns > 1000000)
+			ns = 1000000;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)ns;
+		nanosleep(&ts, NULL);
+	}
+}
+
 void *pipe_producer_main(void *arg)
 {
 	struct pipe_hot *h = arg;
@@ -125,6 +157,10 @@ void *pipe_producer_main(void *arg)
 	struct lat_wait_pair *w = &p->wait[0];
 	const size_t size = p->msg_size;
 	const bool stamps = c->stamps, yielding = c->pace_yield;
+	const lat_cycles_t sleep_above =
+		c->pace_sleep_ns > 0 ? lat_clock_from_ns(&p->cal,
+							  (lat_ns_t)c->pace_sleep_ns)
+				     : 0;
 	struct lat_pipe_msg m;
 	struct lat_pace pace;
 	lat_cycles_t released;
@@ -144,6 +180,8 @@ void *pipe_producer_main(void *arg)
 			break;
 		m.seq = seq;
 		m.t0 = lat_pace_due(&pace);
+		if (sleep_above)
+			pace_sleep(&p->stop, m.t0, sleep_above, &p->cal);
 		released = pace_wait_or_stop(&p->stop, m.t0, yielding);
 		if (LAT_UNLIKELY(!released))
 			break;
@@ -287,5 +325,36 @@ void *pipe_noise_main(void *arg)
 						 memory_order_relaxed))
 				break;
 		}
+	return NULL;
+}
+
+/*
+ * --burst-threads: a worker pool that bursts past the CPU quota. Each
+ * thread spins for a quarter of every CFS period, then sleeps to the next
+ * period, so together they eat the quota early in each period and the
+ * whole group, the pipeline included, is throttled for the rest of it.
+ */
+void *pipe_burst_main(void *arg)
+{
+	struct lat_pipe *p = arg;
+	const int64_t period_ns = (int64_t)p->cfg.cpu_period_us * 1000;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load_explicit(&p->noise_stop, memory_order_relaxed)) {
+		lat_cycles_t until = lat_clock_now() +
+				     lat_clock_from_ns(&p->cal,
+						       (lat_ns_t)period_ns / 4);
+
+		while ((int64_t)(lat_clock_now() - until) < 0 &&
+		       !atomic_load_explicit(&p->noise_stop,
+					     memory_order_relaxed))
+			lat_wait_pause();
+		next.tv_nsec += period_ns % 1000000000;
+		next.tv_sec += period_ns / 1000000000 +
+			       next.tv_nsec / 1000000000;
+		next.tv_nsec %= 1000000000;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
 	return NULL;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "prof_int.h"
+#include "prof_offcpu.h"
 
 #define FRAME_LEN 256
 
@@ -22,7 +23,21 @@ struct fold_ctx {
 	struct prof_ksyms *ksyms;
 	char *buf;              /* the folded line being built */
 	size_t cap;
+	bool reasons;           /* off-CPU: a reason frame under the thread */
 };
+
+const char *prof_offcpu_reason_frame(uint32_t reason)
+{
+	switch (reason) {
+	case PROF_OFF_PREEMPTED:
+		return "[runnable: preempted]";
+	case PROF_OFF_YIELDED:
+		return "[runnable: yielded]";
+	case PROF_OFF_BLOCKED:
+		return "[blocked]";
+	}
+	return "[off-cpu: unknown reason]";
+}
 
 static struct prof_sym *sym_for(struct fold_ctx *c, pid_t pid)
 {
@@ -62,13 +77,47 @@ struct frame_ref {
 	bool exact;             /* a sampled pc, not a return address */
 };
 
+/*
+ * An off-CPU kernel stack is taken inside sched_switch's tracepoint, so
+ * its leaf frames are the tracer's own (bpf_trace_run, the program):
+ * start the stack at __schedule, where the thread really left.
+ */
+static size_t trim_tracer(struct fold_ctx *c, struct frame_ref *refs,
+			  size_t n)
+{
+	char name[FRAME_LEN];
+
+	for (size_t k = 0; k < n && refs[k].kernel; k++) {
+		prof_ksyms_name(c->ksyms, refs[k].ip, name, sizeof(name));
+		if (!strcmp(name, "__schedule_[k]")) {
+			memmove(refs, refs + k, (n - k) * sizeof(*refs));
+			return n - k;
+		}
+	}
+	return n;
+}
+
+static bool yielded(struct fold_ctx *c, const struct frame_ref *refs,
+		    size_t n)
+{
+	char name[FRAME_LEN];
+
+	for (size_t k = 0; k < n && refs[k].kernel; k++) {
+		prof_ksyms_name(c->ksyms, refs[k].ip, name, sizeof(name));
+		if (strstr(name, "sched_yield"))
+			return true;
+	}
+	return false;
+}
+
 static int fold_one(struct fold_ctx *c, const struct prof_raw *r,
 		    struct frame_ref *refs)
 {
 	struct prof_sym *s = sym_for(c, r->pid);
 	const char *tname = prof_name_of(c->p, r->tid);
-	size_t need = (size_t)(r->nr + 2) * (FRAME_LEN + 1) + 1, at, n = 0;
+	size_t need = (size_t)(r->nr + 3) * (FRAME_LEN + 1) + 1, at, n = 0;
 	bool kernel = false, exact = true;
+	uint32_t reason = r->tag;
 	char frame[FRAME_LEN];
 
 	if (!s)
@@ -104,11 +153,19 @@ static int fold_one(struct fold_ctx *c, const struct prof_raw *r,
 		}
 		exact = false;
 	}
+	if (c->reasons) {
+		n = trim_tracer(c, refs, n);
+		if (reason == PROF_OFF_PREEMPTED && yielded(c, refs, n))
+			reason = PROF_OFF_YIELDED;
+	}
 	if (tname)
 		snprintf(frame, sizeof(frame), "%s", tname);
 	else
 		snprintf(frame, sizeof(frame), "tid-%d", (int)r->tid);
 	at = (size_t)snprintf(c->buf, c->cap, "%s", frame);
+	if (c->reasons) /* off CPU: why, right above the thread */
+		at += (size_t)snprintf(c->buf + at, c->cap - at, ";%s",
+				       prof_offcpu_reason_frame(reason));
 	while (n-- > 0) { /* root first in the line */
 		if (refs[n].kernel)
 			prof_ksyms_name(c->ksyms, refs[n].ip, frame,
@@ -122,24 +179,25 @@ static int fold_one(struct fold_ctx *c, const struct prof_raw *r,
 	return 0;
 }
 
-int lat_prof_fold(struct lat_prof *p, struct lat_prof_folded *f)
+static int fold_table(struct lat_prof *p, const struct prof_rawtab *t,
+		      bool reasons, struct lat_prof_folded *f)
 {
-	struct fold_ctx c = { .p = p };
+	struct fold_ctx c = { .p = p, .reasons = reasons };
 	struct frame_ref *refs = NULL;
 	size_t maxnr = 1;
 	int rc;
 
-	for (size_t i = 0; i < p->nraw; i++)
-		if (p->raw[i]->nr > maxnr)
-			maxnr = p->raw[i]->nr;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i]->nr > maxnr)
+			maxnr = t->v[i]->nr;
 	refs = malloc((maxnr + 1) * sizeof(*refs)); /* + a leaf's caller */
 	if (!refs)
 		return -ENOMEM;
 	rc = prof_ksyms_load(&c.ksyms);
-	for (size_t i = 0; !rc && i < p->nraw; i++) {
-		rc = fold_one(&c, p->raw[i], refs);
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		rc = fold_one(&c, t->v[i], refs);
 		if (!rc)
-			rc = lat_prof_folded_add(f, c.buf, p->raw[i]->count);
+			rc = lat_prof_folded_add(f, c.buf, t->v[i]->count);
 	}
 	for (size_t i = 0; i < c.nsyms; i++)
 		prof_sym_close(c.syms[i]);
@@ -149,4 +207,14 @@ int lat_prof_fold(struct lat_prof *p, struct lat_prof_folded *f)
 	free(refs);
 	prof_ksyms_free(c.ksyms);
 	return rc;
+}
+
+int lat_prof_fold(struct lat_prof *p, struct lat_prof_folded *f)
+{
+	return fold_table(p, &p->on, false, f);
+}
+
+int lat_prof_fold_offcpu(struct lat_prof *p, struct lat_prof_folded *f)
+{
+	return fold_table(p, &p->off, true, f);
 }

@@ -27,10 +27,19 @@
  * with the kernel's PERF_CONTEXT_* markers still in place. */
 struct prof_raw {
 	pid_t pid, tid;
-	uint64_t count;
+	uint32_t tag;           /* off-CPU: the enum prof_offcpu_reason */
+	uint64_t count;         /* samples, or ns off CPU */
 	uint64_t ra[PROF_LEAF_WORDS]; /* code-like stack words at sp, or 0 */
 	uint32_t nr;
 	uint64_t ips[];
+};
+
+/* Distinct raw stacks: open addressing, index + 1, 0 empty. */
+struct prof_rawtab {
+	struct prof_raw **v;
+	size_t n, cap;
+	size_t *hash;
+	size_t hash_cap;
 };
 
 /* An executable mapping of a target process, from /proc/<pid>/maps or a
@@ -71,11 +80,9 @@ struct lat_prof {
 	int *fds;
 	size_t nfds, capfds;
 
-	/* raw stacks: open addressing, index + 1, 0 empty */
-	struct prof_raw **raw;
-	size_t nraw, capraw;
-	size_t *raw_hash;
-	size_t raw_hash_cap;
+	struct prof_rawtab on;   /* on-CPU samples */
+	struct prof_rawtab off;  /* off-CPU intervals (weights in ns) */
+	struct prof_offcpu *offcpu;
 
 	struct prof_map *maps;
 	size_t nmaps, capmaps;
@@ -89,8 +96,12 @@ struct lat_prof {
 };
 
 /* prof_raw.c */
-int prof_raw_add(struct lat_prof *p, pid_t pid, pid_t tid,
-		 const uint64_t *ra, const uint64_t *ips, uint32_t nr);
+/* Add @weight to the stack (@pid, @tid, @tag, @ra, @ips); @ra may be
+ * NULL (no leaf words). */
+int prof_raw_add(struct prof_rawtab *t, pid_t pid, pid_t tid, uint32_t tag,
+		 const uint64_t *ra, const uint64_t *ips, uint32_t nr,
+		 uint64_t weight);
+void prof_rawtab_release(struct prof_rawtab *t);
 bool prof_is_code(const struct lat_prof *p, pid_t pid, uint64_t addr);
 int prof_map_add(struct lat_prof *p, pid_t pid, uint64_t start,
 		 uint64_t end, uint64_t pgoff, const char *path);
@@ -119,6 +130,18 @@ void prof_sym_user(struct prof_sym *s, uint64_t ip, bool exact, char *buf,
 uint64_t prof_sym_leaf_ra(struct prof_sym *s, uint64_t pc,
 			  const uint64_t *ra);
 void prof_sym_close(struct prof_sym *s);
+
+/* prof_offcpu.c: the eBPF off-CPU tracer (compiled away without BPF) */
+struct prof_offcpu;
+/* Load the program; on failure fill p->st.offcpu_note and return < 0. */
+int prof_offcpu_open(struct lat_prof *p);
+int prof_offcpu_follow(struct lat_prof *p, pid_t tgid);
+int prof_offcpu_attach(struct lat_prof *p);
+/* Detach, and move the sums (and the intervals still open) into p->off. */
+int prof_offcpu_collect(struct lat_prof *p);
+void prof_offcpu_close(struct lat_prof *p);
+/* "[blocked]", "[runnable: preempted]", ... (prof_fold.c) */
+const char *prof_offcpu_reason_frame(uint32_t reason);
 
 /* prof_kallsyms.c */
 struct prof_ksyms;

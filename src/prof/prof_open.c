@@ -361,6 +361,15 @@ int lat_prof_attach_pid(struct lat_prof *p, pid_t pid, bool enable_on_exec)
 	if (rc)
 		return rc;
 	p->attached = true;
+	if (p->cfg.offcpu && prof_offcpu_open(p) == 0) {
+		rc = prof_offcpu_follow(p, pid);
+		if (rc) {
+			snprintf(p->st.offcpu_note, sizeof(p->st.offcpu_note),
+				 "unavailable: following pid %d failed: %s",
+				 (int)pid, strerror(-rc));
+			prof_offcpu_close(p);
+		}
+	}
 	if (enable_on_exec)
 		rc = attach_tid(p, pid); /* a child stopped before exec */
 	else
@@ -391,8 +400,18 @@ static int ioctl_all(struct lat_prof *p, unsigned long req)
 
 int lat_prof_start(struct lat_prof *p)
 {
+	int rc;
+
 	if (!p->attached)
 		return -EINVAL;
+	rc = prof_offcpu_attach(p);
+	if (rc) {
+		snprintf(p->st.offcpu_note, sizeof(p->st.offcpu_note),
+			 "unavailable: attaching to sched_switch failed: %s",
+			 strerror(-rc));
+		prof_offcpu_close(p);
+	}
+	p->st.offcpu = p->offcpu != NULL;
 	return ioctl_all(p, PERF_EVENT_IOC_ENABLE);
 }
 
@@ -434,6 +453,8 @@ int lat_prof_stop(struct lat_prof *p)
 	rc = ioctl_all(p, PERF_EVENT_IOC_DISABLE);
 	if (!rc)
 		rc = lat_prof_poll(p, 0);
+	if (rc >= 0)
+		rc = prof_offcpu_collect(p);
 	return rc < 0 ? rc : 0;
 }
 
@@ -451,6 +472,7 @@ void lat_prof_free(struct lat_prof *p)
 {
 	if (!p)
 		return;
+	prof_offcpu_close(p);
 	prof_rings_unmap(p);
 	for (size_t i = 0; i < p->nfds; i++)
 		close(p->fds[i]);

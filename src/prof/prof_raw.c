@@ -19,10 +19,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 33);
 }
 
-static uint64_t raw_hash(pid_t tid, const uint64_t *ra, const uint64_t *ips,
-			 uint32_t nr)
+static uint64_t raw_hash(pid_t tid, uint32_t tag, const uint64_t *ra,
+			 const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)tid;
+	uint64_t h = mix(0x9e3779b97f4a7c15ull ^ (uint64_t)tid, tag);
 
 	for (int i = 0; i < PROF_LEAF_WORDS; i++)
 		h = mix(h, ra[i]);
@@ -31,69 +31,84 @@ static uint64_t raw_hash(pid_t tid, const uint64_t *ra, const uint64_t *ips,
 	return h;
 }
 
-static int raw_rehash(struct lat_prof *p, size_t cap)
+static int raw_rehash(struct prof_rawtab *t, size_t cap)
 {
 	size_t *h = calloc(cap, sizeof(*h));
 
 	if (!h)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nraw; i++) {
-		const struct prof_raw *r = p->raw[i];
-		size_t j = raw_hash(r->tid, r->ra, r->ips, r->nr) & (cap - 1);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct prof_raw *r = t->v[i];
+		size_t j = raw_hash(r->tid, r->tag, r->ra, r->ips, r->nr) &
+			   (cap - 1);
 
 		while (h[j])
 			j = (j + 1) & (cap - 1);
 		h[j] = i + 1;
 	}
-	free(p->raw_hash);
-	p->raw_hash = h;
-	p->raw_hash_cap = cap;
+	free(t->hash);
+	t->hash = h;
+	t->hash_cap = cap;
 	return 0;
 }
 
-int prof_raw_add(struct lat_prof *p, pid_t pid, pid_t tid,
-		 const uint64_t *ra, const uint64_t *ips, uint32_t nr)
+int prof_raw_add(struct prof_rawtab *t, pid_t pid, pid_t tid, uint32_t tag,
+		 const uint64_t *ra, const uint64_t *ips, uint32_t nr,
+		 uint64_t weight)
 {
+	static const uint64_t no_ra[PROF_LEAF_WORDS];
 	struct prof_raw *r;
 	size_t j;
 	int rc;
 
-	if ((p->nraw + 1) * 2 > p->raw_hash_cap) {
-		rc = raw_rehash(p, p->raw_hash_cap ? p->raw_hash_cap * 2 : 256);
+	if (!ra)
+		ra = no_ra;
+	if ((t->n + 1) * 2 > t->hash_cap) {
+		rc = raw_rehash(t, t->hash_cap ? t->hash_cap * 2 : 256);
 		if (rc)
 			return rc;
 	}
-	j = raw_hash(tid, ra, ips, nr) & (p->raw_hash_cap - 1);
-	for (; p->raw_hash[j]; j = (j + 1) & (p->raw_hash_cap - 1)) {
-		r = p->raw[p->raw_hash[j] - 1];
-		if (r->tid == tid && r->nr == nr &&
+	j = raw_hash(tid, tag, ra, ips, nr) & (t->hash_cap - 1);
+	for (; t->hash[j]; j = (j + 1) & (t->hash_cap - 1)) {
+		r = t->v[t->hash[j] - 1];
+		if (r->tid == tid && r->tag == tag && r->nr == nr &&
 		    !memcmp(r->ra, ra, sizeof(r->ra)) &&
 		    !memcmp(r->ips, ips, nr * sizeof(*ips))) {
-			r->count++;
+			r->count += weight;
 			return 0;
 		}
 	}
-	if (p->nraw == p->capraw) {
-		size_t cap = p->capraw ? p->capraw * 2 : 256;
-		struct prof_raw **v = realloc(p->raw, cap * sizeof(*v));
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct prof_raw **v = realloc(t->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		p->raw = v;
-		p->capraw = cap;
+		t->v = v;
+		t->cap = cap;
 	}
 	r = malloc(sizeof(*r) + nr * sizeof(*ips));
 	if (!r)
 		return -ENOMEM;
 	r->pid = pid;
 	r->tid = tid;
-	r->count = 1;
+	r->tag = tag;
+	r->count = weight;
 	r->nr = nr;
 	memcpy(r->ra, ra, sizeof(r->ra));
 	memcpy(r->ips, ips, nr * sizeof(*ips));
-	p->raw[p->nraw] = r;
-	p->raw_hash[j] = ++p->nraw;
+	t->v[t->n] = r;
+	t->hash[j] = ++t->n;
 	return 0;
+}
+
+void prof_rawtab_release(struct prof_rawtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->hash);
+	memset(t, 0, sizeof(*t));
 }
 
 int prof_map_add(struct lat_prof *p, pid_t pid, uint64_t start,
@@ -242,10 +257,8 @@ const char *prof_name_of(const struct lat_prof *p, pid_t tid)
 
 void prof_raw_release(struct lat_prof *p)
 {
-	for (size_t i = 0; i < p->nraw; i++)
-		free(p->raw[i]);
-	free(p->raw);
-	free(p->raw_hash);
+	prof_rawtab_release(&p->on);
+	prof_rawtab_release(&p->off);
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);

@@ -129,8 +129,8 @@ static int on_sample(struct lat_prof *p, const struct rec_sample *s)
 	leaf_words(p, (pid_t)s->pid, s->ips + s->nr,
 		   (const uint64_t *)((const char *)s + s->h.size), ra);
 	p->st.samples++;
-	return prof_raw_add(p, (pid_t)s->pid, (pid_t)s->tid, ra, s->ips,
-			    (uint32_t)s->nr);
+	return prof_raw_add(&p->on, (pid_t)s->pid, (pid_t)s->tid, 0, ra,
+			    s->ips, (uint32_t)s->nr, 1);
 }
 
 static int on_mmap2(struct lat_prof *p, const struct rec_mmap2 *m)

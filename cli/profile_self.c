@@ -1,0 +1,65 @@
+/*
+ * `--profile <dir>` for commands that run latlab's own threads (latlab
+ * pipeline): profile this process for the run, on and off CPU, and leave
+ * the folded stacks and flame graphs in <dir>.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile.h"
+
+void cli_profile_dir_check(const char *cmd, const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		cli_usage_error(cmd, "cannot create directory '%s': %s", dir,
+				strerror(errno));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
+		cli_usage_error(cmd, "--profile '%s' is not a writable "
+				"directory", dir);
+}
+
+struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir)
+{
+	struct lat_prof_config cfg = { .offcpu = true };
+	struct lat_prof_self *s;
+	char why[LAT_PROF_NOTE_LEN];
+	int rc;
+
+	cli_profile_dir_check(cmd, dir);
+	rc = lat_prof_self_begin(&cfg, &s, why, sizeof(why));
+	if (rc)
+		cli_fail(cmd, "--profile: %s", *why ? why : lat_strerror(rc));
+	return s;
+}
+
+void cli_profile_self_end(const char *cmd, struct lat_prof_self *s,
+			  const char *dir, const char *what)
+{
+	struct lat_prof_stats st;
+	struct lat_prof *p;
+	int rc = lat_prof_self_end(s, &p);
+
+	if (!rc)
+		rc = lat_prof_write_dir(p, dir, what);
+	lat_prof_get_stats(p, &st);
+	lat_prof_free(p);
+	if (rc)
+		cli_fail(cmd, "--profile '%s': %s", dir, lat_strerror(rc));
+	fprintf(stderr, "profile: %s/oncpu.svg (%" PRIu64 " samples at %.0f "
+		"Hz, %" PRIu64 " lost, kernel frames %s)", dir, st.samples,
+		st.freq_hz, st.lost, st.kernel ? "yes" : "no");
+	if (st.offcpu)
+		fprintf(stderr, ", %s/offcpu.svg (%.3f s off CPU, %" PRIu64
+			" dropped)\n", dir, st.offcpu_ns / 1e9,
+			st.offcpu_dropped);
+	else
+		fprintf(stderr, "; off CPU %s\n", st.offcpu_note);
+}

@@ -1,0 +1,82 @@
+/*
+ * Description: the lab through its public API alone, as `latlab lab`
+ * runs it: plan, run (real pipelines, small), judge, print, JSON. The
+ * sham-only lab runs baseline/null/baseline with every event accounted
+ * for and one judged null; a stop function that says stop after the first
+ * run ends the lab there, judged as "no data", with nothing left running.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "latlab/lab.h"
+#include "t_test.h"
+
+static struct lat_lab L; /* large: not on the stack */
+
+/* Stops once the first run has finished: the lab counts its rows. */
+static bool stop_after_first(void *ctx, uint64_t produced, double elapsed)
+{
+	(void)ctx;
+	(void)produced;
+	(void)elapsed;
+	return L.n_rows >= 1;
+}
+
+static void sham_opts(void)
+{
+	memset(&L, 0, sizeof(L));
+	lat_lab_opts_init(&L.opts);
+	L.opts.sham_only = true;
+	memset(L.opts.want, 0, sizeof(L.opts.want));
+	L.opts.events = 2000;
+	L.opts.calibrate_ms = 20;
+	L.opts.counters = false; /* counters have their own tests */
+}
+
+int main(void)
+{
+	struct lat_json j;
+	FILE *out;
+
+	sham_opts();
+	T_EQ_I64(lat_lab_opts_check(&L.opts, NULL), 0);
+	T_EQ_I64(lat_lab_plan(&L), 0);
+	T_EQ_I64(L.n_plan, 3);
+	T_EQ_I64(lat_lab_run(&L, NULL, NULL, NULL), 0);
+	T_EQ_I64(L.n_rows, 3);
+	T_CHECK(!L.stopped);
+	for (int i = 0; i < L.n_rows; i++) {
+		T_CHECK(L.row[i].exact);
+		T_EQ_I64(L.row[i].events + L.row[i].dropped, 2000);
+		T_CHECK(L.row[i].p50_ns > 0 && L.row[i].p50_ns <= L.row[i].max_ns);
+		T_EQ_I64(L.row[i].n_parts, 4);
+		T_CHECK(!L.row[i].has_metric[LAT_LAB_ALLOCATIONS]);
+	}
+	T_CHECK(L.verdict[LAT_LAB_NULL].wanted);
+	T_EQ_I64(L.verdict[LAT_LAB_NULL].runs, 1);
+	T_CHECK(L.verdict[LAT_LAB_NULL].outcome != LAT_LAB_NO_DATA);
+	T_CHECK(!L.verdict[LAT_LAB_STALL].wanted);
+	T_EQ_I64(L.arm_baselines[LAT_LAB_ARM_DEFAULT], 2);
+
+	/* the printers render it without error */
+	out = tmpfile();
+	T_CHECK(out != NULL);
+	T_EQ_I64(lat_lab_print(out, &L), 0);
+	lat_json_init(&j, out);
+	lat_json_obj_begin(&j, NULL);
+	lat_lab_write_json(&j, &L);
+	lat_json_obj_end(&j);
+	T_EQ_I64(lat_json_finish(&j), 0);
+	T_CHECK(ftell(out) > 0);
+	fclose(out);
+
+	/* stopped between the first and the second run */
+	sham_opts();
+	T_EQ_I64(lat_lab_plan(&L), 0);
+	T_EQ_I64(lat_lab_run(&L, stop_after_first, NULL, NULL), 0);
+	T_CHECK(L.stopped);
+	T_EQ_I64(L.n_rows, 1);
+	T_EQ_I64(L.verdict[LAT_LAB_NULL].outcome, LAT_LAB_NO_DATA);
+	T_CHECK(L.verdict[LAT_LAB_NULL].why != NULL);
+	T_DONE();
+}
