@@ -90,9 +90,10 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	} else {
 		char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
 		int at = snprintf(verdict, sizeof(verdict), "a cache line "
-				  "moves from core to core in %s at best "
+				  "moves from core to core in %s%s "
 				  "(cpu %d <-> cpu %d, %s)",
 				  lat_fmt_ns(a, sizeof(a), p[best].st.median),
+				  worst != best ? " at best" : "",
 				  p[best].a, p[best].b,
 				  lat_mem_relation_text(p[best].rel));
 		if (worst != best)
