@@ -60,10 +60,11 @@ static const char usage[] =
 "                       Kingman and simulator curves, the knees\n"
 "  --hlog-dir <dir>     one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog\n"
 "  --force              run even when tau is below 20 x the floor (warns)\n"
-"  --nice <n>           nice value of stage 1's and the producer's threads\n"
-"                       (default -20; 0 leaves them): on a shared machine\n"
-"                       their CPU share then does not shrink with each\n"
-"                       neighbour (both sleep when idle)\n"
+"  --nice <n>           nice value of stage 1's and the producer's threads,\n"
+"                       and of this session's scheduler autogroup while\n"
+"                       the sweep runs (default -20; 0 leaves them): on a\n"
+"                       shared machine their CPU share then does not\n"
+"                       shrink with each neighbour (both sleep when idle)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
@@ -386,6 +387,13 @@ static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
 	return rc;
 }
 
+static int autogroup_old;
+
+static void restore_autogroup(void)
+{
+	(void)lat_knee_autogroup_restore(autogroup_old);
+}
+
 static int knee_main(int argc, char **argv)
 {
 	static struct knee_opts o; /* the sweeps are large */
@@ -404,6 +412,16 @@ static int knee_main(int argc, char **argv)
 	o.kp.stop_ctx = &o;
 	lat_knee_pipe_runner(&o.kp, &r);
 	cli_catch_stop_signals();
+	if (o.kp.stage_nice) {
+		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
+							    &o.autogroup_old);
+		/* every way out (a refusal after the floor, a failure)
+		 * gives the session its weight back */
+		if (!o.autogroup_error) {
+			autogroup_old = o.autogroup_old;
+			atexit(restore_autogroup);
+		}
+	}
 	floor_and_work(&o, &r);
 	o.kp.base.work_ns = o.base.work_ns;
 	for (int i = 0; i < o.n_dists && !o.sig && !rc; i++) {

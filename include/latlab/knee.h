@@ -287,6 +287,19 @@ struct lat_knee_pipe {
  */
 int lat_knee_place(struct lat_pipe_config *c, bool *shared);
 
+/*
+ * Thread nice values only weigh against threads of the same scheduler
+ * autogroup: with CONFIG_SCHED_AUTOGROUP (sched_autogroup_enabled = 1)
+ * every session shares the CPU equally with every other session, however
+ * nice its threads are. Set this process's autogroup nice to @nice
+ * (/proc/self/autogroup), keeping the old value in *@old for
+ * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
+ * autogroups (nothing to do), or -errno (EACCES/EPERM without
+ * CAP_SYS_NICE). The whole session shares the new weight.
+ */
+int lat_knee_autogroup_nice(int nice, int *old);
+int lat_knee_autogroup_restore(int old);
+
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 

@@ -133,6 +133,40 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	return lat_pipe_place_pool(c, cpus, 3, true, NULL);
 }
 
+static int autogroup_write(int nice)
+{
+	FILE *f = fopen("/proc/self/autogroup", "w");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", nice) < 0)
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = errno ? -errno : -EIO;
+	return rc;
+}
+
+int lat_knee_autogroup_nice(int nice, int *old)
+{
+	FILE *f = fopen("/proc/self/autogroup", "r");
+	int got = 0;
+
+	if (!f)
+		return -errno;
+	/* "/autogroup-7 nice 0" */
+	if (fscanf(f, "%*s nice %d", &got) != 1)
+		got = 0;
+	fclose(f);
+	*old = got;
+	return autogroup_write(nice);
+}
+
+int lat_knee_autogroup_restore(int old)
+{
+	return autogroup_write(old);
+}
+
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r)
 {
 	r->ctx = p;
