@@ -104,8 +104,8 @@ enum lat_lab_fp {
 	LAT_LAB_FP_BODY,        /* e2e p50 and mean grow (body shift) */
 	LAT_LAB_FP_STALL,       /* flight recorder: one slow work1 at the
 				 * freeze, a backlog of slow q1+wake after */
-	LAT_LAB_FP_LINE,        /* work1 or q2+wake grows (their p99) */
-	LAT_LAB_FP_NO_LINE,     /* work1 and q2+wake do not grow */
+	LAT_LAB_FP_LINE,        /* work1's p99 grows (the miss lands there) */
+	LAT_LAB_FP_NO_LINE,     /* work1's p99 does not grow */
 	LAT_LAB_N_FP
 };
 

@@ -50,7 +50,7 @@ void doctor_read_cgroup(struct lat_doctor_facts *f, const char *root)
 		f->cg_stat_known = !rc;
 		if (rc)
 			doctor_why(f->why_cg_stat, "cpu.stat", rc);
-		f->cg_writable = !access(f->cg.dir, W_OK);
+		f->cg_writable = !lat_cgroup_quota_ready(root, &f->cg_child_parent);
 	}
 	rc = lat_cgroup_self(&cs, root, "cpuset");
 	if (!rc)
