@@ -40,9 +40,10 @@
  * pairs of (cycles, CLOCK_MONOTONIC) readings taken during the run.
  *
  * Accounting. Records the ring had no room for are counted per CPU in
- * the kernel (lost), records the consumer could not pair (a switch-in
- * without the wakeup, a wakeup out of order) in unpaired: both printed,
- * never silent.
+ * the kernel (lost), records the consumer could not pair (a wakeup of a
+ * thread still on its CPU, a wakeup out of order) in unpaired, events
+ * the kernel never reported in hidden / chain_breaks: all printed, never
+ * silent.
  *
  * Privilege. Loading needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN),
  * not uid 0, and the kernel's BTF (/sys/kernel/btf/vmlinux).
@@ -175,7 +176,8 @@ struct lat_sched_result {
 	uint64_t missed;      /* the kernel skipped a program run (it was
 			       * already running on that CPU): events never
 			       * seen */
-	uint64_t unpaired;    /* switch-ins without a wakeup, stale wakeups */
+	uint64_t unpaired;    /* wakeups of a thread still on its CPU, stale
+			       * wakeups (arrived too late to order) */
 	/* Switches on watched CPUs whose prev was not the task we saw come
 	 * on: the kernel reported no switch-out for it (this VM's agent
 	 * threads never get one; perf sees none either). */

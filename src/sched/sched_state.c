@@ -470,8 +470,12 @@ static void on_cpu_from(struct lat_sched_state *st,
 		waited_behind(st, t, cpu, t->since, ts);
 		off_cpu_span(st, t, ts, cpu);
 	} else if (t->state == LAT_SCHED_T_BLOCKED) {
-		/* Woken, but the wakeup record was lost or reordered. */
-		st->unpaired++;
+		/* Woken, but the wakeup was not reported (it happened while a
+		 * task the kernel does not trace was current): not measured. */
+		if (counting(st, t->since)) {
+			t->t.hidden++;
+			st->total.hidden++;
+		}
 		off_cpu_span(st, t, ts, cpu);
 	}
 	t->state = LAT_SCHED_T_ONCPU;
