@@ -46,9 +46,9 @@ static void share_line(const struct lat_pipe_result *r, int i, int k)
 		       "variance (c_s)\n", r->thread[i == 1 ? k : i].name);
 	else
 		printf("stage 1 has its CPU to itself; the producer sleeps "
-		       "while early and yields the last 50 us, so a consumer "
-		       "or neighbour slice can still make it send late and "
-		       "in bunches (c_a above 1)\n");
+		       "while early and spins the last 50 us, so only a "
+		       "slice it loses to the consumer or a neighbour makes "
+		       "it send late and in bunches (c_a above 1)\n");
 }
 
 /* Which hot threads shared a CPU, from the last run's placement. */

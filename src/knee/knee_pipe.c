@@ -130,7 +130,12 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	cpus[0] = c->cpu[0]; /* producer */
 	cpus[1] = c->cpu[1]; /* stage 1, alone */
 	cpus[2] = c->cpu[0]; /* consumer beside the producer */
-	return lat_pipe_place_pool(c, cpus, 3, true, NULL);
+	rc = lat_pipe_place_pool(c, cpus, 3, true, NULL);
+	/* the producer sleeps until 50 us before each send and spins the
+	 * rest: a yield there hands the CPU to a neighbour for a whole
+	 * slice (ms), and the sends come late and in bunches (c_a 1.4) */
+	c->pace_yield = false;
+	return rc;
 }
 
 static int autogroup_write(int nice)
