@@ -24,6 +24,7 @@ static const char usage[] =
 "       latlab profile [<options>] -- <command> [<args>...]\n"
 "       latlab profile --diff <before.folded> <after.folded> [--svg <out>]\n"
 "       latlab profile --render <in.folded> [--palette cold] [--svg <out>]\n"
+"       latlab profile --overhead [--events <n>] [--rounds <n>] [--json]\n"
 "\n"
 "Samples the stacks of every thread of a process (and of the threads and\n"
 "processes it starts) with perf_event_open: the cpu-clock software event\n"
@@ -59,6 +60,12 @@ static const char usage[] =
 "  --render <file>      draw a folded file (ours, perf's, any\n"
 "                       stackcollapse's) as a flame graph to --svg or stdout\n"
 "  --palette <p>        hot (on-CPU, the default) or cold (off-CPU)\n"
+"  --overhead           the profiler's own cost: latlab's pipeline run\n"
+"                       unprofiled and at 99, 999 and 9999 Hz, rounds\n"
+"                       interleaved; e2e p50/p99 against the unprofiled\n"
+"                       runs, samples, and the profiler's CPU\n"
+"  --events <n>         --overhead: events per run (default 200000)\n"
+"  --rounds <n>         --overhead: runs per rate, 1..100 (default 3)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
@@ -68,6 +75,7 @@ static const char usage[] =
 "  latlab profile -p 1234 --duration 5s --svg cpu.svg  # a running process\n"
 "  latlab profile --folded out.folded -- ./myprog -n 3 # a command, to its end\n"
 "  latlab profile --freq 999 -p 1234 --json            # finer, for scripts\n"
+"  latlab profile --overhead               # why 99 Hz is the default\n"
 "  latlab profile --diff before.folded after.folded --svg diff.svg\n"
 "                                                      # what changed\n";
 
@@ -84,6 +92,9 @@ enum {
 	OPT_DIFF,
 	OPT_RENDER,
 	OPT_PALETTE,
+	OPT_OVERHEAD,
+	OPT_EVENTS,
+	OPT_ROUNDS,
 	OPT_JSON,
 };
 
@@ -103,6 +114,9 @@ struct profile_opts {
 	const char *render;
 	enum lat_prof_palette palette;
 	bool json;
+	bool overhead;
+	uint64_t events;
+	int rounds;
 	char **cmd;             /* after "--" */
 };
 
@@ -125,6 +139,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "render", required_argument, NULL, OPT_RENDER },
 		{ "palette", required_argument, NULL, OPT_PALETTE },
+		{ "overhead", no_argument, NULL, OPT_OVERHEAD },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "rounds", required_argument, NULL, OPT_ROUNDS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -194,6 +211,17 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 				cli_usage_error(CMD, "--palette is hot or cold, "
 						"not '%s'", optarg);
 			break;
+		case OPT_OVERHEAD:
+			o->overhead = true;
+			break;
+		case OPT_EVENTS:
+			o->events = cli_u64(CMD, "--events", optarg, 1000,
+					    100000000);
+			break;
+		case OPT_ROUNDS:
+			o->rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
+						 100);
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
@@ -212,13 +240,20 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
+	if ((o->events || o->rounds) && !o->overhead)
+		cli_usage_error(CMD, "--events and --rounds go with --overhead");
+	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
+			    o->folded || o->svg || o->freq_hz ||
+			    o->duration_ns || o->offcpu || o->user_only))
+		cli_usage_error(CMD, "--overhead runs its own experiment; it "
+				"takes only --events, --rounds and --json");
 	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
 			  o->freq_hz || o->duration_ns || o->user_only ||
 			  o->offcpu))
 		cli_usage_error(CMD, "--render draws one file; it takes only "
 				"--svg, --title, --palette and --json");
 	cli_no_operands(CMD, argc, argv);
-	if (o->diff_before || o->render)
+	if (o->diff_before || o->render || o->overhead)
 		return;
 	if (o->cmd && !o->cmd[0])
 		cli_usage_error(CMD, "no command after '--'");
@@ -529,6 +564,8 @@ static int profile_main(int argc, char **argv)
 	struct profile_opts o = { 0 };
 
 	parse(argc, argv, &o);
+	if (o.overhead)
+		return cli_profile_overhead(o.events, o.rounds, o.json);
 	if (o.render)
 		return run_render(&o);
 	if (o.diff_before)

@@ -13,7 +13,8 @@ HOT=${LATLAB_BUILD:?}/test_prof_threads
 # --- bad input: one line on stderr, exit 2 ---------------------------------
 for args in "-p 0" "-p abc" "-p 4000000" "--freq 0 -p 1" \
 	    "--freq 1000000 -p 1" "-- /nonexistent/prog" "-- no-such-command-xyz" \
-	    "" "--diff only-one.folded" "--palette warm --render x"; do
+	    "" "--diff only-one.folded" "--palette warm --render x" \
+	    "--overhead --rounds 0" "--events 5000 -p 1" "--overhead -p 1"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" profile $args
 	expect_one_line_error
@@ -115,6 +116,19 @@ if errs:
 PY
 expect_exit 2 "$LATLAB" pipeline --events 1000 --profile /proc/version
 expect_one_line_error
+
+# --- --overhead: every rate runs, the unprofiled one takes no sample -------
+expect_exit 0 "$LATLAB" profile --overhead --events 2000 --rounds 1 --json
+python3 - "$T_TMP/out" <<'PY' || fail "--overhead json: $(head -c 400 "$T_TMP/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+assert [r["freq_hz"] for r in rows] == [0, 99, 999, 9999], rows
+for r in rows:
+    assert r["runs"] == 1 or r["note"], r
+    assert r["e2e_p50_ns"] > 0 or not r["runs"], r
+assert rows[0]["samples"] == 0 and rows[0]["p99_ratio"] == 1, rows[0]
+PY
 
 # --- a command with a known split, profiled from its exec ------------------
 if [ ! -x "$HOT" ]; then

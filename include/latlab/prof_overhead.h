@@ -1,0 +1,62 @@
+/*
+ * lat_prof_overhead: the profiler's own failure mode, measured. The
+ * pipeline runs unprofiled and profiled at several sampling rates, the
+ * rates interleaved round by round so a change in the machine's load
+ * hits them all alike, and each rate gets the median e2e p50 and p99 of
+ * its runs, their ratio to the unprofiled runs of the same experiment,
+ * and what the profiler itself spent: the reader thread's CPU (draining
+ * the rings during the run) and the CPU to symbolize afterwards. The
+ * kernel's cost of taking each sample is not timed separately: it lands
+ * in the profiled threads and shows as latency.
+ *
+ * Part of the lab module (src/lab): it drives the pipeline and the
+ * profiler, which sit below it. Nothing prints; a run blocks for about
+ * rounds x rates x events / rate.
+ */
+#ifndef LATLAB_PROF_OVERHEAD_H
+#define LATLAB_PROF_OVERHEAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latlab/pipe.h"
+
+#define LAT_PROF_OVERHEAD_MAX_RATES 8
+
+struct lat_prof_overhead_config {
+	struct lat_pipe_config pipe;  /* the run, placed (hooks unused) */
+	double rates[LAT_PROF_OVERHEAD_MAX_RATES]; /* Hz; 0 = unprofiled */
+	int n_rates;                  /* 1..MAX; the first should be 0 */
+	int rounds;                   /* 1..100 runs per rate */
+	/* polled between runs and during them (may be NULL) */
+	lat_pipe_stop_fn stop;
+	void *stop_ctx;
+};
+
+struct lat_prof_overhead_row {
+	double freq_hz;
+	int runs;                     /* completed */
+	double p50_ns, p99_ns;        /* median over the runs */
+	double p99_min_ns, p99_max_ns;/* spread of the runs */
+	double p50_ratio, p99_ratio;  /* vs rate 0's medians (0 if none) */
+	uint64_t samples, lost;       /* summed over the runs */
+	double reader_cpu_ms;         /* median per run */
+	double fold_cpu_ms;           /* median per run */
+	double wall_s;                /* median run length */
+	char note[160];               /* why a profiled rate could not run */
+};
+
+/* Defaults: the pipeline at latlab's defaults with 200,000 events,
+ * rates 0, 99, 999, 9999 Hz, 3 rounds. Place @c->pipe after this. */
+void lat_prof_overhead_config_init(struct lat_prof_overhead_config *c);
+
+/*
+ * Run it; @rows gets n_rates rows in @c's order. Returns 0, -EINVAL (a
+ * bad config), a pipeline start error, or -EINTR when @stop asked (rows
+ * then hold the runs completed). A rate the profiler cannot sample at
+ * (no permission) keeps runs = 0 and says why in its note.
+ */
+int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
+			  struct lat_prof_overhead_row *rows);
+
+#endif
