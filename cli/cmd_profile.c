@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "latlab/json.h"
 #include "latlab/prof.h"
+#include "latlab/prof_overhead.h"
 #include "profile.h"
 
 static const char usage[] =
@@ -446,6 +447,29 @@ static void write_graph(const struct profile_opts *o, FILE *f,
 	close_out(f, path, lat_prof_svg_write(fo, &so, f));
 }
 
+/*
+ * Above 1 kHz the profiler's cost shows: measure it here (the CPU probe of
+ * the overhead experiment, after the run so it does not disturb it) and
+ * say what it was.
+ */
+static void warn_costly(double hz, const struct lat_prof_stats *st)
+{
+	double ratio, us;
+
+	if (lat_prof_overhead_probe(hz, &ratio, &us)) {
+		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
+			"%d Hz; its cost could not be measured here\n", hz,
+			LAT_PROF_COSTLY_HZ);
+		return;
+	}
+	fprintf(stderr, "latlab profile: warning: --freq %.0f is above %d Hz: "
+		"measured on this machine now, each sample costs the sampled "
+		"thread %.1f us of CPU (+%.1f %% CPU for a busy thread at this "
+		"rate); the reader took %.1f ms for %" PRIu64 " samples\n",
+		hz, LAT_PROF_COSTLY_HZ, us, 100 * (ratio - 1),
+		st->reader_cpu_ns / 1e6, st->samples);
+}
+
 static int run_sample(const struct profile_opts *o)
 {
 	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
@@ -511,13 +535,7 @@ static int run_sample(const struct profile_opts *o)
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
-		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
-			"%d Hz: reading %" PRIu64 " samples took the profiler "
-			"%.1f ms of CPU (%.2f us each), and every sample "
-			"interrupts the target (latlab profile --overhead "
-			"measures both)\n", o->freq_hz, LAT_PROF_COSTLY_HZ,
-			st.samples, st.reader_cpu_ns / 1e6,
-			st.samples ? st.reader_cpu_ns / 1e3 / st.samples : 0);
+		warn_costly(o->freq_hz, &st);
 	lat_prof_folded_release(&on);
 	lat_prof_folded_release(&off);
 	lat_prof_free(p);

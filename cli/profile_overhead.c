@@ -34,9 +34,10 @@ static void print_text(const struct lat_prof_overhead_config *c,
 	if (over)
 		printf("placement: hot threads share CPUs (numbers include "
 		       "scheduler effects)\n");
-	printf("\n%8s %4s %9s %9s %19s %7s %7s %9s %5s %10s %10s\n", "rate",
-	       "runs", "e2e p50", "e2e p99", "p99 of the runs", "p50 x",
-	       "p99 x", "samples", "lost", "reader ms", "symbols ms");
+	printf("\n%8s %4s %9s %9s %19s %7s %7s %9s %5s %9s %10s %9s %8s\n",
+	       "rate", "runs", "e2e p50", "e2e p99", "p99 of the runs",
+	       "p50 x", "p99 x", "samples", "lost", "reader ms", "symbols ms",
+	       "probe x", "us/smpl");
 	for (int i = 0; i < c->n_rates; i++) {
 		const struct lat_prof_overhead_row *r = &rows[i];
 		char rate[16], span[48];
@@ -52,19 +53,25 @@ static void print_text(const struct lat_prof_overhead_config *c,
 			 lat_fmt_ns(lo, sizeof(lo), r->p99_min_ns),
 			 lat_fmt_ns(hi, sizeof(hi), r->p99_max_ns));
 		printf("%8s %4d %9s %9s %19s %6.2fx %6.2fx %9" PRIu64 " %5" PRIu64
-		       " %10.1f %10.1f\n", rate, r->runs,
+		       " %9.1f %10.1f %8.3fx", rate, r->runs,
 		       lat_fmt_ns(a, sizeof(a), r->p50_ns),
 		       lat_fmt_ns(b, sizeof(b), r->p99_ns), span, r->p50_ratio,
 		       r->p99_ratio, r->samples, r->lost,
 		       r->freq_hz ? r->reader_cpu_ms : 0,
-		       r->freq_hz ? r->fold_cpu_ms : 0);
+		       r->freq_hz ? r->fold_cpu_ms : 0, r->probe_ratio);
+		if (r->freq_hz && r->probe_samples)
+			printf(" %8.2f\n", r->us_per_sample);
+		else
+			printf(" %8s\n", "-");
 	}
 	printf("\nmedians over the runs; x: against the unprofiled runs of "
 	       "this experiment (their own p99 spread is the yardstick);\n"
 	       "reader ms: CPU of the thread draining the rings, per run; "
-	       "symbols ms: CPU to symbolize afterwards.\n"
-	       "The kernel's cost of each sample is paid by the sampled "
-	       "threads and shows in the latency.\n");
+	       "symbols ms: CPU to symbolize afterwards;\n"
+	       "probe x: CPU time of a fixed piece of work, against "
+	       "unprofiled; us/smpl: its growth per sample taken,\n"
+	       "the kernel's cost of one sample, paid by the sampled "
+	       "thread.\n");
 }
 
 static void print_json(const struct lat_prof_overhead_config *c,
@@ -97,6 +104,10 @@ static void print_json(const struct lat_prof_overhead_config *c,
 		lat_json_double(&j, "reader_cpu_ms", r->reader_cpu_ms);
 		lat_json_double(&j, "symbols_cpu_ms", r->fold_cpu_ms);
 		lat_json_double(&j, "wall_s", r->wall_s);
+		lat_json_double(&j, "probe_cpu_ms", r->probe_cpu_ms);
+		lat_json_double(&j, "probe_samples", r->probe_samples);
+		lat_json_double(&j, "probe_ratio", r->probe_ratio);
+		lat_json_double(&j, "us_per_sample", r->us_per_sample);
 		lat_json_obj_end(&j);
 	}
 	lat_json_arr_end(&j);

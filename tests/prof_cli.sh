@@ -117,6 +117,11 @@ PY
 expect_exit 2 "$LATLAB" pipeline --events 1000 --profile /proc/version
 expect_one_line_error
 
+# --- above 1 kHz: a warning with the cost measured here -------------------
+expect_exit 0 "$LATLAB" profile --freq 2000 --folded "$T_TMP/t.folded" -- /bin/true
+grep -q "warning: --freq 2000 is above 1000 Hz: measured on this machine now, each sample costs the sampled thread [0-9.]* us" \
+	"$T_TMP/err" || fail "no measured-cost warning: $(cat "$T_TMP/err")"
+
 # --- --overhead: every rate runs, the unprofiled one takes no sample -------
 expect_exit 0 "$LATLAB" profile --overhead --events 2000 --rounds 1 --json
 python3 - "$T_TMP/out" <<'PY' || fail "--overhead json: $(head -c 400 "$T_TMP/out")"

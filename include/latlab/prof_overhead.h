@@ -6,8 +6,11 @@
  * its runs, their ratio to the unprofiled runs of the same experiment,
  * and what the profiler itself spent: the reader thread's CPU (draining
  * the rings during the run) and the CPU to symbolize afterwards. The
- * kernel's cost of taking each sample is not timed separately: it lands
- * in the profiled threads and shows as latency.
+ * kernel's cost of taking each sample lands in the profiled threads: a
+ * CPU probe (a thread doing a fixed amount of work, "cpu-probe", before
+ * each pipeline run) measures it as the growth of its CPU time per
+ * sample it took, a figure that other load disturbs far less than it
+ * disturbs latency.
  *
  * Part of the lab module (src/lab): it drives the pipeline and the
  * profiler, which sit below it. Nothing prints; a run blocks for about
@@ -43,6 +46,11 @@ struct lat_prof_overhead_row {
 	double reader_cpu_ms;         /* median per run */
 	double fold_cpu_ms;           /* median per run */
 	double wall_s;                /* median run length */
+	double probe_cpu_ms;          /* the CPU probe's CPU time, median */
+	double probe_samples;         /* its samples, median */
+	double probe_ratio;           /* probe CPU vs rate 0's */
+	double us_per_sample;         /* (probe CPU - rate 0's) / samples:
+				       * the kernel's cost of one sample */
 	char note[160];               /* why a profiled rate could not run */
 };
 
@@ -58,5 +66,13 @@ void lat_prof_overhead_config_init(struct lat_prof_overhead_config *c);
  */
 int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
 			  struct lat_prof_overhead_row *rows);
+
+/*
+ * The CPU probe alone, at @hz: three pairs of runs (unprofiled, profiled),
+ * medians. *@ratio: the probe's CPU time profiled over unprofiled;
+ * *@us_per_sample: its growth per sample taken. About 0.3 s. Returns 0,
+ * -EINVAL, or lat_prof_self_begin's error.
+ */
+int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample);
 
 #endif

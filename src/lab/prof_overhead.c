@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,7 +39,42 @@ static double thread_cpu_ms(void)
 struct runs {
 	double p50[MAX_ROUNDS], p99[MAX_ROUNDS];
 	double reader[MAX_ROUNDS], fold[MAX_ROUNDS], wall[MAX_ROUNDS];
+	double probe_cpu[MAX_ROUNDS], probe_samples[MAX_ROUNDS];
 };
+
+/*
+ * The CPU probe: a thread doing a fixed amount of work. Its CPU time
+ * grows by what taking its samples cost (the kernel charges the sample's
+ * interrupt and stack walk to the interrupted thread), and CPU time is
+ * much less disturbed by other load than latency is.
+ */
+#define PROBE_STEPS 40000000ull
+static volatile uint64_t probe_sink;
+
+static void *probe_main(void *arg)
+{
+	double *cpu_ms = arg, t0 = thread_cpu_ms();
+	uint64_t x = probe_sink;
+
+	for (uint64_t i = 0; i < PROBE_STEPS; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	probe_sink = x;
+	*cpu_ms = thread_cpu_ms() - t0;
+	return NULL;
+}
+
+/* Run the probe on its own thread, "cpu-probe"; its CPU time in ms. */
+static int run_probe(double *cpu_ms)
+{
+	pthread_t th;
+	int rc = -pthread_create(&th, NULL, probe_main, cpu_ms);
+
+	if (rc)
+		return rc;
+	(void)pthread_setname_np(th, "cpu-probe");
+	pthread_join(th, NULL);
+	return 0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -53,6 +89,47 @@ static double median(double *v, int n)
 		return 0;
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample)
+{
+	struct lat_prof_config pc = { .freq_hz = hz };
+	struct lat_prof_self *self;
+	struct lat_prof_folded f;
+	struct lat_prof *p;
+	double base[3], prof[3], samples[3];
+	int rc = 0;
+
+	if (!(hz > 0 && hz <= LAT_PROF_MAX_HZ))
+		return -EINVAL;
+	/* three pairs, medians: one pair is at the mercy of a neighbour */
+	for (int i = 0; i < 3 && !rc; i++) {
+		rc = run_probe(&base[i]);
+		if (rc)
+			break;
+		rc = lat_prof_self_begin(&pc, &self, NULL, 0);
+		if (rc)
+			break;
+		rc = run_probe(&prof[i]);
+		if (!rc)
+			rc = lat_prof_self_end(self, &p);
+		else
+			lat_prof_self_end(self, &p);
+		lat_prof_folded_init(&f);
+		if (!rc)
+			rc = lat_prof_fold(p, &f);
+		samples[i] = (double)lat_prof_folded_weight(&f, "cpu-probe",
+							    NULL);
+		lat_prof_folded_release(&f);
+		lat_prof_free(p);
+	}
+	if (rc)
+		return rc;
+	*ratio = median(prof, 3) / median(base, 3);
+	*us_per_sample = median(samples, 3) > 0 ?
+		1e3 * (median(prof, 3) - median(base, 3)) / median(samples, 3)
+		: 0;
+	return 0;
 }
 
 /* One pipeline run, profiled at @hz (0: not); the figures into @rr. */
@@ -71,7 +148,9 @@ static int one_run(const struct lat_prof_overhead_config *c, double hz,
 		if (rc)
 			return rc;
 	}
-	rc = lat_pipe_run_until(&c->pipe, &r, c->stop, c->stop_ctx);
+	rc = run_probe(&rr->probe_cpu[k]);
+	if (!rc)
+		rc = lat_pipe_run_until(&c->pipe, &r, c->stop, c->stop_ctx);
 	if (self) {
 		struct lat_prof_folded f;
 		struct lat_prof_stats st;
@@ -84,6 +163,8 @@ static int one_run(const struct lat_prof_overhead_config *c, double hz,
 		if (!prc)
 			prc = lat_prof_fold(p, &f);
 		rr->fold[k] = thread_cpu_ms() - t0;
+		rr->probe_samples[k] = (double)lat_prof_folded_weight(
+			&f, "cpu-probe", NULL);
 		rr->reader[k] = st.reader_cpu_ns / 1e6;
 		row->samples += st.samples;
 		row->lost += st.lost;
@@ -124,6 +205,8 @@ static void summarize(struct lat_prof_overhead_row *row, struct runs *rr)
 	row->reader_cpu_ms = median(rr->reader, n);
 	row->fold_cpu_ms = median(rr->fold, n);
 	row->wall_s = median(rr->wall, n);
+	row->probe_cpu_ms = median(rr->probe_cpu, n);
+	row->probe_samples = median(rr->probe_samples, n);
 }
 
 int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
@@ -173,6 +256,13 @@ int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
 			rows[i].p50_ratio = rows[i].p50_ns / rows[base].p50_ns;
 		if (rows[base].p99_ns > 0)
 			rows[i].p99_ratio = rows[i].p99_ns / rows[base].p99_ns;
+		if (rows[base].probe_cpu_ms > 0)
+			rows[i].probe_ratio = rows[i].probe_cpu_ms /
+					      rows[base].probe_cpu_ms;
+		if (rows[i].probe_samples > 0)
+			rows[i].us_per_sample = 1e3 * (rows[i].probe_cpu_ms -
+					rows[base].probe_cpu_ms) /
+					rows[i].probe_samples;
 	}
 	free(rr);
 	return rc;
