@@ -59,7 +59,8 @@ static void print_text(const struct lat_prof_overhead_config *c,
 		       r->p99_ratio, r->samples, r->lost,
 		       r->freq_hz ? r->reader_cpu_ms : 0,
 		       r->freq_hz ? r->fold_cpu_ms : 0, r->probe_ratio);
-		if (r->freq_hz && r->probe_samples)
+		/* a handful of samples cannot price one against the noise */
+		if (r->freq_hz && r->probe_samples >= 20)
 			printf(" %8.2f\n", r->us_per_sample);
 		else
 			printf(" %8s\n", "-");
@@ -71,7 +72,7 @@ static void print_text(const struct lat_prof_overhead_config *c,
 	       "probe x: CPU time of a fixed piece of work, against "
 	       "unprofiled; us/smpl: its growth per sample taken,\n"
 	       "the kernel's cost of one sample, paid by the sampled "
-	       "thread.\n");
+	       "thread ('-' under 20 samples: too few to price one).\n");
 }
 
 static void print_json(const struct lat_prof_overhead_config *c,
