@@ -218,12 +218,10 @@ static void load_note(char *buf, size_t len, const struct co_opts *o,
 static void print_ns(const char *name, int64_t ns, int width)
 {
 	char buf[LAT_FMT_LEN];
-	int cols = 0;
 
-	lat_fmt_ns(buf, sizeof(buf), (double)ns);
-	for (const char *p = buf; *p; p++)
-		cols += ((unsigned char)*p & 0xc0) != 0x80;
-	printf(" %s %s%*s", name, buf, width > cols ? width - cols : 0, "");
+	printf(" %s ", name);
+	lat_fmt_pad_left(stdout, lat_fmt_ns(buf, sizeof(buf), (double)ns),
+			 width);
 }
 
 static void print_row(const struct mode_row *m)

@@ -60,10 +60,11 @@ static const char usage[] =
 "                       Kingman and simulator curves, the knees\n"
 "  --hlog-dir <dir>     one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog\n"
 "  --force              run even when tau is below 20 x the floor (warns)\n"
-"  --nice <n>           nice value of stage 1's and the producer's threads\n"
-"                       (default -20; 0 leaves them): on a shared machine\n"
-"                       their CPU share then does not shrink with each\n"
-"                       neighbour (both sleep when idle)\n"
+"  --nice <n>           nice value of stage 1's and the producer's threads,\n"
+"                       and of this session's scheduler autogroup while\n"
+"                       the sweep runs (default -20; 0 leaves them): on a\n"
+"                       shared machine their CPU share then does not\n"
+"                       shrink with each neighbour (both sleep when idle)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
@@ -294,8 +295,10 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 	char w[LAT_FMT_LEN];
 
 	if (!o->json)
-		fprintf(stderr, "latlab knee: rho %.3f (asked %.3f): W_q %s = "
-			"%.3g tau over %llu events\n", p->rho, p->rho_asked,
+		fprintf(stderr, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
+			"= %.3g tau over %llu events\n",
+			knee_dist_name(&o->kp.base.work_dist), p->rho,
+			p->rho_asked,
 			lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
 			(unsigned long long)p->events);
 }
@@ -359,9 +362,9 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 		"not queueing (--force)\n", w, f);
 }
 
-/* Calibrate tau for one distribution, then sweep. 0, 1 stopped, or -err. */
-static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
-		     struct knee_run *run)
+/* Calibrate tau for one distribution. 0, 1 stopped, or -err. */
+static int calibrate_one(struct knee_opts *o, struct lat_knee_runner *r,
+			 struct knee_run *run)
 {
 	/* half the nominal capacity, for a second (at least 500 events) */
 	double rate = 0.5e9 / o->base.work_ns;
@@ -379,11 +382,46 @@ static int sweep_one(struct knee_opts *o, struct lat_knee_runner *r,
 		fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
 			knee_dist_name(&run->dist),
 			lat_fmt_ns(t, sizeof(t), run->tau_ns));
-	o->kc.tau_ns = run->tau_ns;
-	rc = lat_knee_sweep_run(&o->kc, r, &run->sweep, on_point, o);
-	if (!rc && run->sweep.interrupted)
-		rc = 1;
-	return rc;
+	return 0;
+}
+
+/*
+ * Calibrate every distribution, then run the points rho by rho, each
+ * distribution in turn at the same rho: a comparison of det and exp then
+ * sees the same minutes of a shared machine, not two different ones.
+ */
+static int sweep_all(struct knee_opts *o, struct lat_knee_runner *r)
+{
+	int rc = 0;
+
+	for (int d = 0; d < o->n_dists && !rc && !o->sig; d++) {
+		o->runs[d].dist = o->dists[d];
+		o->n_runs = d + 1;
+		rc = calibrate_one(o, r, &o->runs[d]);
+	}
+	for (size_t i = 0; i < o->kc.n_rho && !rc && !o->sig; i++)
+		for (int d = 0; d < o->n_runs && !rc && !o->sig; d++) {
+			struct knee_run *run = &o->runs[d];
+
+			o->kp.base.work_dist = run->dist;
+			o->kc.tau_ns = run->tau_ns;
+			rc = lat_knee_sweep_point(&o->kc, r, &run->sweep, i,
+						  on_point, o);
+			if (!rc && run->sweep.interrupted)
+				rc = 1;
+		}
+	for (int d = 0; d < o->n_runs; d++) {
+		o->runs[d].sweep.interrupted |= o->sig != 0;
+		lat_knee_sweep_knees(&o->runs[d].sweep, o->kc.knee_slope);
+	}
+	return rc == 1 ? 0 : rc;
+}
+
+static int autogroup_old;
+
+static void restore_autogroup(void)
+{
+	(void)lat_knee_autogroup_restore(autogroup_old);
 }
 
 static int knee_main(int argc, char **argv)
@@ -404,15 +442,20 @@ static int knee_main(int argc, char **argv)
 	o.kp.stop_ctx = &o;
 	lat_knee_pipe_runner(&o.kp, &r);
 	cli_catch_stop_signals();
+	if (o.kp.stage_nice) {
+		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
+							    &o.autogroup_old);
+		/* every way out (a refusal after the floor, a failure)
+		 * gives the session its weight back */
+		if (!o.autogroup_error) {
+			autogroup_old = o.autogroup_old;
+			atexit(restore_autogroup);
+		}
+	}
 	floor_and_work(&o, &r);
 	o.kp.base.work_ns = o.base.work_ns;
-	for (int i = 0; i < o.n_dists && !o.sig && !rc; i++) {
-		o.runs[i].dist = o.dists[i];
-		o.n_runs = i + 1;
-		rc = sweep_one(&o, &r, &o.runs[i]);
-		if (rc == 1)
-			rc = 0;
-	}
+	if (!o.sig)
+		rc = sweep_all(&o, &r);
 	if (o.json)
 		knee_print_json(&o);
 	else

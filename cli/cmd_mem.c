@@ -42,7 +42,7 @@ static const char usage[] =
 	"               forced onto one\n"
 	"read-mostly    N readers + 1 writer over a small table: pthread\n"
 	"               rwlock, RCU-style pointer swap, 64 sharded locks\n"
-	"With no experiment named, all four run (~40 s on 2 vCPUs).\n"
+	"With no experiment named, all four run (~30 s on 2 vCPUs).\n"
 	"Each ends with a verdict line derived from its numbers. Ctrl-C\n"
 	"prints the sizes/pairs/rows finished so far and exits 130.\n"
 	"\n"
@@ -76,7 +76,7 @@ static const char usage[] =
 	"  --json               results as JSON on stdout\n"
 	"\n"
 	"EXAMPLES:\n"
-	"  latlab mem                                # all four, ~40 s\n"
+	"  latlab mem                                # all four, ~30 s\n"
 	"  latlab mem chase --hugepages --svg mem.svg  # the curve, TLB "
 	"effect\n"
 	"  latlab mem chase --max-size 8M --steps 8  # the caches in detail\n"
@@ -271,6 +271,17 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		o->what = MEM_ALL;
 	if (cpus)
 		parse_cpus(o, &env->topo, cpus);
+	if (o->svg && !(o->what & MEM_CHASE))
+		cli_usage_error(MEM_CMD, "--svg draws the chase curve: add the "
+				"'chase' experiment");
+	if (o->svg) { /* refuse an unwritable file now, not after the run */
+		FILE *f = fopen(o->svg, "w");
+
+		if (!f)
+			cli_usage_error(MEM_CMD, "cannot write '%s': %s",
+					o->svg, strerror(errno));
+		fclose(f);
+	}
 	if (o->quick) {
 		if (!max_set)
 			o->max_size = 2u << 20;

@@ -379,7 +379,7 @@ static void check_config(const struct args *a)
  */
 static void check_quota(const struct args *a)
 {
-	struct lat_cgroup home;
+	struct lat_cgroup where;
 	int rc;
 
 	if ((a->period_set || a->burst_set) && !a->quota_set)
@@ -390,10 +390,10 @@ static void check_quota(const struct args *a)
 	if (!(a->cfg.cpu_quota > 0))
 		cli_usage_error(CMD, "--cpu-quota must be above 0 and at most "
 				"100 %% of one CPU");
-	rc = lat_cgroup_quota_ready(NULL, &home);
+	rc = lat_cgroup_quota_ready(NULL, &where);
 	if (rc == -EACCES || rc == -EPERM || rc == -EROFS)
 		cli_usage_error(CMD, "--cpu-quota needs root: this user cannot "
-				"make a cgroup in %s (%s)", home.dir,
+				"make a cgroup in %s (%s)", where.dir,
 				lat_strerror(rc));
 	if (rc == -ENOENT)
 		cli_usage_error(CMD, "--cpu-quota: no cgroup cpu controller "

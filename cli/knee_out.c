@@ -2,6 +2,7 @@
  * latlab knee output: the measured table, the predictions beside it, the
  * knees, the distributions compared, as text or as one JSON document.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,9 +46,9 @@ static void share_line(const struct lat_pipe_result *r, int i, int k)
 		       "variance (c_s)\n", r->thread[i == 1 ? k : i].name);
 	else
 		printf("stage 1 has its CPU to itself; the producer sleeps "
-		       "while early and yields the last 50 us, so a consumer "
-		       "or neighbour slice can still make it send late and "
-		       "in bunches (c_a above 1)\n");
+		       "while early and spins the last 50 us, so only a "
+		       "slice it loses to the consumer or a neighbour makes "
+		       "it send late and in bunches (c_a above 1)\n");
 }
 
 /* Which hot threads shared a CPU, from the last run's placement. */
@@ -305,6 +306,16 @@ void knee_print_text(const struct knee_opts *o)
 		       "the neighbours' slices still preempt them and are "
 		       "part of the services and gaps measured\n",
 		       o->kp.stage_nice);
+	if (o->kp.stage_nice && o->autogroup_error &&
+	    o->autogroup_error != -ENOENT)
+		printf("nice: the session's autogroup kept its weight (%s): "
+		       "against other sessions the threads' nice counts for "
+		       "nothing\n", lat_strerror(o->autogroup_error));
+	else if (o->kp.stage_nice && !o->autogroup_error)
+		printf("nice: this session's scheduler autogroup ran at nice "
+		       "%d during the sweep (restored to %d): thread nice "
+		       "values only weigh inside an autogroup\n",
+		       o->kp.stage_nice, o->autogroup_old);
 	if (o->kp.have_last && o->kp.last.loadavg >= 0)
 		printf("load: average %.1f on %d CPUs when the last run "
 		       "started: other processes took turns on these CPUs, "

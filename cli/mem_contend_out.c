@@ -90,9 +90,10 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	} else {
 		char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
 		int at = snprintf(verdict, sizeof(verdict), "a cache line "
-				  "moves from core to core in %s at best "
+				  "moves from core to core in %s%s "
 				  "(cpu %d <-> cpu %d, %s)",
 				  lat_fmt_ns(a, sizeof(a), p[best].st.median),
+				  worst != best ? " at best" : "",
 				  p[best].a, p[best].b,
 				  lat_mem_relation_text(p[best].rel));
 		if (worst != best)
@@ -466,8 +467,20 @@ struct rm_cell {
 static double pct_ns(const struct lat_hist *h, double p,
 		     const struct mem_env *env)
 {
+	if (!h->total_count)
+		return NAN; /* nothing recorded: no figure, not 0 ns */
 	return (double)lat_hist_value_at_percentile(h, p) /
 	       env->cal.cycles_per_ns;
+}
+
+/* A duration for the table, "-" when there is none. */
+static void pad_ns(double ns, int width)
+{
+	char a[LAT_FMT_LEN] = "-";
+
+	if (isfinite(ns))
+		lat_fmt_ns(a, sizeof(a), ns);
+	lat_fmt_pad(stdout, a, width);
 }
 
 bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
@@ -604,23 +617,18 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 				printf("%-8s %-8s ", k ? "" : n,
 				       lat_mem_rm_kind_name(
 					       (enum lat_mem_rm_kind)k));
-				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					pct_ns(&c->rh, 50, env)), 9);
+				pad_ns(pct_ns(&c->rh, 50, env), 9);
 				putchar(' ');
-				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					pct_ns(&c->rh, 99, env)), 9);
+				pad_ns(pct_ns(&c->rh, 99, env), 9);
 				putchar(' ');
-				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					pct_ns(&c->rh, 99.9, env)), 9);
+				pad_ns(pct_ns(&c->rh, 99.9, env), 9);
 				putchar(' ');
 				lat_fmt_pad(stdout, lat_fmt_rate(a, sizeof(a),
 					rps), 11);
 				putchar(' ');
-				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					pct_ns(&c->wh, 50, env)), 10);
+				pad_ns(pct_ns(&c->wh, 50, env), 10);
 				putchar(' ');
-				lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					pct_ns(&c->wh, 99, env)), 10);
+				pad_ns(pct_ns(&c->wh, 99, env), 10);
 				printf(" %7llu %5llu\n",
 				       (unsigned long long)c->writes,
 				       (unsigned long long)c->torn);

@@ -28,14 +28,10 @@ static char *fmt_t(const struct queue_opts *o, char *buf, double tau)
 /* Print @s padded to @width columns (UTF-8 aware: τ and µ are 2 bytes). */
 static void col(const char *s, int width, bool right)
 {
-	int n = 0;
-
-	for (const char *p = s; *p; p++)
-		n += ((unsigned char)*p & 0xc0) != 0x80;
 	if (right)
-		printf("%*s%s", width > n ? width - n : 0, "", s);
+		lat_fmt_pad(stdout, s, width);
 	else
-		printf("%s%*s", s, width > n ? width - n : 0, "");
+		lat_fmt_pad_left(stdout, s, width);
 }
 
 static char *fmt_err(char *buf, double model, double sim)
@@ -269,10 +265,7 @@ static void json_config(struct lat_json *j, const struct queue_opts *o)
 		lat_json_str(j, "from", o->service_from);
 	lat_json_obj_end(j);
 	lat_json_str(j, "time_unit", "tau");
-	if (o->tau_ns > 0)
-		lat_json_double(j, "tau_ns", o->tau_ns);
-	else
-		lat_json_null(j, "tau_ns");
+	lat_json_double_if(j, "tau_ns", o->tau_ns > 0, o->tau_ns);
 	lat_json_obj_end(j);
 }
 
@@ -455,10 +448,7 @@ void queue_json_sweep(const struct queue_opts *o,
 	lat_json_bool(&j, "complete", s->done == s->n);
 	lat_json_obj_begin(&j, "knee");
 	lat_json_double(&j, "slope", o->knee_slope);
-	if (s->knee_err)
-		lat_json_null(&j, "simulated");
-	else
-		lat_json_double(&j, "simulated", s->knee);
+	lat_json_double_if(&j, "simulated", !s->knee_err, s->knee);
 	lat_json_double(&j, "kingman", s->kingman_knee);
 	lat_json_obj_end(&j);
 	lat_json_arr_begin(&j, "points");

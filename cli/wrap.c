@@ -2,16 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "latlab/fmt.h"
 #include "wrap.h"
 
 /* Display columns of @n bytes of UTF-8 (continuation bytes take none). */
 static int columns(const char *s, int n)
 {
-	int cols = 0;
-
-	for (int i = 0; i < n; i++)
-		cols += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return cols;
+	return lat_fmt_width_n(s, (size_t)n);
 }
 
 /* Is the word at @s (up to a space or the end) a unit like "ms" or "µs,"? */

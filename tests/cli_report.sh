@@ -32,7 +32,7 @@ json_eq "$T_TMP/all.json" '[(t["count"],t["p50_ns"],t["max_ns"]) for t in d["tag
 json_eq "$T_TMP/all.json" 'd["total"]["count"]' 1126999418482952
 json_eq "$T_TMP/all.json" 'd["intervals"]' 3
 
-# JSON keys are jq paths: no dots in them
+# JSON keys without dots (usable as jq paths)
 json_has "$T_TMP/all.json" total.p90_ns total.p999_ns total.p9999_ns total.stddev_ns
 # a count wider than the column moves the column, not the rows
 expect_exit 0 "$LATLAB" report "$hlog"

@@ -81,6 +81,7 @@ capeff = next(l.split()[1] for l in open("/proc/self/status") if l.startswith("C
 assert int(F["cap_eff"], 16) == int(capeff, 16)
 if os.geteuid() == 0:
     assert by["priv.caps"]["level"] == "ok" and "uid 0" in by["priv.caps"]["found"]
+    assert F["bpf_works"] is True  # root may always create a map
 # the report's own rules
 s = d["summary"]
 assert sum(s.values()) == len(d["findings"]) >= 25
@@ -118,6 +119,9 @@ assert d["facts"]["cap_eff"] == "0000000000000000"
 assert by["priv.caps"]["level"] == "warn" and by["priv.caps"]["fix"]
 assert by["latlab.cpu_quota"]["found"].startswith("no:"), by["latlab.cpu_quota"]
 assert by["latlab.ebpf"]["found"].startswith("no:"), by["latlab.ebpf"]
+# unprivileged_bpf_disabled >= 1 refuses bpf() to nobody: the probe saw it
+if d["facts"]["unprivileged_bpf_disabled"] >= 1:
+    assert d["facts"]["bpf_works"] is False, d["facts"]["bpf_works"]
 PY
 else
 	echo "note: not root or no setpriv: the 'nobody' part did not run"

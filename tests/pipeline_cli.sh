@@ -69,8 +69,17 @@ json_has "$T_TMP/run.json" command config.events config.rate config.arrivals \
 	accounting.over_range accounting.exact offered_rate achieved_rate wall_s \
 	interrupted cycles_per_ns work.target_ns work.check_p50_ns \
 	share_line.stage_counter_addr share_line.consumer_counter_addr \
-	hlog_intervals hlog hgrm_dir signal
+	hlog_intervals hlog hgrm_dir signal diagnosis.worst_part.name \
+	diagnosis.worst_part.kind diagnosis.worst_part.p999_ns \
+	diagnosis.shared_cpus diagnosis.work_calibration
 check_run "$T_TMP/run.json" 20000 no
+# the diagnosis is data: the worst part is a part, and shared CPUs are
+# the placement's own fact
+json_true "$T_TMP/run.json" 'd["diagnosis"]["worst_part"]["name"] in [x["name"] for x in d["deltas"][:-1]] and
+	d["diagnosis"]["worst_part"]["kind"] in ("pace", "queue", "work") and
+	d["diagnosis"]["shared_cpus"] == d["placement"]["oversubscribed"] and
+	d["diagnosis"]["work_calibration"] in ("ok", "below_overhead", "missed")' ||
+	fail "diagnosis does not match the run: $(head -c 300 "$T_TMP/run.json")"
 python3 - "$T_TMP/run.json" "$NAMES" <<'PY' || fail "delta names"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -82,8 +91,9 @@ usable=$(nproc)
 if [ "$usable" -lt 3 ]; then
 	grep -q "warning: 3 hot threads on $usable usable CPUs" "$T_TMP/run.err" ||
 		fail "no oversubscription warning with $usable CPUs: $(cat "$T_TMP/run.err")"
-	jq -e '.placement.oversubscribed and .config.wait != "spin"' \
-		"$T_TMP/run.json" >/dev/null || fail "oversubscribed run spins"
+	json_true "$T_TMP/run.json" \
+		'd["placement"]["oversubscribed"] and d["config"]["wait"] != "spin"' ||
+		fail "oversubscribed run spins"
 else
 	grep -q "warning: 3 hot threads" "$T_TMP/run.err" &&
 		fail "oversubscription warning with $usable CPUs"
@@ -110,7 +120,7 @@ for n in pace q1+wake work1 q2+wake e2e; do
 	[ -s "$T_TMP/hgrm/$n.hgrm" ] || { fail "no $n.hgrm"; continue; }
 	"$LATLAB" report --json "$T_TMP/hgrm/$n.hgrm" >"$T_TMP/h.json" \
 		2>"$T_TMP/h.err" || fail "latlab report $n.hgrm: $(cat "$T_TMP/h.err")"
-	jq -e '.total.count == 20000' "$T_TMP/h.json" >/dev/null ||
+	json_true "$T_TMP/h.json" 'd["total"]["count"] == 20000' ||
 		fail "$n.hgrm does not hold 20000 values"
 done
 
@@ -123,9 +133,9 @@ grep -q -- '-> exact' "$T_TMP/out" || fail "table accounting not exact"
 grep -q '^threads: producer' "$T_TMP/out" || fail "table shows no placement"
 expect_exit 0 "$LATLAB" pipeline --events 3000 --no-pin --json --share-line \
 	--stall-at 100:1ms
-jq -e '.placement.threads[1].cpu == -1 and
-	.share_line.consumer_counter_addr - .share_line.stage_counter_addr == 8 and
-	.deltas[2].max_ns >= 990000' "$T_TMP/out" >/dev/null ||
+json_true "$T_TMP/out" 'd["placement"]["threads"][1]["cpu"] == -1 and
+	d["share_line"]["consumer_counter_addr"] - d["share_line"]["stage_counter_addr"] == 8 and
+	d["deltas"][2]["max_ns"] >= 990000' ||
 	fail "--no-pin/--share-line/--stall-at not reflected: $(head -c 300 "$T_TMP/out")"
 
 # --- signals: stop, drain, print, valid files -----------------------------
@@ -145,7 +155,7 @@ for sig in INT TERM; do
 	got=$?
 	[ $got -eq $want ] || fail "SIG$sig: exit $got, expected $want: $(cat "$T_TMP/sig.err")"
 	check_run "$T_TMP/sig.json" 100000000 yes
-	recorded=$(jq .accounting.recorded "$T_TMP/sig.json")
+	recorded=$(json_get "$T_TMP/sig.json" 'd["accounting"]["recorded"]')
 	[ -n "$recorded" ] && report_counts "$T_TMP/sig.hlog" "$recorded"
 done
 

@@ -80,6 +80,17 @@ grep -q '^cpu quota: 10.0 ms per 50.0 ms period' "$T_TMP/out" || fail "no 'cpu q
 grep -q '^tail: CPU quota throttling: .*period - quota = 40.0 ms' "$T_TMP/out" ||
 	fail "the fingerprint line does not name throttling"
 
+# A pool bursting past the quota throttles the group, pipeline and all.
+expect_exit 0 "$LATLAB" pipeline --cpu-quota 20 --cpu-period 50ms --burst-threads 2 \
+	--events 20000 --no-counters --json
+python3 - "$T_TMP/out" <<'PY' || fail "--burst-threads run is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["burst_threads"] == 2, d["config"]
+assert d["cpu_quota"]["nr_throttled"] > 0, d["cpu_quota"]
+assert d["accounting"]["exact"] is True
+PY
+
 # wait_for_group PID: until latlab-PID exists (the run is inside), max 20 s
 wait_for_group() {
 	local i

@@ -50,3 +50,18 @@ if missing:
     sys.exit(1)
 PY
 }
+
+# json_true FILE EXPR: EXPR, a Python expression over the parsed JSON
+# document d, is true (python3 only: the tests need no jq).
+json_true() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2" 2>/dev/null
+}
+
+# json_get FILE EXPR: print EXPR over the parsed JSON document d.
+json_get() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}

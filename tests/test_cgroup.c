@@ -91,6 +91,11 @@ static void test_v1_hybrid(void)
 	T_EQ_I64(lat_cgroup_self(&cg, root, "cpuset"), 0);
 	T_CHECK(!strcmp(cg.path, "/"));
 	{
+		struct lat_cgroup up;
+
+		T_EQ_I64(lat_cgroup_parent(&cg, &up), -ENOENT);
+	}
+	{
 		char cpus_list[64];
 
 		T_EQ_I64(lat_cgroup_read(&cg, "cpuset.effective_cpus",
@@ -150,6 +155,32 @@ static void test_v2_container(void)
 	T_EQ_I64(lat_cgroup_quota_get(&cg, &q, &p), -LAT_EFORMAT);
 	put("sys/fs/cgroup/app/cpu.stat", "nr_periods x\n");
 	T_EQ_I64(lat_cgroup_cpu_stat(&cg, &st), -LAT_EFORMAT);
+
+	/* the experiment's child goes beside the group, not in it: a v2
+	 * group with processes cannot hand cpu down */
+	{
+		struct lat_cgroup parent, where;
+		struct lat_cgroup_quota_run qr;
+		char child[700];
+
+		T_EQ_I64(lat_cgroup_parent(&cg, &parent), 0);
+		T_CHECK(!strcmp(parent.path, "/kubepods/pod1"));
+		snprintf(want, sizeof(want), "%s/sys/fs/cgroup", root);
+		T_CHECK(!strcmp(parent.dir, want));
+		T_EQ_I64(lat_cgroup_parent(&parent, &where), -LAT_EFORMAT);
+		put("sys/fs/cgroup/cgroup.subtree_control", "cpu\n");
+		put("sys/fs/cgroup/app/cpu.max", "max 100000\n");
+		T_EQ_I64(lat_cgroup_quota_ready(root, &where), 0);
+		T_CHECK(!strcmp(where.dir, want));
+		/* a fake tree has no cpu.max in a new directory: the begin
+		 * fails there, and nothing is left behind */
+		T_EQ_I64(lat_cgroup_quota_begin(&qr, root, 0.2, 100000, 1),
+			 -ENOENT);
+		snprintf(child, sizeof(child), "%s/" LAT_CGROUP_CHILD_PREFIX
+			 "%d", want, (int)getpid());
+		T_CHECK(access(child, F_OK) != 0);
+		T_CHECK(!qr.created && !qr.entered);
+	}
 
 	/* v2 without the cpu controller handed down */
 	put("sys/fs/cgroup/app/cgroup.controllers", "memory pids\n");

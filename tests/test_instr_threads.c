@@ -3,11 +3,16 @@
  * hot thread reports its counters (or n/a with a reason, never 0);
  * --alloc makes exactly one heap allocation per event on stage 1 and none
  * anywhere else, and the baseline none at all; a stall on one event
- * freezes the recorder on that event, with the stall in its work1 delta,
- * its neighbours' exact deltas, and the events behind it queued in
- * q1+wake. Sanitizer builds check the n/a path of allocation counting.
+ * freezes the recorder at or before that event, and when on it (the
+ * usual case), the stall is in its work1 delta and the event behind it
+ * waited before its own work (pace + q1+wake) at least the stall less
+ * one send gap; every recorded neighbour's parts sum to its e2e. Only
+ * lower bounds that the busy-wait and the intended send times guarantee
+ * are asserted, never how long anything took on this machine.
+ * Sanitizer builds check the n/a path of allocation counting.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "latlab/instr.h"
@@ -16,9 +21,10 @@
 #define EVENTS 500
 #define RATE 10000
 /*
- * The recorder freezes on the first e2e over the threshold, and a loaded
- * machine can delay any event by hundreds of ms. Stalling event 50 leaves
- * noise 5 ms of run to get there first, and still gives the window a
+ * The recorder freezes on the first e2e over the threshold, so at or
+ * before the stalled event (its e2e is at least the stall). A loaded
+ * machine can delay any event by hundreds of ms; stalling event 50 leaves
+ * noise only 5 ms of run to get there first, and gives the window a
  * majority of ordinary samples for its medians.
  */
 #define STALL_SEQ 50
@@ -123,11 +129,10 @@ static void test_flight_on_stall(void)
 	T_EQ_I64(lat_flight_get(&in.flight, (size_t)trig, &rec), 0);
 	T_EQ_I64(lat_flight_get(&in.flight, (size_t)trig - 1, &prev), 0);
 	T_EQ_I64(lat_flight_get(&in.flight, (size_t)trig + 1, &next), 0);
-	/* the stalled event triggers: its work1 holds the stall */
-	T_EQ_I64(rec.seq, STALL_SEQ);
 	T_CHECK(rec.trigger);
-	T_CHECK(rec.delta_ns[2] >= (uint64_t)STALL_NS);
-	T_CHECK(prev.seq == STALL_SEQ - 1 && next.seq == STALL_SEQ + 1);
+	T_CHECK(rec.e2e_ns > THRESHOLD_NS);
+	T_CHECK(rec.seq <= STALL_SEQ);
+	T_CHECK(prev.seq + 1 == rec.seq && next.seq == rec.seq + 1);
 	/* neighbours: exact parts of their e2e (each part truncated) */
 	for (int k = 0; k < 3; k++) {
 		const struct lat_flight_rec *x = k == 0 ? &prev :
@@ -138,11 +143,18 @@ static void test_flight_on_stall(void)
 			sum += x->delta_ns[d];
 		T_CHECK(x->e2e_ns >= sum && x->e2e_ns <= sum + 4);
 	}
-	/* the next event waited in q1 for most of the stall; its own work
-	 * did not */
-	T_CHECK(next.delta_ns[1] >= THRESHOLD_NS);
-	T_CHECK(next.delta_ns[2] < THRESHOLD_NS);
-	T_CHECK(prev.delta_ns[2] < THRESHOLD_NS);
+	if (rec.seq != STALL_SEQ) {
+		/* noise got there first: a fact of this machine, not a bug */
+		printf("note: event %llu crossed the threshold before the "
+		       "stalled one\n", (unsigned long long)rec.seq);
+	} else {
+		/* the stalled event: its work1 holds the busy-wait */
+		T_CHECK(rec.delta_ns[2] >= (uint64_t)STALL_NS);
+		/* the next one, due one gap later, could not start its work
+		 * before stage 1 finished the stall */
+		T_CHECK(next.delta_ns[0] + next.delta_ns[1] >=
+			(uint64_t)(STALL_NS - 1e9 / RATE));
+	}
 	lat_pipe_result_destroy(&r);
 	lat_instr_destroy(&in);
 }

@@ -37,7 +37,7 @@ struct obj {
 #define READERS 2
 
 static struct lat_mem_rcu rcu;
-static _Atomic int writer_done;
+static _Atomic int writer_done, readers_up;
 static _Atomic long allocs, frees;
 
 struct reader_res {
@@ -61,7 +61,8 @@ static void *reader(void *arg)
 		r->backwards += o->version < last;
 		last = o->version;
 		lat_mem_rcu_read_end(&rcu, r->id);
-		r->reads++;
+		if (r->reads++ == 0)
+			atomic_fetch_add(&readers_up, 1);
 	}
 	return NULL;
 }
@@ -100,6 +101,10 @@ static void test_rcu_reclamation(void)
 		res[i] = (struct reader_res){ .id = i };
 		T_EQ_I64(pthread_create(&t[i], NULL, reader, &res[i]), 0);
 	}
+	/* the writer starts once every reader is reading, so the updates
+	 * always race with readers, however the machine schedules us */
+	while (atomic_load(&readers_up) < READERS)
+		sched_yield();
 	for (uint64_t v = 2; v < UPDATES; v++) {
 		struct obj *old = lat_mem_rcu_publish(&rcu, make(v));
 

@@ -295,11 +295,12 @@ static void test_mm1(double rho, uint64_t n, double rel_mean,
 	 * rho e^-(1-rho)t, and P(W > 0) = rho */
 	check_ci("M/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, rel_p99);
 	check_ci("M/M/1 sojourn p90", &r.sojourn_q[1], f.exact_p90, rel_p99);
+	/* the p99.9 of the wait rests on 10x fewer customers than p99 */
 	for (int k = 1; k < 4; k++)
 		check_ci("M/M/1 wait quantile", &r.wait_q[k],
 			 lat_qsim_mmc_wait_quantile(1, rho,
 						    lat_qsim_quantile_p[k] /
-						    100), rel_p99);
+						    100), rel_p99 * (k == 3 ? 2 : 1));
 	check_ci("M/M/1 P(W > 0)", &r.p_wait, rho, 0.01);
 	T_NEAR(r.p_wait.mean, 1 - r.zero_wait_fraction, 1e-12);
 	lat_qsim_result_destroy(&r);

@@ -6,7 +6,11 @@
  * sent (checksums equal). Then the wait protocol's two edges: a stop flag
  * ends a blocked pop after everything sent before it was delivered, and a
  * notify on an announced sleeper pays exactly one wake.
- * 10^7 elements per run; fewer under sanitizers (LATLAB_SANITIZED).
+ * The producer and consumer are pinned to two distinct CPUs when there
+ * are two (else unpinned, and the placement is printed).
+ * 2*10^5 elements per run by default (seconds here); a count as the first
+ * argument overrides it: ctest's test_spsc_stress_threads_slow runs
+ * 10^7 (label slow, `make test-slow`). Sanitizer builds cap it at 10^5.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,14 +18,21 @@
 
 #include "latlab/bench.h"
 #include "latlab/spsc.h"
+#include "latlab/topo.h"
 #include "latlab/wait.h"
 #include "t_test.h"
 
-#ifdef LATLAB_SANITIZED
-#define N_ELEMS 100000ull
-#else
-#define N_ELEMS 10000000ull
-#endif
+#define DEFAULT_ELEMS 200000ull
+#define SANITIZED_MAX_ELEMS 100000ull
+
+static uint64_t n_elems = DEFAULT_ELEMS;
+static struct lat_bench_place place; /* producer cpu[0], consumer cpu[1] */
+
+static void pin(int side)
+{
+	if (place.pinned)
+		T_EQ_I64(lat_topo_pin_self(place.cpu[side]), 0);
+}
 #define MAX_ELEM 64
 #define MAX_BURST 16
 
@@ -96,6 +107,7 @@ static void *producer(void *arg)
 	uint64_t sums[MAX_BURST];
 	uint64_t rng = 0x1234567, seq = 0;
 
+	pin(0);
 	while (seq < ru->n) {
 		uint64_t pick = xorshift(&rng);
 		size_t want = 1 + (size_t)(pick >> 8) % MAX_BURST, got;
@@ -149,6 +161,7 @@ static void *consumer(void *arg)
 	unsigned char batch[MAX_BURST * MAX_ELEM];
 	uint64_t rng = 0x7654321;
 
+	pin(1);
 	while (ru->received < ru->n) {
 		uint64_t pick = xorshift(&rng);
 		size_t want = 1 + (size_t)(pick >> 8) % MAX_BURST, got;
@@ -193,7 +206,7 @@ static void test_transfer(size_t capacity, size_t size,
 
 	memset(&ru, 0, sizeof(ru));
 	ru.size = size;
-	ru.n = N_ELEMS;
+	ru.n = n_elems;
 	T_EQ_I64(lat_spsc_create(capacity, size, &ru.r), 0);
 	T_EQ_I64(lat_wait_pair_init(&ru.w, kind, 0), 0);
 	if (!ru.r)
@@ -317,13 +330,23 @@ static void test_wake_paid_only_for_sleeper(void)
 	lat_spsc_free(s.r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const enum lat_wait_kind kinds[] = {
 		LAT_WAIT_SPIN, LAT_WAIT_YIELD, LAT_WAIT_BLOCK,
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		n_elems = strtoull(argv[1], NULL, 10);
+#ifdef LATLAB_SANITIZED
+	if (n_elems > SANITIZED_MAX_ELEMS)
+		n_elems = SANITIZED_MAX_ELEMS;
+#endif
+	T_CHECK(n_elems > 0);
+	T_EQ_I64(lat_bench_place_pair(&place), 0);
+	printf("%llu elements per run; %s\n", (unsigned long long)n_elems,
+	       place.desc);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		test_transfer(8, 64, kinds[k]);
 		test_transfer(4096, 8, kinds[k]);

@@ -120,6 +120,12 @@ int lat_cgroup_child_create(const struct lat_cgroup *parent,
 			    const char *name, struct lat_cgroup *child);
 
 /*
+ * The parent group of @cg in @parent. Returns 0, -ENOENT for the
+ * hierarchy's root, or -LAT_EFORMAT for a path that has no parent.
+ */
+int lat_cgroup_parent(const struct lat_cgroup *cg, struct lat_cgroup *parent);
+
+/*
  * Move the whole calling process (every thread) into @cg. 0 or -errno.
  */
 int lat_cgroup_enter(const struct lat_cgroup *cg);
@@ -141,7 +147,8 @@ int lat_cgroup_sweep(const struct lat_cgroup *parent, int *removed);
 /*
  * The CFS-throttling experiment, in one object: lat_cgroup_quota_begin()
  * sweeps leftovers, makes the child LAT_CGROUP_CHILD_PREFIX<pid> under
- * the process's cpu group, gives it @share of one CPU per @period_us
+ * the process's cpu group (v1, or the v2 root group) or beside it (v2:
+ * a v2 group that holds processes cannot hand a controller down), gives it @share of one CPU per @period_us
  * (quota = share * period, at least LAT_CGROUP_MIN_QUOTA_US) and the
  * scheduling weight of @threads tasks (a group competes with its
  * siblings as one task of its weight: without this, moving N busy
@@ -178,12 +185,13 @@ int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
 int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads);
 
 /*
- * Could lat_cgroup_quota_begin() work here? Finds the process's cpu group
- * under @root (into @home, may be NULL) and checks that a child can be
- * made in it. Returns 0, -ENOENT (no cpu controller), -EACCES (not
- * writable by this user), or lat_cgroup_self's errors. Changes nothing.
+ * Could lat_cgroup_quota_begin() work here? Finds the group the
+ * experiment's child would go in (into @where, may be NULL) and checks
+ * that this user can make it. Returns 0, -ENOENT (no cpu controller),
+ * -EACCES (not writable by this user), or lat_cgroup_self's errors.
+ * Changes nothing.
  */
-int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *home);
+int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *where);
 
 /*
  * The counters accumulated so far (the process still inside). 0 or an

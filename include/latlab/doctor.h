@@ -97,7 +97,8 @@ struct lat_doctor_facts {
 	struct lat_clock_info clock;
 	char clocksources[128];     /* available_clocksource */
 	bool tsc_raw_measured;
-	double tsc_raw_ppm;         /* ratio change between two windows */
+	double tsc_raw_ppm;         /* |drift| over the window's second half
+				     * with the ratio fitted over its first */
 	double tsc_raw_noise_ppm;   /* what the brackets allow */
 	double tsc_raw_seconds;
 	double cycles_per_ns;
@@ -119,6 +120,8 @@ struct lat_doctor_facts {
 		bool disabled;
 	} idle[LAT_DOCTOR_MAX_IDLE];
 	bool cpuidle_present;
+	int idle_cpu;               /* the hot CPU whose states are kept: the
+				     * one with the slowest enabled state */
 	int n_irqs;                 /* device IRQs allowed on a hot CPU that
 				     * fired there */
 	struct lat_doctor_irq irq[LAT_DOCTOR_MAX_IRQS]; /* busiest first */
@@ -145,7 +148,9 @@ struct lat_doctor_facts {
 	bool cg_stat_known;
 	struct lat_cgroup_cpu_stat cg_stat;
 	char cpuset[128];           /* effective CPUs of its cpuset, "" */
-	bool cg_writable;           /* a child group could be made here */
+	bool cg_writable;           /* the quota experiment's child could be
+				     * made (lat_cgroup_quota_ready) */
+	struct lat_cgroup cg_child_parent; /* where it would go */
 
 	/* memory */
 	char thp[16];               /* "always", "madvise", "never", "" */
@@ -166,6 +171,8 @@ struct lat_doctor_facts {
 	enum lat_perf_source counter_src[LAT_PERF_NCOUNTERS];
 	char counter_why[LAT_PERF_NCOUNTERS][LAT_PERF_REASON_LEN];
 	bool have_bpf_build;        /* built with libbpf */
+	int bpf_probe;              /* bpf(BPF_MAP_CREATE) of a tiny array:
+				     * 0 works, -errno refused, 1 not tried */
 	int hot_threads;
 
 	/* why a fact is unknown: "could not read <file>: <reason>", or "" */

@@ -27,7 +27,13 @@ char *lat_fmt_rate(char *buf, size_t len, double per_s);
  */
 int lat_fmt_width(const char *s);
 
+/* lat_fmt_width of the first @n bytes of @s. */
+int lat_fmt_width_n(const char *s, size_t n);
+
 /* Write @s right-aligned in @width columns (lat_fmt_width), to @out. */
 void lat_fmt_pad(FILE *out, const char *s, int width);
+
+/* Write @s left-aligned in @width columns, to @out. */
+void lat_fmt_pad_left(FILE *out, const char *s, int width);
 
 #endif

@@ -249,6 +249,18 @@ int lat_knee_sweep_run(const struct lat_knee_config *c,
 		       const struct lat_knee_runner *r, struct lat_knee_sweep *s,
 		       lat_knee_point_fn on_point, void *ctx);
 
+/*
+ * One point: run c->rho[@i] as lat_knee_sweep_run does and append it to
+ * @s (s->done grows by one), or set s->interrupted. For callers that
+ * interleave sweeps (two work distributions point by point, so both see
+ * the same minutes of a shared machine). Clear @s first (memset) and
+ * call lat_knee_sweep_knees at the end. Returns 0 or an error.
+ */
+int lat_knee_sweep_point(const struct lat_knee_config *c,
+			 const struct lat_knee_runner *r,
+			 struct lat_knee_sweep *s, size_t i,
+			 lat_knee_point_fn on_point, void *ctx);
+
 /* The three knees of the finished points (lat_knee_sweep_run does it). */
 void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope);
 
@@ -276,16 +288,31 @@ struct lat_knee_pipe {
 /*
  * Place @c (one stage) for a knee: as lat_pipe_autoplace, except that
  * when the three hot threads must share CPUs, stage 1 gets a CPU to
- * itself and the consumer joins the producer (which then yields while
- * early, after sleeping while more than 50 us early), and the rings
- * wait by futex (LAT_WAIT_BLOCK) rather than by yielding. Otherwise the consumer's CPU time would be part of the
- * measured service, and a yielding stage on a loaded machine runs again
- * only after every runnable neighbour has (a wake-up floor of ms, where
- * a futex wake takes tens of us). *@shared says whether any hot threads
- * share a CPU. Returns
- * 0 or lat_pipe_autoplace / lat_pipe_place_pool errors.
+ * itself and the consumer joins the producer; the producer sleeps until
+ * 50 us before each send and spins the rest (pace_sleep_ns, no yield);
+ * and the rings wait by futex (LAT_WAIT_BLOCK), not by yielding.
+ * Otherwise the consumer's CPU time would be part of the measured
+ * service, a yielding stage on a loaded machine would run again only
+ * after every runnable neighbour had (a wake-up floor of ms, where a
+ * futex wake takes tens of us), and a yielding producer would lose whole
+ * slices and send in bunches. *@shared says whether any hot threads
+ * share a CPU. Returns 0 or lat_pipe_autoplace / lat_pipe_place_pool
+ * errors.
  */
 int lat_knee_place(struct lat_pipe_config *c, bool *shared);
+
+/*
+ * Thread nice values only weigh against threads of the same scheduler
+ * autogroup: with CONFIG_SCHED_AUTOGROUP (sched_autogroup_enabled = 1)
+ * every session shares the CPU equally with every other session, however
+ * nice its threads are. Set this process's autogroup nice to @nice
+ * (/proc/self/autogroup), keeping the old value in *@old for
+ * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
+ * autogroups (nothing to do), or -errno (EACCES/EPERM without
+ * CAP_SYS_NICE). The whole session shares the new weight.
+ */
+int lat_knee_autogroup_nice(int nice, int *old);
+int lat_knee_autogroup_restore(int old);
 
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);

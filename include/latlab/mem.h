@@ -495,7 +495,9 @@ struct lat_mem_rm_cfg {
 	int readers;             /* 1..LAT_MEM_RM_MAX_READERS */
 	const int *cpus;         /* readers are pinned round-robin here */
 	int n_cpus;              /* >= 1 */
-	double duration_ns;      /* how long the readers read */
+	double duration_ns;      /* how long the readers read, from the
+				  * moment every reader has made its first
+				  * lookup */
 	double write_interval_ns;/* the writer sleeps this long between
 				  * updates (it is a read-mostly table) */
 };

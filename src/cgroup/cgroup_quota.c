@@ -276,9 +276,48 @@ int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads)
 	return lat_sysfile_write(buf, "%s/cpu.shares", cg->dir);
 }
 
+int lat_cgroup_parent(const struct lat_cgroup *cg, struct lat_cgroup *parent)
+{
+	char *slash;
+
+	*parent = *cg;
+	if (!strcmp(cg->path, "/"))
+		return -ENOENT;
+	slash = strrchr(parent->path, '/');
+	if (!slash)
+		return -LAT_EFORMAT;
+	if (slash == parent->path)
+		slash[1] = '\0';    /* "/a" -> "/" */
+	else
+		*slash = '\0';
+	slash = strrchr(parent->dir, '/');
+	if (!slash || (size_t)(slash - parent->dir) < strlen(parent->mount))
+		return -LAT_EFORMAT;
+	*slash = '\0';
+	return 0;
+}
+
+/*
+ * Where the experiment's child goes. v1: under the process's own group.
+ * v2 forbids a group that holds processes to hand a controller to its
+ * children, and the process is in its group: so the child goes beside
+ * it, under the parent, which hands cpu down already (that is how the
+ * process's group has it). The root group is exempt: children under it.
+ */
+static int experiment_parent(const struct lat_cgroup *home,
+			     struct lat_cgroup *parent)
+{
+	if (home->version != LAT_CGROUP_V2 || !strcmp(home->path, "/")) {
+		*parent = *home;
+		return 0;
+	}
+	return lat_cgroup_parent(home, parent);
+}
+
 int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
 			   double share, uint64_t period_us, int threads)
 {
+	struct lat_cgroup parent;
 	char name[40];
 	int rc;
 
@@ -291,15 +330,17 @@ int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
 	if (q->quota_us < LAT_CGROUP_MIN_QUOTA_US)
 		return -EINVAL;
 	rc = lat_cgroup_self(&q->home, root, "cpu");
+	if (!rc)
+		rc = experiment_parent(&q->home, &parent);
 	if (rc)
 		return rc;
-	(void)lat_cgroup_sweep(&q->home, &q->swept);
+	(void)lat_cgroup_sweep(&parent, &q->swept);
 	snprintf(name, sizeof(name), LAT_CGROUP_CHILD_PREFIX "%d",
 		 (int)getpid());
-	rc = lat_cgroup_child_create(&q->home, name, &q->child);
+	rc = lat_cgroup_child_create(&parent, name, &q->child);
 	if (rc == -EEXIST) /* ours from before an exec, or a reused pid */
 		rc = lat_cgroup_remove(&q->child) ? -EEXIST
-			: lat_cgroup_child_create(&q->home, name, &q->child);
+			: lat_cgroup_child_create(&parent, name, &q->child);
 	if (rc)
 		return rc;
 	q->created = true;
@@ -314,16 +355,18 @@ int lat_cgroup_quota_begin(struct lat_cgroup_quota_run *q, const char *root,
 	return rc;
 }
 
-int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *home)
+int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *where)
 {
-	struct lat_cgroup cg;
+	struct lat_cgroup cg, parent;
 	int rc = lat_cgroup_self(&cg, root, "cpu");
 
-	if (home)
-		*home = cg;
+	if (!rc)
+		rc = experiment_parent(&cg, &parent);
+	if (where)
+		*where = rc ? cg : parent;
 	if (rc)
 		return rc;
-	return access(cg.dir, W_OK) ? -errno : 0;
+	return access(parent.dir, W_OK) ? -errno : 0;
 }
 
 int lat_cgroup_quota_stat(const struct lat_cgroup_quota_run *q,

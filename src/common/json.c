@@ -154,6 +154,24 @@ void lat_json_null(struct lat_json *j, const char *key)
 	fputs("null", j->out);
 }
 
+void lat_json_double_if(struct lat_json *j, const char *key, bool has,
+			double val)
+{
+	if (has)
+		lat_json_double(j, key, val);
+	else
+		lat_json_null(j, key);
+}
+
+void lat_json_uint_if(struct lat_json *j, const char *key, bool has,
+		      uint64_t val)
+{
+	if (has)
+		lat_json_uint(j, key, val);
+	else
+		lat_json_null(j, key);
+}
+
 int lat_json_finish(struct lat_json *j)
 {
 	fputc('\n', j->out);

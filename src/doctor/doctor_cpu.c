@@ -82,8 +82,13 @@ static void read_freq(struct lat_doctor_facts *f, const char *root, int cpu)
 		f->boost = v == 0;
 }
 
-static void read_idle(struct lat_doctor_facts *f, const char *root, int cpu)
+/* The idle states of @cpu into @f; the slowest enabled exit latency. */
+static unsigned read_idle_cpu(struct lat_doctor_facts *f, const char *root,
+			      int cpu)
 {
+	unsigned worst = 0;
+
+	f->n_idle = 0;
 	for (int k = 0; k < LAT_DOCTOR_MAX_IDLE; k++) {
 		int64_t lat, dis;
 		char *name = f->idle[k].name;
@@ -102,8 +107,30 @@ static void read_idle(struct lat_doctor_facts *f, const char *root, int cpu)
 		f->idle[k].latency_us = (unsigned)(lat > 1000000000 ? 1000000000
 								   : lat);
 		f->idle[k].disabled = dis != 0;
+		if (!f->idle[k].disabled && f->idle[k].latency_us > worst)
+			worst = f->idle[k].latency_us;
 		f->n_idle = k + 1;
 	}
+	return worst;
+}
+
+/* Of the hot CPUs (CPU 0 without a placement), keep the slowest to wake. */
+static void read_idle(struct lat_doctor_facts *f, const char *root)
+{
+	int n = f->place_err ? 1 : f->place.n, worst_cpu = -1;
+	unsigned worst = 0;
+
+	for (int i = 0; i < n; i++) {
+		int cpu = f->place_err ? 0 : f->place.cpu[i];
+		unsigned w = read_idle_cpu(f, root, cpu);
+
+		if (worst_cpu < 0 || w > worst) {
+			worst = w;
+			worst_cpu = cpu;
+		}
+	}
+	f->idle_cpu = worst_cpu;
+	read_idle_cpu(f, root, worst_cpu);
 }
 
 static int count_list(const char *list, bool *set)
@@ -167,7 +194,7 @@ void doctor_read_cpus(struct lat_doctor_facts *f, const char *root,
 	}
 	read_place(f);
 	read_freq(f, root, f->place_err ? 0 : f->place.cpu[0]);
-	read_idle(f, root, f->place_err ? 0 : f->place.cpu[0]);
+	read_idle(f, root);
 	read_numa(f, root);
 }
 

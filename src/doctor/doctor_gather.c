@@ -171,33 +171,25 @@ static void read_hypervisor(struct lat_doctor_facts *f, const char *root,
 }
 
 /*
- * TSC vs CLOCK_MONOTONIC_RAW: the cycles-per-ns ratio over two
- * consecutive windows. A steady counter gives the same ratio to within
- * what the brackets' widths allow; a counter that changes speed does not.
+ * TSC vs CLOCK_MONOTONIC_RAW: calibrate the ratio over the first half of
+ * the window (the clock module's fit), then see how far the counter,
+ * converted with it, drifts from the kernel's clock over the second. A
+ * steady counter stays within what the reading brackets allow.
  */
 static void measure_clock(struct lat_doctor_facts *f, unsigned ms)
 {
-	struct lat_clock_pair p[3];
-	double r[2], noise = 0;
+	struct lat_clock_cal cal;
+	struct lat_clock_drift d;
+	unsigned half = ms / 2 < 10 ? 10 : ms / 2;
 
-	lat_clock_pair_read(&p[0], 16);
-	for (int i = 1; i < 3; i++) {
-		sleep_s(ms / 2e3);
-		lat_clock_pair_read(&p[i], 16);
-	}
-	for (int i = 0; i < 2; i++) {
-		double dns = (double)(p[i + 1].raw_ns - p[i].raw_ns);
-
-		if (dns <= 0 || p[i + 1].cycles <= p[i].cycles)
-			return;
-		r[i] = (double)(p[i + 1].cycles - p[i].cycles) / dns;
-		noise += (double)(p[i].width + p[i + 1].width) / r[i] / dns;
-	}
+	if (lat_clock_calibrate_fit(&cal, half) ||
+	    lat_clock_drift(&cal, half / 1e3, &d))
+		return;
 	f->tsc_raw_measured = true;
-	f->cycles_per_ns = (r[0] + r[1]) / 2;
-	f->tsc_raw_ppm = fabs(r[1] / r[0] - 1) * 1e6;
-	f->tsc_raw_noise_ppm = noise * 1e6;
-	f->tsc_raw_seconds = (double)(p[2].raw_ns - p[0].raw_ns) / 1e9;
+	f->cycles_per_ns = cal.cycles_per_ns;
+	f->tsc_raw_ppm = fabs(d.ppm);
+	f->tsc_raw_noise_ppm = d.uncertainty_ppm;
+	f->tsc_raw_seconds = 2 * d.seconds;
 }
 
 int lat_doctor_gather(struct lat_doctor_facts *f,
@@ -234,8 +226,11 @@ int lat_doctor_gather(struct lat_doctor_facts *f,
 	doctor_read_memory(f, root);
 	doctor_read_privileges(f, root);
 	f->have_bpf_build = LATLAB_HAVE_BPF;
-	if (o->probe)
+	f->bpf_probe = 1;
+	if (o->probe) {
 		doctor_probe_counters(f);
+		doctor_probe_bpf(f);
+	}
 	if (o->clock_ms)
 		measure_clock(f, o->clock_ms);
 	if (have_t0) {

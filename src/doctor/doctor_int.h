@@ -19,6 +19,7 @@ void doctor_read_cgroup(struct lat_doctor_facts *f, const char *root);
 void doctor_read_memory(struct lat_doctor_facts *f, const char *root);
 void doctor_read_privileges(struct lat_doctor_facts *f, const char *root);
 void doctor_probe_counters(struct lat_doctor_facts *f);
+void doctor_probe_bpf(struct lat_doctor_facts *f);
 
 /* Does capability @bit show in the facts' CapEff? */
 static inline bool doctor_has_cap(const struct lat_doctor_facts *f, int bit)

@@ -122,8 +122,8 @@ static void judge_clock(const struct lat_doctor_facts *x,
 			: x->tsc_raw_ppm <= CLOCK_BAD_PPM ? LAT_DOCTOR_WARN
 							  : LAT_DOCTOR_BAD;
 
-		say(f, l, "%.4f cycles/ns; the ratio changed %.2f ppm between "
-		    "two windows over %.2f s (reading noise allows %.2f)",
+		say(f, l, "%.4f cycles/ns fitted, then %.2f ppm of drift "
+		    "against it; %.2f s in all (reading noise allows %.2f)",
 		    x->cycles_per_ns, x->tsc_raw_ppm, x->tsc_raw_seconds,
 		    x->tsc_raw_noise_ppm);
 		if (l != LAT_DOCTOR_OK)
@@ -243,7 +243,7 @@ static void judge_idle(const struct lat_doctor_facts *x,
 					   "idle states, exit latency");
 	char list[LAT_DOCTOR_TEXT_LEN] = "";
 	unsigned worst = 0;
-	int worst_k = -1, cpu = x->place_err ? 0 : x->place.cpu[0];
+	int worst_k = -1, cpu = x->idle_cpu;
 	size_t n = 0;
 
 	if (!x->cpuidle_present) {
@@ -645,12 +645,18 @@ static void judge_latlab(const struct lat_doctor_facts *x,
 		    "rebuild)");
 	else if (!x->btf)
 		say(f, LAT_DOCTOR_INFO, "no: the kernel has no BTF");
+	else if (x->bpf_probe < 0)
+		say(f, LAT_DOCTOR_INFO, "no: bpf() refused a one-entry map "
+		    "(%s): needs root or CAP_BPF and CAP_PERFMON",
+		    lat_strerror(x->bpf_probe));
 	else if (!bpf_caps)
 		say(f, LAT_DOCTOR_INFO, "no: needs root or CAP_BPF and "
 		    "CAP_PERFMON");
 	else
-		say(f, LAT_DOCTOR_INFO, "yes: tp_btf scheduler tracepoints, "
-		    "BTF present, %s", root ? "root" : "CAP_BPF+CAP_PERFMON");
+		say(f, LAT_DOCTOR_INFO, "yes: bpf() works here (%s), BTF "
+		    "present, built with libbpf%s", root ? "root"
+						       : "CAP_BPF+CAP_PERFMON",
+		    x->bpf_probe == 1 ? " (bpf() not probed)" : "");
 
 	f = add(r, "latlab", "latlab.placement", "pipeline placement");
 	if (x->place_err) {
@@ -686,10 +692,11 @@ static void judge_latlab(const struct lat_doctor_facts *x,
 			? "no cpu cgroup controller is mounted" : x->why_cg);
 	else if (!x->cg_writable)
 		say(f, LAT_DOCTOR_INFO, "no: %s is not writable by this user "
-		    "(needs root)", x->cg.dir);
+		    "(needs root)", x->cg_child_parent.dir);
 	else
 		say(f, LAT_DOCTOR_INFO, "yes: latlab pipeline --cpu-quota "
-		    "<pct> runs in a child of %s (%s)", x->cg.path,
+		    "<pct> runs in a child of %s (%s)",
+		    x->cg_child_parent.path,
 		    lat_cgroup_version_name(x->cg.version));
 }
 

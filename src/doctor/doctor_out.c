@@ -133,6 +133,10 @@ static void write_facts(struct lat_json *j, const struct lat_doctor_facts *f)
 		lat_json_null(j, "cap_eff");
 	}
 	lat_json_bool(j, "btf", f->btf);
+	if (f->bpf_probe == 1)
+		lat_json_null(j, "bpf_works");
+	else
+		lat_json_bool(j, "bpf_works", f->bpf_probe == 0);
 	lat_json_int(j, "unprivileged_bpf_disabled", f->unpriv_bpf);
 	lat_json_obj_end(j);
 }

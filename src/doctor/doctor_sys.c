@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "doctor_int.h"
@@ -48,7 +50,7 @@ void doctor_read_cgroup(struct lat_doctor_facts *f, const char *root)
 		f->cg_stat_known = !rc;
 		if (rc)
 			doctor_why(f->why_cg_stat, "cpu.stat", rc);
-		f->cg_writable = !access(f->cg.dir, W_OK);
+		f->cg_writable = !lat_cgroup_quota_ready(root, &f->cg_child_parent);
 	}
 	rc = lat_cgroup_self(&cs, root, "cpuset");
 	if (!rc)
@@ -156,4 +158,29 @@ void doctor_probe_counters(struct lat_doctor_facts *f)
 	}
 	lat_perf_close(&p);
 	f->probed = true;
+}
+
+/*
+ * Can this process use bpf() at all? One tiny array map, closed at once:
+ * the precheck the eBPF probe itself makes (EPERM without privilege when
+ * unprivileged BPF is disabled), without libbpf.
+ */
+void doctor_probe_bpf(struct lat_doctor_facts *f)
+{
+#ifdef __NR_bpf
+	union bpf_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	f->bpf_probe = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close((int)fd);
+#else
+	f->bpf_probe = -ENOSYS;
+#endif
 }

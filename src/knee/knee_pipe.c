@@ -130,7 +130,46 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	cpus[0] = c->cpu[0]; /* producer */
 	cpus[1] = c->cpu[1]; /* stage 1, alone */
 	cpus[2] = c->cpu[0]; /* consumer beside the producer */
-	return lat_pipe_place_pool(c, cpus, 3, true, NULL);
+	rc = lat_pipe_place_pool(c, cpus, 3, true, NULL);
+	/* the producer sleeps until 50 us before each send and spins the
+	 * rest: a yield there hands the CPU to a neighbour for a whole
+	 * slice (ms), and the sends come late and in bunches (c_a 1.4) */
+	c->pace_yield = false;
+	return rc;
+}
+
+static int autogroup_write(int nice)
+{
+	FILE *f = fopen("/proc/self/autogroup", "w");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", nice) < 0)
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = errno ? -errno : -EIO;
+	return rc;
+}
+
+int lat_knee_autogroup_nice(int nice, int *old)
+{
+	FILE *f = fopen("/proc/self/autogroup", "r");
+	int got = 0;
+
+	if (!f)
+		return -errno;
+	/* "/autogroup-7 nice 0" */
+	if (fscanf(f, "%*s nice %d", &got) != 1)
+		got = 0;
+	fclose(f);
+	*old = got;
+	return autogroup_write(nice);
+}
+
+int lat_knee_autogroup_restore(int old)
+{
+	return autogroup_write(old);
 }
 
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r)

@@ -105,6 +105,49 @@ int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
 	return rc;
 }
 
+int lat_knee_sweep_point(const struct lat_knee_config *c,
+			 const struct lat_knee_runner *r,
+			 struct lat_knee_sweep *s, size_t i,
+			 lat_knee_point_fn on_point, void *ctx)
+{
+	struct lat_knee_point *p;
+	struct lat_knee_req q = { LAT_KNEE_POINT, 0, 0, i, 0 };
+	struct lat_knee_info info;
+	struct lat_knee_acc a;
+	int rc;
+
+	if (i >= c->n_rho || s->done >= LAT_KNEE_MAX_POINTS ||
+	    !(c->tau_ns > 0))
+		return -EINVAL;
+	p = &s->pts[s->done];
+	q.rho_asked = c->rho[i];
+	q.rate = c->rho[i] / c->tau_ns * 1e9;
+	q.events = (uint64_t)ceil(q.rate * c->point_s);
+	if (q.events < c->min_events)
+		q.events = c->min_events;
+	rc = run_one(r, &q, &a, &info);
+	if (rc == 1) {
+		s->interrupted = true; /* this point is not kept */
+		rc = 0;
+	} else if (!rc) {
+		memset(p, 0, sizeof(*p));
+		p->rho_asked = c->rho[i];
+		p->rate = q.rate;
+		p->loadavg = info.loadavg;
+		p->steal_pct = info.steal_pct;
+		rc = lat_knee_point_measure(p, &a, info.cycles_per_ns);
+		if (!rc)
+			rc = lat_knee_point_predict(p, &a, c->poisson, &c->sim);
+		if (!rc) {
+			s->done++;
+			if (on_point)
+				on_point(ctx, p);
+		}
+	}
+	lat_knee_acc_destroy(&a);
+	return rc;
+}
+
 int lat_knee_sweep_run(const struct lat_knee_config *c,
 		       const struct lat_knee_runner *r, struct lat_knee_sweep *s,
 		       lat_knee_point_fn on_point, void *ctx)
@@ -114,39 +157,8 @@ int lat_knee_sweep_run(const struct lat_knee_config *c,
 	memset(s, 0, sizeof(*s));
 	if (lat_knee_config_check(c, NULL) || !(c->tau_ns > 0))
 		return -EINVAL;
-	for (size_t i = 0; i < c->n_rho && !rc && !s->interrupted; i++) {
-		struct lat_knee_point *p = &s->pts[s->done];
-		struct lat_knee_req q = { LAT_KNEE_POINT, 0, 0, i, c->rho[i] };
-		struct lat_knee_info info;
-		struct lat_knee_acc a;
-
-		q.rate = c->rho[i] / c->tau_ns * 1e9;
-		q.events = (uint64_t)ceil(q.rate * c->point_s);
-		if (q.events < c->min_events)
-			q.events = c->min_events;
-		rc = run_one(r, &q, &a, &info);
-		if (rc == 1) {
-			s->interrupted = true; /* this point is not kept */
-			rc = 0;
-		} else if (!rc) {
-			memset(p, 0, sizeof(*p));
-			p->rho_asked = c->rho[i];
-			p->rate = q.rate;
-			p->loadavg = info.loadavg;
-			p->steal_pct = info.steal_pct;
-			rc = lat_knee_point_measure(p, &a,
-						    info.cycles_per_ns);
-			if (!rc)
-				rc = lat_knee_point_predict(p, &a, c->poisson,
-							    &c->sim);
-			if (!rc) {
-				s->done++;
-				if (on_point)
-					on_point(ctx, p);
-			}
-		}
-		lat_knee_acc_destroy(&a);
-	}
+	for (size_t i = 0; i < c->n_rho && !rc && !s->interrupted; i++)
+		rc = lat_knee_sweep_point(c, r, s, i, on_point, ctx);
 	lat_knee_sweep_knees(s, c->knee_slope);
 	return rc;
 }

@@ -78,8 +78,8 @@ const char *lat_lab_fp_text(enum lat_lab_fp f)
 		"body shift: e2e p50 and mean grow",
 		"flight recorder: one slow work1 at the freeze, a backlog of "
 		"slow q1+wake behind it",
-		"work1 or q2+wake grows (p99)",
-		"no growth in work1 or q2+wake (p99)",
+		"work1 p99 grows: a miss per event on the shared line",
+		"no growth in work1 p99",
 	};
 
 	return (unsigned)f < LAT_LAB_N_FP ? t[f] : "?";

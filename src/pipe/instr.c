@@ -391,10 +391,7 @@ static const char *const json_key[LAT_PERF_NCOUNTERS] = {
 static void json_counter(struct lat_json *j, const struct lat_instr_thread *t,
 			 enum lat_perf_counter c)
 {
-	if (thread_has(t, c))
-		lat_json_uint(j, json_key[c], t->reading.value[c]);
-	else
-		lat_json_null(j, json_key[c]);
+	lat_json_uint_if(j, json_key[c], thread_has(t, c), t->reading.value[c]);
 }
 
 void lat_instr_write_json(struct lat_json *j, struct lat_instr *in,
@@ -414,20 +411,13 @@ void lat_instr_write_json(struct lat_json *j, struct lat_instr *in,
 			lat_json_int(j, "index", i);
 			for (int c = 0; c < LAT_PERF_NCOUNTERS; c++)
 				json_counter(j, t, c);
-			if (t->alloc_err) {
-				lat_json_null(j, "allocations");
-				lat_json_null(j, "alloc_bytes");
-				lat_json_null(j, "frees");
-			} else {
-				lat_json_uint(j, "allocations",
-					      lat_alloc_heap_calls(&t->alloc));
-				lat_json_uint(j, "alloc_bytes", t->alloc.bytes);
-				lat_json_uint(j, "frees", t->alloc.frees);
-			}
-			if (ipc < 0)
-				lat_json_null(j, "ipc");
-			else
-				lat_json_double(j, "ipc", ipc);
+			lat_json_uint_if(j, "allocations", !t->alloc_err,
+					 lat_alloc_heap_calls(&t->alloc));
+			lat_json_uint_if(j, "alloc_bytes", !t->alloc_err,
+					 t->alloc.bytes);
+			lat_json_uint_if(j, "frees", !t->alloc_err,
+					 t->alloc.frees);
+			lat_json_double_if(j, "ipc", ipc >= 0, ipc);
 			lat_json_obj_end(j);
 		}
 		lat_json_arr_end(j);

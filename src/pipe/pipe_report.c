@@ -154,6 +154,9 @@ static void json_config(struct lat_json *j, const struct lat_pipe_config *c)
 		lat_json_double(j, "stall_ns", c->stall_ns);
 	}
 	lat_json_double(j, "interval_s", c->interval_s);
+	lat_json_double(j, "cpu_quota", c->cpu_quota);
+	lat_json_uint(j, "cpu_period_us", c->cpu_period_us);
+	lat_json_int(j, "burst_threads", c->burst_threads);
 	lat_json_obj_end(j);
 }
 
@@ -198,18 +201,13 @@ static void json_deltas(struct lat_json *j, const struct lat_pipe_result *r)
 	for (int i = 0; i < r->n_deltas; i++) {
 		const struct lat_hist *h = &r->delta[i].hist;
 
+		struct lat_hist_summary s;
+
+		lat_hist_summarize(h, 1, &s);
 		lat_json_obj_begin(j, NULL);
 		lat_json_str(j, "name", r->delta[i].name);
-		lat_json_int(j, "count", h->total_count);
 		lat_json_int(j, "over_range", h->overflow_count);
-		lat_json_int(j, "min_ns", lat_hist_min(h));
-		lat_json_int(j, "p50_ns", lat_hist_value_at_percentile(h, 50));
-		lat_json_int(j, "p90_ns", lat_hist_value_at_percentile(h, 90));
-		lat_json_int(j, "p99_ns", lat_hist_value_at_percentile(h, 99));
-		lat_json_int(j, "p999_ns",
-			     lat_hist_value_at_percentile(h, 99.9));
-		lat_json_int(j, "max_ns", lat_hist_max(h));
-		lat_json_double(j, "mean_ns", lat_hist_mean(h));
+		lat_hist_summary_write_json(j, &s);
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
@@ -237,14 +235,8 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_double(j, "achieved_rate", r->achieved_rate);
 	lat_json_double(j, "wall_s", r->wall_s);
 	lat_json_bool(j, "interrupted", r->interrupted);
-	if (r->steal_pct >= 0)
-		lat_json_double(j, "steal_pct", r->steal_pct);
-	else
-		lat_json_null(j, "steal_pct");
-	if (r->loadavg >= 0)
-		lat_json_double(j, "loadavg", r->loadavg);
-	else
-		lat_json_null(j, "loadavg");
+	lat_json_double_if(j, "steal_pct", r->steal_pct >= 0, r->steal_pct);
+	lat_json_double_if(j, "loadavg", r->loadavg >= 0, r->loadavg);
 	lat_json_int(j, "online_cpus", r->online_cpus);
 	lat_json_double(j, "cycles_per_ns", r->cal.cycles_per_ns);
 	lat_json_obj_begin(j, "work");

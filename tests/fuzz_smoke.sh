@@ -1,5 +1,6 @@
 # Description: build the libFuzzer targets with clang and fuzz each for
-# FUZZ_SMOKE_SECONDS (default 10) over its seed corpus. Skips, saying what
+# FUZZ_SMOKE_SECONDS (default 10; all targets at once) over its seed
+# corpus. Skips, saying what
 # to install, when clang or libFuzzer is missing. 'make fuzz' is the long
 # version (60 s per target by default).
 . "$(dirname "$0")/t_lib.sh"
@@ -16,10 +17,10 @@ dir=$LATLAB_BUILD/fuzz-smoke
 CC=clang cmake -S "$LATLAB_SRC" -B "$dir" -DLATLAB_FUZZ=ON -DLATLAB_BENCH=OFF \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$T_TMP/cmake.log" 2>&1 ||
 	{ cat "$T_TMP/cmake.log"; fail "cmake for the fuzz build failed"; done_; }
+# only the fuzz targets (and the decoder sources they share, built once)
 targets=$(cd "$LATLAB_SRC/fuzz" && ls fuzz_*.c | sed 's/\.c$//')
-for t in $targets; do
-	cmake --build "$dir" --target "$t" -j 2 >"$T_TMP/build.log" 2>&1 ||
-		{ tail -n 30 "$T_TMP/build.log"; fail "building $t failed"; }
-done
+# shellcheck disable=SC2086
+cmake --build "$dir" -j 2 --target $targets >"$T_TMP/build.log" 2>&1 ||
+	{ tail -n 30 "$T_TMP/build.log"; fail "building the fuzz targets failed"; done_; }
 "$LATLAB_SRC/tests/tools/run-fuzz.sh" "$dir" "$seconds" || fail "a fuzz target failed"
 done_
