@@ -69,6 +69,8 @@
 #define LAT_PIPE_SAMPLE_RING (1u << 16)
 /* Pauses before yielding when hot threads share a CPU (lat_pipe_place). */
 #define LAT_PIPE_SHARED_SPINS 16
+/* The producer yields while its next send is further away than this. */
+#define LAT_PIPE_PACE_YIELD_NS 8000
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
 #define LAT_PIPE_HIST_MAX_NS 3600000000000LL
 #define LAT_PIPE_HIST_SIG_FIGS 3
@@ -134,6 +136,11 @@ struct lat_pipe_config {
 	int cpu[LAT_PIPE_MAX_HOT];/* CPU per hot thread when pin */
 	bool pace_yield;          /* producer yields while early (its CPU is
 				   * shared); set by lat_pipe_place */
+	double pace_yield_above_ns; /* producer yields (sched_yield) while its
+				   * next send is more than this away, then
+				   * spins the rest: a CPU it shares with
+				   * anything gets the early time; default
+				   * LAT_PIPE_PACE_YIELD_NS, 0 never */
 	double pace_sleep_ns;     /* producer sleeps (nanosleep) while more
 				   * than this early, then spins or yields
 				   * the rest; 0 (default) never sleeps */

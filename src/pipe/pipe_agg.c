@@ -49,9 +49,8 @@ int pipe_agg_init(struct lat_pipe *p)
 	/* USE: the hot rings' and the sample ring's depth, 0..capacity */
 	a->n_rings = stages + 2;
 	for (int i = 0; i < a->n_rings; i++) {
-		struct lat_spsc *q = i <= stages ? p->ring[i] : p->samples;
 		int rc = lat_hist_init(&a->depth[i], 1,
-				       (int64_t)lat_spsc_capacity(q),
+				       (int64_t)pipe_ring_capacity(p, i),
 				       LAT_PIPE_HIST_SIG_FIGS);
 
 		if (rc) {
@@ -220,13 +219,11 @@ static void look_at_rings(struct lat_pipe *p)
 		return;
 	a->next_look = now + a->look_every;
 	for (int i = 0; i < a->n_rings; i++) {
-		struct lat_spsc *q = i + 1 < a->n_rings ? p->ring[i]
-							: p->samples;
-		size_t depth = lat_spsc_count(q);
+		size_t depth = pipe_ring_count(p, i);
 
 		lat_hist_record(&a->depth[i], (int64_t)depth);
 		a->nonempty[i] += depth > 0;
-		a->full[i] += depth >= lat_spsc_capacity(q);
+		a->full[i] += depth >= pipe_ring_capacity(p, i);
 		if (depth > a->depth_max[i])
 			a->depth_max[i] = depth;
 	}

@@ -24,6 +24,7 @@ void lat_pipe_config_init(struct lat_pipe_config *c)
 	c->pin = true;
 	for (int i = 0; i < LAT_PIPE_MAX_HOT; i++)
 		c->cpu[i] = -1;
+	c->pace_yield_above_ns = LAT_PIPE_PACE_YIELD_NS;
 	c->stamps = true;
 	c->noise_cpu = -1;
 	c->stall_seq = UINT64_MAX;
@@ -63,6 +64,9 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		msg = "stall_ns must be between 0 and 60 s";
 	else if (c->stall_ns > 0 && c->stall_seq >= c->events)
 		msg = "stall_seq must be below the number of events";
+	else if (!(c->pace_yield_above_ns >= 0 &&
+		   c->pace_yield_above_ns <= 1e9))
+		msg = "pace_yield_above_ns must be between 0 and 1 s";
 	else if (!(c->pace_sleep_ns >= 0 && c->pace_sleep_ns <= 1e9))
 		msg = "pace_sleep_ns must be between 0 and 1 s";
 	else if (!(c->interval_s >= 0.001 && c->interval_s <= 3600))
