@@ -271,6 +271,17 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		o->what = MEM_ALL;
 	if (cpus)
 		parse_cpus(o, &env->topo, cpus);
+	if (o->svg && !(o->what & MEM_CHASE))
+		cli_usage_error(MEM_CMD, "--svg draws the chase curve: add the "
+				"'chase' experiment");
+	if (o->svg) { /* refuse an unwritable file now, not after the run */
+		FILE *f = fopen(o->svg, "w");
+
+		if (!f)
+			cli_usage_error(MEM_CMD, "cannot write '%s': %s",
+					o->svg, strerror(errno));
+		fclose(f);
+	}
 	if (o->quick) {
 		if (!max_set)
 			o->max_size = 2u << 20;

@@ -114,7 +114,8 @@ for bad in "--min-size 32" "--min-size 0" "--max-size 1023G" \
 	   "--max-size 2P" "--min-size 1M --max-size 64K" \
 	   "--cpus $((usable + 1))" "--cpus 5000" "--cpus x" \
 	   "--threads 0" "--threads 1,0" "--threads x" "--steps 0" \
-	   "--rounds 0" "--duration 5" "--frobnicate" "bogus" "--svg"; do
+	   "--rounds 0" "--duration 5" "--frobnicate" "bogus" "--svg" \
+	   "chase --svg /nonexistent-dir/c.svg" "c2c --svg $T_TMP/x.svg"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" mem $bad
 	expect_one_line_error

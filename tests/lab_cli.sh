@@ -33,6 +33,8 @@ assert not r["stopped"]
 exps = [x for x in rows if x["kind"] == "experiment"]
 for i, x in enumerate(rows):
     assert x["exact"], x
+    assert x["fell_behind"] == (x["achieved_per_s"] < 0.9 *
+                                x["offered_per_s"]), x
     if x["kind"] == "experiment":
         for nb in (rows[i - 1], rows[i + 1]):
             assert nb["kind"] == "baseline" and nb["arm"] == x["arm"], (x, nb)

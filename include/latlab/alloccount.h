@@ -63,6 +63,18 @@ int lat_alloc_snapshot(struct lat_alloc_counts *out);
 int lat_alloc_since(const struct lat_alloc_counts *start,
 		    struct lat_alloc_counts *delta);
 
+/*
+ * Fault injection for tests: the @nth allocation call (malloc, calloc,
+ * realloc of a live block to a non-zero size, the aligned kinds) that the
+ * calling thread makes from now fails with ENOMEM, as a real failure
+ * would; 0 disarms. One shot: later calls succeed. Returns 0, or
+ * -LAT_EUNSUPP when counting is unavailable (see lat_alloc_available).
+ * Drive an init path with n = 1, 2, ... until it succeeds, and check
+ * each failure returns an error and frees what it took (allocs = frees
+ * over the call).
+ */
+int lat_alloc_fail_nth(uint64_t nth);
+
 /* Calls that may take memory from the heap: allocs + reallocs. */
 static inline uint64_t lat_alloc_heap_calls(const struct lat_alloc_counts *c)
 {

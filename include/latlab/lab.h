@@ -88,6 +88,9 @@ enum lat_lab_arm {
 	LAT_LAB_N_ARMS
 };
 
+/* A run that achieved less than this fraction of its offered rate fell
+ * behind (shown, not hidden: the judge treats it like any other). */
+#define LAT_LAB_BEHIND 0.9
 /* The slow arm's rate and event count are the lab's divided by this. */
 #define LAT_LAB_SLOW_DIV 40
 /* Heap block of the alloc experiments, bytes. */
@@ -172,6 +175,8 @@ struct lat_lab_row {
 	bool has_metric[LAT_LAB_NMETRICS];
 	double ipc;                    /* < 0: n/a */
 	bool exact, interrupted;
+	bool fell_behind;              /* achieved < LAT_LAB_BEHIND of offered:
+					* its latencies measure a backlog */
 	uint64_t dropped;
 	double stall_ns;               /* the stall experiment's stall, else 0 */
 	struct lat_lab_flight flight;  /* when the recorder ran */

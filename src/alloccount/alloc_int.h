@@ -31,5 +31,7 @@
  */
 const struct lat_alloc_counts *lat_alloc_counter(void)
 	__attribute__((weak));
+/* Arm fault injection on the calling thread (0 disarms). */
+void lat_alloc_set_fail(uint64_t nth) __attribute__((weak));
 
 #endif

@@ -87,3 +87,11 @@ int lat_alloc_since(const struct lat_alloc_counts *start,
 	delta->bytes = now.bytes - start->bytes;
 	return 0;
 }
+
+int lat_alloc_fail_nth(uint64_t nth)
+{
+	if (!lat_alloc_available(NULL) || !lat_alloc_set_fail)
+		return -LAT_EUNSUPP;
+	lat_alloc_set_fail(nth);
+	return 0;
+}

@@ -90,6 +90,7 @@ static void json_row(struct lat_json *j, const struct lat_lab_row *w)
 	lat_json_bool(j, "exact", w->exact);
 	lat_json_uint(j, "dropped", w->dropped);
 	lat_json_bool(j, "interrupted", w->interrupted);
+	lat_json_bool(j, "fell_behind", w->fell_behind);
 	if (w->stall_ns > 0) {
 		lat_json_double(j, "stall_ns", w->stall_ns);
 		json_flight(j, w, &w->flight);

@@ -40,6 +40,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 	lat_fmt_pad(out, "mean", 9);
 	lat_fmt_pad(out, "work1 p99", 10);
 	lat_fmt_pad(out, "rate", 11);
+	fputc(' ', out);
 	lat_fmt_pad(out, "ctx-sw", 8);
 	lat_fmt_pad(out, "migr", 6);
 	lat_fmt_pad(out, "faults", 9);
@@ -57,6 +58,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 		cell_ns(out, w->n_parts > 2 ? w->part_p99_ns[2] : 0, 10);
 		lat_fmt_pad(out, lat_fmt_rate(b, sizeof(b),
 					      w->achieved_per_s), 11);
+		fputc(w->fell_behind ? '*' : ' ', out);
 		cell_metric(out, w, LAT_LAB_CTX_SWITCHES, 8);
 		cell_metric(out, w, LAT_LAB_MIGRATIONS, 6);
 		cell_metric(out, w, LAT_LAB_PAGE_FAULTS, 9);
@@ -236,6 +238,14 @@ int lat_lab_print(FILE *out, const struct lat_lab *L)
 	fprintf(out, "\ne2e percentiles and mean; work1 p99: the stage's work "
 		"(where share-line shows); counters summed over the hot "
 		"threads' measured runs\n");
+	for (int i = 0; i < L->n_rows; i++)
+		if (L->row[i].fell_behind) {
+			fprintf(out, "* rate below %.0f%% of the offered: the "
+				"run fell behind and its latencies measure the "
+				"backlog (judged all the same)\n",
+				100 * LAT_LAB_BEHIND);
+			break;
+		}
 	print_drift(out, L);
 	print_verdicts(out, L);
 	print_notes(out, L);

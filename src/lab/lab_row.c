@@ -94,6 +94,8 @@ void lat_lab_row_from_result(struct lat_lab_row *w,
 	w->wall_s = r->wall_s;
 	w->exact = r->exact;
 	w->interrupted = r->interrupted;
+	w->fell_behind = !r->interrupted &&
+			 r->achieved_rate < LAT_LAB_BEHIND * r->offered_rate;
 	w->dropped = r->dropped;
 	w->stall_ns = r->config.stall_ns;
 	fill_metrics(w, in);

@@ -47,6 +47,7 @@ struct rm {
 	_Alignas(LAT_PAD_BYTES) _Atomic int stop;
 	_Alignas(LAT_PAD_BYTES) _Atomic int ready;
 	_Atomic int go;
+	_Atomic int reading;       /* readers past their first lookup */
 	enum lat_mem_rm_kind kind;
 	double interval_ns;
 	pthread_rwlock_t rw;
@@ -112,7 +113,10 @@ static void *reader(void *arg)
 		}
 		t1 = lat_clock_end();
 		lat_hist_record(&r->h, (int64_t)(t1 - t0));
-		r->reads++;
+		/* release pairs with the starter's acquire: one lookup done */
+		if (r->reads++ == 0)
+			atomic_fetch_add_explicit(&rm->reading, 1,
+						  memory_order_release);
 	}
 	lat_bench_keep(sum);
 	return NULL;
@@ -284,6 +288,7 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 	atomic_init(&rm->stop, 0);
 	atomic_init(&rm->ready, 0);
 	atomic_init(&rm->go, 0);
+	atomic_init(&rm->reading, 0);
 	rc = rm_setup(cfg, rm);
 	for (int i = 0; i < n && !rc; i++) {
 		rd[i] = (struct rm_reader){ .rm = rm, .id = i,
@@ -308,9 +313,15 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 	while (atomic_load_explicit(&rm->ready, memory_order_acquire) <
 	       started)
 		sched_yield();
-	t0 = lat_bench_now_ns();
 	/* release pairs with the threads' acquire loads of go */
 	atomic_store_explicit(&rm->go, 1, memory_order_release);
+	/* the run's clock starts when every reader is reading: on a loaded
+	 * machine a reader may wait longer than the run for its CPU, and
+	 * a row with an idle reader would not be N readers */
+	while (!rc && atomic_load_explicit(&rm->reading,
+					   memory_order_acquire) < n)
+		sched_yield();
+	t0 = lat_bench_now_ns();
 	if (!rc)
 		lat_mem_sleep_ns(cfg->duration_ns);
 	atomic_store_explicit(&rm->stop, 1, memory_order_relaxed);

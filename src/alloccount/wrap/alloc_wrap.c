@@ -30,9 +30,27 @@ extern void __libc_free(void *ptr);
 static _Thread_local struct lat_alloc_counts tls_counts
 	__attribute__((tls_model("initial-exec")));
 
+/* Fault injection: the tls_fail_in-th allocation from now fails. */
+static _Thread_local uint64_t tls_fail_in
+	__attribute__((tls_model("initial-exec")));
+
 const struct lat_alloc_counts *lat_alloc_counter(void)
 {
 	return &tls_counts;
+}
+
+void lat_alloc_set_fail(uint64_t nth)
+{
+	tls_fail_in = nth;
+}
+
+/* Whether this allocation is the one to fail (then errno is ENOMEM). */
+static inline bool injected(void)
+{
+	if (__builtin_expect(tls_fail_in == 0, 1) || --tls_fail_in)
+		return false;
+	errno = ENOMEM;
+	return true;
 }
 
 static inline void *counted(void *p, size_t bytes)
@@ -46,11 +64,15 @@ static inline void *counted(void *p, size_t bytes)
 
 void *malloc(size_t size)
 {
+	if (injected())
+		return NULL;
 	return counted(__libc_malloc(size), size);
 }
 
 void *calloc(size_t n, size_t size)
 {
+	if (injected())
+		return NULL;
 	return counted(__libc_calloc(n, size), n * size);
 }
 
@@ -67,6 +89,8 @@ void *realloc(void *ptr, size_t size)
 
 	if (!ptr)
 		return malloc(size);
+	if (size && injected())
+		return NULL; /* the old block stays, as on a real failure */
 	p = __libc_realloc(ptr, size);
 	if (size == 0) {
 		tls_counts.frees++; /* glibc frees and returns NULL */
@@ -99,6 +123,8 @@ int posix_memalign(void **out, size_t align, size_t size)
 
 	if (bad_alignment(align) || align % sizeof(void *) != 0)
 		return EINVAL;
+	if (injected())
+		return ENOMEM;
 	p = counted(__libc_memalign(align, size), size);
 	if (!p)
 		return ENOMEM;
@@ -112,21 +138,29 @@ void *aligned_alloc(size_t align, size_t size)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (injected())
+		return NULL;
 	return counted(__libc_memalign(align, size), size);
 }
 
 void *memalign(size_t align, size_t size)
 {
+	if (injected())
+		return NULL;
 	return counted(__libc_memalign(align, size), size);
 }
 
 void *valloc(size_t size)
 {
+	if (injected())
+		return NULL;
 	return counted(__libc_valloc(size), size);
 }
 
 void *pvalloc(size_t size)
 {
+	if (injected())
+		return NULL;
 	return counted(__libc_pvalloc(size), size);
 }
 
