@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "wrap.h"
 #include "latlab/bench.h"
-#include "latlab/bench_ring.h"
+#include "bench/bench_ring.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
 #include "latlab/spsc.h"

@@ -480,7 +480,7 @@ static int run_sample(const struct profile_opts *o)
 	struct outputs out = { 0 };
 	struct lat_prof *p;
 	pid_t pid = o->pid;
-	double t0;
+	double t0, sampled_s;
 	int rc, status;
 
 	/* bad output paths fail before the profile is taken */
@@ -493,7 +493,6 @@ static int run_sample(const struct profile_opts *o)
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	cli_catch_stop_signals();
-	t0 = mono_s();
 	if (o->cmd)
 		rc = cli_profile_spawn(p, o->cmd, &pid);
 	else
@@ -503,9 +502,11 @@ static int run_sample(const struct profile_opts *o)
 	/* a spawned command's events started at its exec; this starts the
 	 * off-CPU tracer */
 	rc = lat_prof_start(p);
+	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,
 				      &status);
+	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&on);
@@ -528,10 +529,10 @@ static int run_sample(const struct profile_opts *o)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
 		cli_profile_print_json(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	else if (!out.stdout_taken)
 		cli_profile_print_text(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
