@@ -318,19 +318,34 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
-/* The frames whose share changed, for --diff --json. */
+/* The frames whose share changed, for --diff --json: what the colours say. */
 static void diff_json(const struct lat_prof_folded *b,
 		      const struct lat_prof_folded *a)
 {
+	struct lat_prof_change *c;
 	struct lat_json j;
+	size_t n;
+	int rc = lat_prof_diff_changes(b, a, &c, &n);
 
+	if (rc)
+		cli_fail(CMD, "comparing: %s", lat_strerror(rc));
 	lat_json_init(&j, stdout);
 	lat_json_obj_begin(&j, NULL);
 	lat_json_uint(&j, "before_total", b->total);
 	lat_json_uint(&j, "after_total", a->total);
 	lat_json_uint(&j, "before_stacks", b->n);
 	lat_json_uint(&j, "after_stacks", a->n);
+	lat_json_arr_begin(&j, "changed");
+	for (size_t i = 0; i < n; i++) {
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "frames", c[i].frames);
+		lat_json_double(&j, "before_share", c[i].before_share);
+		lat_json_double(&j, "after_share", c[i].after_share);
+		lat_json_obj_end(&j);
+	}
+	lat_json_arr_end(&j);
 	lat_json_obj_end(&j);
+	lat_prof_changes_free(c, n);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "JSON output failed");
 	printf("\n");
@@ -480,7 +495,7 @@ static int run_sample(const struct profile_opts *o)
 	struct outputs out = { 0 };
 	struct lat_prof *p;
 	pid_t pid = o->pid;
-	double t0;
+	double t0, sampled_s;
 	int rc, status;
 
 	/* bad output paths fail before the profile is taken */
@@ -493,7 +508,6 @@ static int run_sample(const struct profile_opts *o)
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	cli_catch_stop_signals();
-	t0 = mono_s();
 	if (o->cmd)
 		rc = cli_profile_spawn(p, o->cmd, &pid);
 	else
@@ -503,9 +517,11 @@ static int run_sample(const struct profile_opts *o)
 	/* a spawned command's events started at its exec; this starts the
 	 * off-CPU tracer */
 	rc = lat_prof_start(p);
+	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,
 				      &status);
+	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&on);
@@ -528,10 +544,10 @@ static int run_sample(const struct profile_opts *o)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
 		cli_profile_print_json(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	else if (!out.stdout_taken)
 		cli_profile_print_text(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
