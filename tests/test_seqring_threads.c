@@ -16,6 +16,7 @@
 #include "latlab/seqring.h"
 #include "latlab/topo.h"
 #include "ring/seqring_int.h"
+#include "t_ring_elem.h"
 #include "t_test.h"
 
 #define MAX_ELEM 64
@@ -32,40 +33,13 @@ struct run {
 	struct lat_wait_stats prod_st, cons_st;
 };
 
-static uint64_t word_of(uint64_t seq, unsigned k)
-{
-	uint64_t x = seq * 0x9e3779b97f4a7c15ull + k * 0xbf58476d1ce4e5b9ull;
-
-	return x ^ (x >> 31);
-}
-
-static uint64_t fill(unsigned char *dst, uint64_t seq, size_t size)
-{
-	uint64_t v, sum = seq;
-
-	memcpy(dst, &seq, sizeof(seq));
-	for (unsigned k = 1; k < size / 8; k++) {
-		v = word_of(seq, k);
-		memcpy(dst + 8 * k, &v, sizeof(v));
-		sum += v;
-	}
-	return sum;
-}
-
 static void check(struct run *ru, const unsigned char *src)
 {
-	uint64_t seq, v;
-	bool ok = true;
+	uint64_t seq;
+	bool ok = t_elem_check(src, ru->size, &seq, &ru->recv_sum);
 
-	memcpy(&seq, src, sizeof(seq));
 	if (seq != ru->received && !ru->bad_seq)
 		ru->bad_seq = ru->received + 1;
-	ru->recv_sum += seq;
-	for (unsigned k = 1; k < ru->size / 8; k++) {
-		memcpy(&v, src + 8 * k, sizeof(v));
-		ru->recv_sum += v;
-		ok &= v == word_of(seq, k);
-	}
 	ru->bad_payload += !ok;
 	ru->received++;
 }
@@ -78,7 +52,7 @@ static void *producer(void *arg)
 	if (place.pinned)
 		T_EQ_I64(lat_topo_pin_self(place.cpu[0]), 0);
 	for (uint64_t seq = 0; seq < ru->n; seq++) {
-		ru->sent_sum += fill(e, seq, ru->size);
+		ru->sent_sum += t_elem_fill(e, seq, ru->size);
 		if (seq % 3 == 0 && lat_seqring_try_push_raw(ru->r, e, ru->size)) {
 			lat_wait_notify(&ru->w.data, &ru->prod_st);
 			continue;
