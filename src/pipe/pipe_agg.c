@@ -271,8 +271,11 @@ void *pipe_agg_main(void *arg)
 			n++;
 			/* woken on a hot thread's CPU, we preempted it: hand
 			 * the CPU back every slice (a no-op syscall when
-			 * nothing else wants it) */
-			if (slice && n % slice == 0)
+			 * nothing else wants it), unless we are falling
+			 * behind: a full sample ring drops samples */
+			if (slice && n % slice == 0 &&
+			    lat_spsc_count(p->samples) <
+				    LAT_PIPE_SAMPLE_RING / 4)
 				sched_yield();
 		}
 		if (!n && done)
