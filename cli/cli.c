@@ -10,6 +10,24 @@
 
 #include "cli.h"
 #include "latlab/fmt.h"
+#include "out_file.h"
+
+bool cli_parse_only;
+void (*cli_exit_hook)(int code);
+
+void cli_exit(int code)
+{
+	/* a refused or failed run leaves no temporary output behind */
+	cli_out_abandon_all();
+	if (cli_exit_hook)
+		cli_exit_hook(code); /* the fuzz harness: does not return */
+	exit(code);
+}
+
+bool cli_parsed(void)
+{
+	return cli_parse_only;
+}
 
 void cli_print_help(const struct cli_cmd *cmd)
 {
@@ -31,7 +49,7 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(CLI_EXIT_USAGE);
+	cli_exit(CLI_EXIT_USAGE);
 }
 
 void cli_fail(const char *cmd, const char *fmt, ...)
@@ -41,7 +59,7 @@ void cli_fail(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(CLI_EXIT_FAIL);
+	cli_exit(CLI_EXIT_FAIL);
 }
 
 void cli_bad_option(const char *cmd, char **argv, int c)
