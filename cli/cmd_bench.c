@@ -287,6 +287,8 @@ static int bench_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	c.iters = o.iters;
 	c.alu_iters = o.quick ? 2000000 : 50000000;
 	alu_iters_v = c.alu_iters;

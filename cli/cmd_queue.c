@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/qsim.h"
 #include "queue.h"
 
@@ -280,6 +281,9 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
 	if (o->svg && !w.sweep)
 		cli_usage_error(CMD, "--svg needs --sweep");
+	if (o->svg)
+		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
+				      o->service_from }, 1, "the input");
 	if (w.have_knee && !w.sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (w.sweep)
