@@ -131,8 +131,8 @@ static int load_hlog(const char *path, FILE *f, const char *tag,
 	}
 	/* a first line that is not an interval: this is no log at all */
 	if (rc == -LAT_EFORMAT && !d->total.intervals && !*why)
-		snprintf(why, why_len, "'%s' line %lld: not an .hlog interval "
-			 "line (not an .hlog or .hgrm file?)", path,
+		snprintf(why, why_len, "'%s' line %lld: malformed: not an .hlog "
+			 "interval line (not an .hlog or .hgrm file?)", path,
 			 (long long)lat_hlog_reader_line(r));
 	if (rc < 0 && !*why)
 		snprintf(why, why_len, "'%s' line %lld: %s", path,

@@ -274,9 +274,11 @@ int lat_hlog_reader_next(struct lat_hlog_reader *r,
 		if (!strncmp(s, "\"StartTimestamp\"", 16))
 			continue;
 		rc = parse_interval(r, s, iv);
-		/* a bad last line without its newline, after good ones,
-		 * was cut short; on the first line it is just not a log */
-		if (rc == -LAT_EFORMAT && r->unterminated && r->intervals)
+		/* a bad last line without its newline was cut short when
+		 * it follows other lines or starts as an interval does;
+		 * random bytes without a newline are just not a log */
+		if (rc == -LAT_EFORMAT && r->unterminated &&
+		    (r->lineno > 1 || (*s >= '0' && *s <= '9')))
 			rc = -LAT_ETRUNC;
 		if (rc == 1)
 			r->intervals++;
