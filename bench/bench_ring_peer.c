@@ -22,7 +22,7 @@
 #include <ck_ring.h>
 
 #include "latlab/bench.h"
-#include "latlab/bench_ring.h"
+#include "bench/bench_ring.h"
 #include "latlab/spsc.h"
 
 #define RING_SLOTS 1024

@@ -310,7 +310,8 @@ static int co_main(int argc, char **argv)
 	cli_catch_stop_signals();
 	o.cfg.stop = stop_now;
 	for (int i = 0; i < 3; i++)
-		if (lat_hist_init(&h[i], 1, CO_HIST_MAX, 3))
+		if (lat_hist_init(&h[i], 1, CO_HIST_MAX,
+				  LAT_HIST_DEFAULT_SIG_FIGS))
 			cli_fail(CMD, "cannot allocate histograms");
 	memset(&cal, 0, sizeof(cal));
 	rc = o.cfg.clock == LAT_CO_WALL ? lat_clock_calibrate(&cal, 100) : 0;

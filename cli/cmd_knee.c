@@ -402,12 +402,20 @@ static int sweep_all(struct knee_opts *o, struct lat_knee_runner *r)
 		o->n_runs = d + 1;
 		rc = calibrate_one(o, r, &o->runs[d]);
 	}
+	/* Every distribution has the same mean work, so they differ only in
+	 * variance if they see the same arrival rate: drive them all from
+	 * the shortest calibrated tau (a neighbour's slice only ever adds
+	 * time, so the shortest is the least disturbed). */
+	o->rate_tau_ns = INFINITY;
+	for (int d = 0; d < o->n_runs; d++)
+		if (o->runs[d].started)
+			o->rate_tau_ns = fmin(o->rate_tau_ns, o->runs[d].tau_ns);
 	for (size_t i = 0; i < o->kc.n_rho && !rc && !o->sig; i++)
 		for (int d = 0; d < o->n_runs && !rc && !o->sig; d++) {
 			struct knee_run *run = &o->runs[d];
 
 			o->kp.base.work_dist = run->dist;
-			o->kc.tau_ns = run->tau_ns;
+			o->kc.tau_ns = o->rate_tau_ns;
 			rc = lat_knee_sweep_point(&o->kc, r, &run->sweep, i,
 						  on_point, o);
 			if (!rc && run->sweep.interrupted)

@@ -60,8 +60,9 @@ static const char usage[] =
 	"                       (default 100)\n"
 	"  --svg <file>         the chase curve as SVG (log size axis)\n"
 	"  --cpus <list>        CPUs to use (default: every usable CPU)\n"
-	"  --rounds <n>         interleaved rounds for c2c, false sharing\n"
-	"                       and read-mostly (default 5)\n"
+	"  --rounds <n>         interleaved rounds for c2c and false sharing\n"
+	"                       (default 5) and read-mostly (at most 2: a\n"
+	"                       row is already 200 ms per round)\n"
 	"  --threads <list>     reader counts for read-mostly (default 1..\n"
 	"                       the CPUs, then 2x the CPUs, oversubscribed)\n"
 	"  --duration <time>    each read-mostly run (default 200ms)\n"
@@ -77,12 +78,14 @@ static const char usage[] =
 	"  --json               results as JSON on stdout\n"
 	"\n"
 	"EXAMPLES:\n"
-	"  latlab mem                                # all four, ~30 s\n"
-	"  latlab mem chase --hugepages --svg mem.svg  # the curve, TLB "
-	"effect\n"
-	"  latlab mem chase --max-size 8M --steps 8  # the caches in detail\n"
-	"  latlab mem false-sharing read-mostly --json\n"
-	"  latlab mem read-mostly --threads 1,2,4,8  # oversubscribe\n";
+	"  latlab mem                                   # all four, ~30 s\n"
+	"  latlab mem chase --hugepages --svg mem.svg   # the curve; TLB "
+	"misses\n"
+	"  latlab mem chase --max-size 8M --steps 8     # the caches in "
+	"detail\n"
+	"  latlab mem false-sharing read-mostly --json  # for scripts\n"
+	"  latlab mem read-mostly --threads 1,2,4,8     # oversubscribe\n"
+	"  latlab mem c2c --cpus 0-7 --rounds 3         # a bigger matrix\n";
 
 char *mem_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {

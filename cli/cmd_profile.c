@@ -16,6 +16,7 @@
 #include "out_file.h"
 #include "latlab/json.h"
 #include "latlab/prof.h"
+#include "latlab/prof_overhead.h"
 #include "profile.h"
 
 static const char usage[] =
@@ -25,6 +26,7 @@ static const char usage[] =
 "       latlab profile [<options>] -- <command> [<args>...]\n"
 "       latlab profile --diff <before.folded> <after.folded> [--svg <out>]\n"
 "       latlab profile --render <in.folded> [--palette cold] [--svg <out>]\n"
+"       latlab profile --overhead [--events <n>] [--rounds <n>] [--json]\n"
 "\n"
 "Samples the stacks of every thread of a process (and of the threads and\n"
 "processes it starts) with perf_event_open: the cpu-clock software event\n"
@@ -60,6 +62,12 @@ static const char usage[] =
 "  --render <file>      draw a folded file (ours, perf's, any\n"
 "                       stackcollapse's) as a flame graph to --svg or stdout\n"
 "  --palette <p>        hot (on-CPU, the default) or cold (off-CPU)\n"
+"  --overhead           the profiler's own cost: latlab's pipeline run\n"
+"                       unprofiled and at 99, 999 and 9999 Hz, rounds\n"
+"                       interleaved; e2e p50/p99 against the unprofiled\n"
+"                       runs, samples, and the profiler's CPU\n"
+"  --events <n>         --overhead: events per run (default 200000)\n"
+"  --rounds <n>         --overhead: runs per rate, 1..100 (default 3)\n"
 "  --json               one JSON document on stdout\n"
 "\n"
 "Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
@@ -69,6 +77,7 @@ static const char usage[] =
 "  latlab profile -p 1234 --duration 5s --svg cpu.svg  # a running process\n"
 "  latlab profile --folded out.folded -- ./myprog -n 3 # a command, to its end\n"
 "  latlab profile --freq 999 -p 1234 --json            # finer, for scripts\n"
+"  latlab profile --overhead               # why 99 Hz is the default\n"
 "  latlab profile --diff before.folded after.folded --svg diff.svg\n"
 "                                                      # what changed\n";
 
@@ -85,6 +94,9 @@ enum {
 	OPT_DIFF,
 	OPT_RENDER,
 	OPT_PALETTE,
+	OPT_OVERHEAD,
+	OPT_EVENTS,
+	OPT_ROUNDS,
 	OPT_JSON,
 };
 
@@ -104,6 +116,9 @@ struct profile_opts {
 	const char *render;
 	enum lat_prof_palette palette;
 	bool json;
+	bool overhead;
+	uint64_t events;
+	int rounds;
 	char **cmd;             /* after "--" */
 };
 
@@ -158,6 +173,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "render", required_argument, NULL, OPT_RENDER },
 		{ "palette", required_argument, NULL, OPT_PALETTE },
+		{ "overhead", no_argument, NULL, OPT_OVERHEAD },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "rounds", required_argument, NULL, OPT_ROUNDS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -227,6 +245,17 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 				cli_usage_error(CMD, "--palette is hot or cold, "
 						"not '%s'", optarg);
 			break;
+		case OPT_OVERHEAD:
+			o->overhead = true;
+			break;
+		case OPT_EVENTS:
+			o->events = cli_u64(CMD, "--events", optarg, 1000,
+					    100000000);
+			break;
+		case OPT_ROUNDS:
+			o->rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
+						 100);
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
@@ -245,6 +274,13 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
+	if ((o->events || o->rounds) && !o->overhead)
+		cli_usage_error(CMD, "--events and --rounds go with --overhead");
+	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
+			    o->folded || o->svg || o->freq_hz ||
+			    o->duration_ns || o->offcpu || o->user_only))
+		cli_usage_error(CMD, "--overhead runs its own experiment; it "
+				"takes only --events, --rounds and --json");
 	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
 			  o->freq_hz || o->duration_ns || o->user_only ||
 			  o->offcpu))
@@ -252,7 +288,7 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 				"--svg, --title, --palette and --json");
 	cli_no_operands(CMD, argc, argv);
 	check_outputs(o);
-	if (o->diff_before || o->render)
+	if (o->diff_before || o->render || o->overhead)
 		return;
 	if (o->cmd && !o->cmd[0])
 		cli_usage_error(CMD, "no command after '--'");
@@ -436,6 +472,29 @@ static void write_graph(const struct profile_opts *o, FILE *f,
 	close_out(f, path, lat_prof_svg_write(fo, &so, f));
 }
 
+/*
+ * Above 1 kHz the profiler's cost shows: measure it here (the CPU probe of
+ * the overhead experiment, after the run so it does not disturb it) and
+ * say what it was.
+ */
+static void warn_costly(double hz, const struct lat_prof_stats *st)
+{
+	double ratio, us;
+
+	if (lat_prof_overhead_probe(hz, &ratio, &us)) {
+		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
+			"%d Hz; its cost could not be measured here\n", hz,
+			LAT_PROF_COSTLY_HZ);
+		return;
+	}
+	fprintf(stderr, "latlab profile: warning: --freq %.0f is above %d Hz: "
+		"measured on this machine now, each sample costs the sampled "
+		"thread %.1f us of CPU (+%.1f %% CPU for a busy thread at this "
+		"rate); the reader took %.1f ms for %" PRIu64 " samples\n",
+		hz, LAT_PROF_COSTLY_HZ, us, 100 * (ratio - 1),
+		st->reader_cpu_ns / 1e6, st->samples);
+}
+
 static int run_sample(const struct profile_opts *o)
 {
 	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
@@ -446,7 +505,7 @@ static int run_sample(const struct profile_opts *o)
 	struct outputs out = { 0 };
 	struct lat_prof *p;
 	pid_t pid = o->pid;
-	double t0;
+	double t0, sampled_s;
 	int rc, status;
 
 	/* bad output paths fail before the profile is taken */
@@ -459,7 +518,6 @@ static int run_sample(const struct profile_opts *o)
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	cli_catch_stop_signals();
-	t0 = mono_s();
 	if (o->cmd)
 		rc = cli_profile_spawn(p, o->cmd, &pid);
 	else
@@ -469,9 +527,11 @@ static int run_sample(const struct profile_opts *o)
 	/* a spawned command's events started at its exec; this starts the
 	 * off-CPU tracer */
 	rc = lat_prof_start(p);
+	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,
 				      &status);
+	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&on);
@@ -494,20 +554,14 @@ static int run_sample(const struct profile_opts *o)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
 		cli_profile_print_json(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	else if (!out.stdout_taken)
 		cli_profile_print_text(pid, &st, &on, &off, o->offcpu,
-				       mono_s() - t0);
+				       sampled_s);
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
-		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
-			"%d Hz: reading %" PRIu64 " samples took the profiler "
-			"%.1f ms of CPU (%.2f us each), and every sample "
-			"interrupts the target (latlab profile --overhead "
-			"measures both)\n", o->freq_hz, LAT_PROF_COSTLY_HZ,
-			st.samples, st.reader_cpu_ns / 1e6,
-			st.samples ? st.reader_cpu_ns / 1e3 / st.samples : 0);
+		warn_costly(o->freq_hz, &st);
 	lat_prof_folded_release(&on);
 	lat_prof_folded_release(&off);
 	lat_prof_free(p);
@@ -556,6 +610,8 @@ static int profile_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
+	if (o.overhead)
+		return cli_profile_overhead(o.events, o.rounds, o.json);
 	if (o.render)
 		return run_render(&o);
 	if (o.diff_before)

@@ -35,6 +35,8 @@ struct knee_opts {
 	struct knee_run runs[KNEE_MAX_DISTS];
 	int n_runs;
 	struct lat_knee_pipe kp;  /* the last run's placement and facts */
+	double rate_tau_ns;       /* the tau every point's rate comes from:
+				   * the shortest calibrated */
 	int autogroup_error;      /* 0, or why the autogroup nice failed */
 	int autogroup_old;
 	int sig;

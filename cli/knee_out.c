@@ -243,25 +243,28 @@ same_rho(const struct lat_knee_sweep *s, double rho)
 	return NULL;
 }
 
-/* Kingman's ratio of two points' waits from their measured c's. */
+/* Kingman's ratio of two points' waits in tau, from their measured rho,
+ * c_a and c_s (the rhos differ a little: each run's own). */
 static double kingman_ratio(const struct lat_knee_point *a,
 			    const struct lat_knee_point *b)
 {
-	return (b->ca * b->ca + b->cs * b->cs) /
-	       (a->ca * a->ca + a->cs * a->cs);
+	return (b->kingman_ns / b->tau_ns) / (a->kingman_ns / a->tau_ns);
 }
 
 static void print_compare(const struct knee_opts *o)
 {
 	const struct knee_run *a = &o->runs[0];
+	char t[LAT_FMT_LEN];
 
 	for (int k = 1; k < o->n_runs; k++) {
 		const struct knee_run *b = &o->runs[k];
 
-		printf("\n== %s against %s at the same asked rho: the ratio "
-		       "of mean waits in tau, and Kingman's "
-		       "(c_a^2 + c_s^2) ratio from the measured c's\n",
-		       knee_dist_name(&b->dist), knee_dist_name(&a->dist));
+		printf("\n== %s against %s at the same arrival rate (both from "
+		       "tau %s, the shortest calibrated), rho by rho in "
+		       "turn: the ratio of mean waits in tau, and Kingman's "
+		       "from each point's measured rho, c_a, c_s\n",
+		       knee_dist_name(&b->dist), knee_dist_name(&a->dist),
+		       ns(t, o->rate_tau_ns));
 		printf("  asked  rho %-5s rho %-5s  W_q/τ %-5s W_q/τ %-5s  "
 		       "ratio  Kingman ratio\n", knee_dist_name(&a->dist),
 		       knee_dist_name(&b->dist), knee_dist_name(&a->dist),
@@ -388,6 +391,7 @@ static void json_run(struct lat_json *j, const struct knee_opts *o,
 	lat_json_double(j, "work_cv", run->work_cv);
 	lat_json_double(j, "tau_ns", run->tau_ns);
 	lat_json_double(j, "calibration_cs", run->cal_cs);
+	lat_json_double(j, "rate_tau_ns", o->rate_tau_ns);
 	lat_json_bool(j, "interrupted", s->interrupted);
 	lat_json_arr_begin(j, "points");
 	for (size_t i = 0; i < s->done; i++)

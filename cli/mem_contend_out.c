@@ -201,12 +201,30 @@ struct share_cell {
 	struct lat_bench_stat p50_st, rate_st, mean_st;
 };
 
-/* Ratio of a to b of a per-round figure (medians over rounds), and
- * whether the two cells' rounds overlap. */
-static double stat_ratio(const struct lat_bench_stat *a,
-			 const struct lat_bench_stat *b, bool *overlap)
+/* The range of the middle rounds of @n sorted values: with 5 or more
+ * rounds the fastest and the slowest are dropped, so one round that lost
+ * its CPU to the hypervisor does not blur two clearly different cells. */
+static void mid_range(const double *sorted, unsigned n, double *lo,
+		      double *hi)
 {
-	*overlap = !(a->min > b->max || b->min > a->max);
+	unsigned cut = n >= 5 ? 1 : 0;
+
+	*lo = sorted[cut];
+	*hi = sorted[n - 1 - cut];
+}
+
+/* Ratio of a to b of a per-round figure (medians over rounds, @va and
+ * @vb sorted by lat_bench_stat_of), and whether the cells' middle rounds
+ * overlap. */
+static double stat_ratio(const struct lat_bench_stat *a, const double *va,
+			 const struct lat_bench_stat *b, const double *vb,
+			 bool *overlap)
+{
+	double alo, ahi, blo, bhi;
+
+	mid_range(va, a->reps, &alo, &ahi);
+	mid_range(vb, b->reps, &blo, &bhi);
+	*overlap = !(alo > bhi || blo > ahi);
 	return a->median / b->median;
 }
 
@@ -286,24 +304,36 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		}
 	if (pl_n == 2 && cell[0][0].n && cell[0][2].n) {
 		bool ov;
-		double x = stat_ratio(&cell[0][0].mean_st,
-				      &cell[0][2].mean_st, &ov);
-		char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
+		double x = stat_ratio(&cell[0][0].p50_st, cell[0][0].p50,
+				      &cell[0][2].p50_st, cell[0][2].p50, &ov);
+		char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN],
+			d[LAT_FMT_LEN];
 
+		/* p50 of the timed batches, as on one CPU: a round in which
+		 * the hypervisor stalled a vCPU moves the mean, not the p50 */
 		at += snprintf(verdict + at, sizeof(verdict) - at,
 			       "on two CPUs (cpu %d, cpu %d) the same line is "
-			       "%.1fx slower per increment than 128 B apart "
-			       "(%s vs %s per increment, mean; %s)",
-			       cpus[0][0], cpus[0][1], x,
+			       "%.1fx %s per increment than 128 B apart at p50 "
+			       "(%s vs %s; mean %s vs %s; %s%s)",
+			       cpus[0][0], cpus[0][1], x >= 1 ? x : 1 / x,
+			       x >= 1 ? "slower" : "FASTER",
 			       lat_fmt_ns(a, sizeof(a),
-					  cell[0][0].mean_st.median),
+					  cell[0][0].p50_st.median),
 			       lat_fmt_ns(b, sizeof(b),
+					  cell[0][2].p50_st.median),
+			       lat_fmt_ns(c, sizeof(c),
+					  cell[0][0].mean_st.median),
+			       lat_fmt_ns(d, sizeof(d),
 					  cell[0][2].mean_st.median),
 			       ov ? "but the rounds overlap: not resolved"
-				  : "the rounds do not overlap");
+				  : "the rounds do not overlap",
+			       o->rounds >= 5 ? ", fastest and slowest round "
+			       "set aside" : "");
 		if (cell[0][1].n) {
-			double y = stat_ratio(&cell[0][1].mean_st,
-					      &cell[0][2].mean_st, &ov);
+			double y = stat_ratio(&cell[0][1].p50_st,
+					      cell[0][1].p50,
+					      &cell[0][2].p50_st,
+					      cell[0][2].p50, &ov);
 
 			at += snprintf(verdict + at, sizeof(verdict) - at,
 				       "; 64 B apart is %.2fx 128 B apart "
@@ -318,11 +348,11 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	}
 	if (cell[1][0].n && cell[1][2].n && at < (int)sizeof(verdict)) {
 		bool ov;
-		double x = stat_ratio(&cell[1][0].p50_st, &cell[1][2].p50_st,
-				      &ov);
+		double x = stat_ratio(&cell[1][0].p50_st, cell[1][0].p50,
+				      &cell[1][2].p50_st, cell[1][2].p50, &ov);
 
 		/* p50 of timed batches: on one CPU the threads take turns,
-		 * and the mean would be mostly whose turn it was */
+		 * and the mean is mostly whose turn it was */
 		snprintf(verdict + at, sizeof(verdict) - at,
 			 "; forced onto one CPU (cpu %d) same line / 128 B "
 			 "apart is %.2fx per increment at p50, %s (rounds "

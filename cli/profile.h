@@ -6,6 +6,7 @@
 #define LATLAB_CLI_PROFILE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "latlab/prof.h"
@@ -47,5 +48,8 @@ struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir);
 void cli_profile_dir_check(const char *cmd, const char *dir);
 void cli_profile_self_end(const char *cmd, struct lat_prof_self *s,
 			  const char *dir, const char *what);
+
+/* latlab profile --overhead (profile_overhead.c); 0 = the default. */
+int cli_profile_overhead(uint64_t events, int rounds, bool json);
 
 #endif

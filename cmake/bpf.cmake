@@ -204,3 +204,13 @@ foreach(f ${LATLAB_BPF_SOURCES})
   string(REGEX REPLACE "\\.bpf\\.c$" "" n ${n})
   latlab_bpf_skeleton(${n} ${f})
 endforeach()
+
+# test_sched_threads holds a CPU with a SCHED_FIFO thread for tens of
+# milliseconds: run it alone, so that it neither starves another test's
+# threads nor gets its windows disturbed by them.
+function(latlab_bpf_test_props)
+  if(TARGET test_sched_threads)
+    set_tests_properties(test_sched_threads PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
+cmake_language(DEFER CALL latlab_bpf_test_props)

@@ -5,7 +5,8 @@
 # the SVG is well-formed XML holding both names with widths in that ratio.
 # --diff of two folded files with a known change colours exactly the
 # changed frames. Bad input (pid, permission, --freq, command): one line,
-# exit 2.
+# exit 2. (pipeline --profile, --overhead, the --freq warning:
+# prof_pipeline_cli.sh)
 . "$(dirname "$0")/t_lib.sh"
 
 HOT=${LATLAB_BUILD:?}/test_prof_threads
@@ -13,7 +14,8 @@ HOT=${LATLAB_BUILD:?}/test_prof_threads
 # --- bad input: one line on stderr, exit 2 ---------------------------------
 for args in "-p 0" "-p abc" "-p 4000000" "--freq 0 -p 1" \
 	    "--freq 1000000 -p 1" "-- /nonexistent/prog" "-- no-such-command-xyz" \
-	    "" "--diff only-one.folded" "--palette warm --render x"; do
+	    "" "--diff only-one.folded" "--palette warm --render x" \
+	    "--overhead --rounds 0" "--events 5000 -p 1" "--overhead -p 1"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "$LATLAB" profile $args
 	expect_one_line_error
@@ -82,47 +84,13 @@ if errs:
     sys.exit(1)
 PY
 
-# --- latlab pipeline --profile: one root frame per thread ------------------
-expect_exit 0 "$LATLAB" pipeline --events 20000 --profile "$T_TMP/pp"
-grep -q "^profile: $T_TMP/pp/oncpu.svg" "$T_TMP/err" || fail "no profile line: $(cat "$T_TMP/err")"
-python3 - "$T_TMP/pp" <<'PY' || fail "pipeline --profile files"
-import os, sys, xml.etree.ElementTree as ET
-d = sys.argv[1]
-def roots(name):
-    r = {}
-    for line in open(os.path.join(d, name)):
-        s, n = line.rsplit(" ", 1)
-        r[s.split(";")[0]] = r.get(s.split(";")[0], 0) + int(n)
-    return r
-errs = []
-known = {"producer", "stage1", "consumer", "aggregator", "latlab", "prof-reader"}
-on = roots("oncpu.folded")
-if not on or set(on) - known:
-    errs.append("on-CPU roots %s" % sorted(on))
-if not set(on) & {"producer", "stage1", "consumer"}:
-    errs.append("no hot thread on CPU: %s" % on)
-ET.parse(os.path.join(d, "oncpu.svg"))
-if os.path.exists(os.path.join(d, "offcpu.folded")):
-    off = roots("offcpu.folded")
-    # every pipeline thread leaves its CPU at least when it exits
-    for t in ("producer", "stage1", "consumer", "aggregator"):
-        if t not in off:
-            errs.append("%s missing off CPU: %s" % (t, sorted(off)))
-    ET.parse(os.path.join(d, "offcpu.svg"))
-if errs:
-    print("\n".join(errs), file=sys.stderr)
-    sys.exit(1)
-PY
-expect_exit 2 "$LATLAB" pipeline --events 1000 --profile /proc/version
-expect_one_line_error
-
 # --- a command with a known split, profiled from its exec ------------------
 if [ ! -x "$HOT" ]; then
 	fail "missing $HOT"
 	done_
 fi
 "$LATLAB" profile --freq 499 --folded "$T_TMP/hot.folded" \
-	--svg "$T_TMP/hot.svg" --json -- "$HOT" --hotsplit 1.5 >"$T_TMP/hot.json" 2>"$T_TMP/err"
+	--svg "$T_TMP/hot.svg" --json -- "$HOT" --hotsplit 0.5 >"$T_TMP/hot.json" 2>"$T_TMP/err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "unavailable" "$T_TMP/err"; then
 	skip "perf sampling unavailable: $(cat "$T_TMP/err")"

@@ -164,16 +164,23 @@ static void test_split(void)
 	lat_prof_free(p);
 }
 
-/* `test_prof_threads --hotsplit SECONDS`: only run the hot thread, for
- * tests/prof_cli.sh to profile as a command. */
+/* `test_prof_threads --hotsplit SECONDS`: only run the hot thread until
+ * it has had SECONDS of CPU (at most 20 s of wall time: a loaded machine
+ * gives it less than a CPU), for tests/prof_cli.sh to profile as a
+ * command. */
 static int hotsplit_only(double seconds)
 {
+	double t0 = now_s(), c0;
+	clockid_t cid;
 	pthread_t th;
 
 	atomic_store(&stop_hot, false);
 	if (pthread_create(&th, NULL, hot_thread_main, NULL))
 		return 1;
-	usleep((useconds_t)(seconds * 1e6));
+	pthread_getcpuclockid(th, &cid);
+	c0 = cpu_s(cid);
+	while (cpu_s(cid) - c0 < seconds && now_s() - t0 < 20)
+		usleep(10000);
 	atomic_store(&stop_hot, true);
 	pthread_join(th, NULL);
 	return 0;

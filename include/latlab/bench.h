@@ -112,4 +112,52 @@ int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
 int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 			    double *one_way_ns);
 
+/* ------------------------------------------------------------------ */
+/* The figures `latlab bench` reports                                  */
+/* ------------------------------------------------------------------ */
+
+enum lat_bench_fig {
+	LAT_BENCH_DCE_UNUSED,   /* ns/iteration of a loop whose result is
+				 * unused: -O2 deletes it */
+	LAT_BENCH_DCE_KEPT,     /* the same loop kept alive by a barrier */
+	LAT_BENCH_ST_8B,        /* ns per push+pop pair, one thread, 8 B */
+	LAT_BENCH_ST_64B,       /* the same, 64 B elements */
+	LAT_BENCH_FLOOR,        /* one-way cache-line ping-pong, ns */
+	LAT_BENCH_HANDOFF,      /* one-way ring handoff, ns */
+	LAT_BENCH_TPUT,         /* messages/s, single push/pop */
+	LAT_BENCH_TPUT_BATCH,   /* messages/s, batches of 32 */
+	LAT_BENCH_NFIGS
+};
+
+struct lat_bench_figure {
+	const char *key;        /* JSON key, e.g. "handoff_ns" */
+	const char *label;      /* for people */
+	bool rate;              /* messages/s, else ns */
+	bool measured;          /* false: cross-thread without two CPUs */
+	bool plausible;         /* false: below the physical floor (a
+				 * harness bug, never a result) */
+	struct lat_bench_stat st;
+};
+
+struct lat_bench_suite {
+	struct lat_bench_place place;
+	unsigned reps;
+	uint64_t iters;         /* messages per throughput round */
+	struct lat_bench_figure fig[LAT_BENCH_NFIGS];
+	bool loop_deleted;      /* the unused loop took < 1/10 of the kept
+				 * one: the compiler removed it */
+	double loadavg;         /* at the start, -1 unknown */
+};
+
+/*
+ * Measure every figure: @reps (1..64) rounds after one warm-up, figures
+ * of a group interleaved (lat_bench_repeat); the cross-thread group only
+ * with two CPUs, with the floor in the same rounds as the handoff it
+ * judges. @iters (>= 1000) messages per throughput round (handoffs use
+ * iters / 50); @quick shortens the ALU loops. Returns 0, -EINVAL,
+ * -ENOMEM, or a measurement's error. Takes seconds to a minute.
+ */
+int lat_bench_suite_run(struct lat_bench_suite *s, unsigned reps,
+			uint64_t iters, bool quick);
+
 #endif

@@ -2,9 +2,13 @@
  * lat_hist: an HdrHistogram-compatible histogram.
  *
  * Same value model, bucket layout and query semantics as the official Java
- * implementation (the reference; see ../shared/docs/hdr-spec.md), so that
- * percentiles, equivalent ranges, min/max/mean/stddev and total count agree
- * with it for the same recorded values.
+ * implementation, HdrHistogram 2.x (AbstractHistogram), which is the
+ * reference: percentiles, equivalent ranges, min/max/mean/stddev and total
+ * count agree with it for the same recorded values (tests/
+ * test_hist_interop.c checks that against the Java library). The section
+ * numbers below are those of the project's format notes,
+ * shared/docs/hdr-spec.md (kept outside this repository); everything a
+ * user needs from them is restated in the invariants here.
  *
  * Invariants:
  *  - Values are int64 >= 0, in the histogram's own unit (latlab records ns).
@@ -227,7 +231,8 @@ int64_t lat_hist_add_corrected(struct lat_hist *dst,
 			       int64_t expected_interval);
 
 /*
- * Queries, with Java's semantics (hdr-spec.md 1.5-1.8). All are O(1) except
+ * Queries, with Java's semantics (shared/docs/hdr-spec.md 1.5-1.8, restated
+ * below). All are O(1) except
  * mean, stddev, percentiles (one pass over counts_len slots). None
  * allocates.
  *

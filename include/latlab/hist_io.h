@@ -8,8 +8,12 @@
  *    zlib-compressed (cookie 0x1c849314) and base64 of either.
  *  - .hlog interval logs, format 1.3 (lat_hlog_*): writer and reader.
  *
- * The reference is the official Java implementation; format facts and the
- * places where the C and JS ports differ are in docs hdr-spec.md.
+ * The reference is the official Java implementation (HdrHistogram 2.x:
+ * AbstractHistogram.outputPercentileDistribution, encodeIntoByteBuffer,
+ * HistogramLogWriter/Reader); the project's format notes, including
+ * where the C and JS ports differ, are shared/docs/hdr-spec.md (kept
+ * outside this repository). The rules a user relies on are restated in
+ * the invariants and function comments here.
  *
  * Invariants:
  *  - Every decoder treats its input as hostile: all reads are bounds

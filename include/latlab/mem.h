@@ -14,10 +14,13 @@
  *     chase on huge pages (TLB misses gone), and a sequential chase (line
  *     i points to line i+1: the prefetcher's best case).
  *  2. Core-to-core: the one-way cache-line hand-off between every pair of
- *     usable CPUs, measured by lat_bench_line_pingpong (the floor `latlab
- *     bench` judges the ring against), each pair labelled from lat_topo.
+ *     usable CPUs, by lat_bench_line_pingpong (the floor `latlab bench`
+ *     judges the ring against) or the same bounce at SCHED_FIFO with a
+ *     deadline on every wait, each pair labelled from lat_topo.
  *  3. False sharing: two threads incrementing their own counters, on one
- *     line, 64 B apart and 128 B apart, on two CPUs and forced onto one.
+ *     line, 64 B apart and 128 B apart, on two CPUs (optionally at
+ *     SCHED_FIFO, so that on a loaded machine they really run at once)
+ *     and forced onto one.
  *  4. Read-mostly: N readers and one writer over a small table behind a
  *     pthread rwlock, an RCU-style pointer swap (lat_mem_rcu, below), and
  *     64 padded locks, one per reader shard.
@@ -33,8 +36,11 @@
  *    where tests need fake trees. Measuring loops allocate nothing and
  *    make no syscall; setup (buffers, threads, histograms) allocates.
  *  - A run that takes a duration sleeps for it on CLOCK_MONOTONIC and then
- *    stops its threads; none is longer than the caller asks, so a caller
- *    can stop between runs on a signal.
+ *    stops its threads, so a caller can stop between runs on a signal.
+ *  - A thread that raises itself to SCHED_FIFO does so only on the CPU it
+ *    was pinned to and only for a loop that ends by its own deadline.
+ *  - Each thread's own counters and histogram header sit on their own
+ *    128-byte region: the harness must not falsely share lines itself.
  *
  * Thread-safety: each function is reentrant on distinct structs; the
  * lat_mem_rcu contract is stated with it.

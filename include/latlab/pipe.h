@@ -71,7 +71,7 @@
 #define LAT_PIPE_SHARED_SPINS 16
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
 #define LAT_PIPE_HIST_MAX_NS 3600000000000LL
-#define LAT_PIPE_HIST_SIG_FIGS 3
+#define LAT_PIPE_HIST_SIG_FIGS LAT_HIST_DEFAULT_SIG_FIGS
 
 /* One message, stamped as it travels; also the sample the aggregator gets. */
 struct lat_pipe_msg {

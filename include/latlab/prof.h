@@ -197,7 +197,8 @@ struct lat_prof_stats {
 	uint64_t lost;          /* samples the kernel dropped (ring full) */
 	uint64_t truncated;     /* callchains cut at the depth limit */
 	uint64_t throttled;     /* times the kernel throttled the event */
-	int threads;            /* threads attached, counting inherited */
+	int threads;            /* threads attached, and the inherited ones
+				 * seen in a sample or off-CPU interval */
 	int cpus;               /* rings */
 	bool kernel;            /* kernel frames sampled */
 	bool hardware;          /* cycles (true) or cpu-clock (false) */

@@ -2,7 +2,8 @@
  * lat_hist lifecycle and writers: init/destroy, the out-of-line record
  * path, coordinated-omission correction, reset, add and recount.
  * Layout and semantics follow HdrHistogram's Java implementation; the
- * section numbers below refer to ../shared/docs/hdr-spec.md.
+ * section numbers below refer to shared/docs/hdr-spec.md (the project's
+ * format notes, outside this repository).
  */
 #include <errno.h>
 #include <math.h>

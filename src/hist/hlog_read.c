@@ -1,5 +1,6 @@
 /*
- * .hlog reader with Java's HistogramLogReader semantics (hdr-spec.md 5.2),
+ * .hlog reader with Java's HistogramLogReader semantics (shared/docs/
+ * hdr-spec.md 5.2),
  * robust where the C reference is not: comments, the legend and blank
  * lines are skipped anywhere, fields may be separated by commas or spaces,
  * and lines may be long (up to HLOG_MAX_LINE; longer is an error rather

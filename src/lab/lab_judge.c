@@ -1,191 +1,12 @@
 /*
- * lat_lab_judge: from rows to verdicts. Each experiment is compared with
- * the baselines run just before and after it (so a machine that drifts
- * over the lab run moves both sides alike), and a change counts only past
- * the baselines' spread around their trend and the trend itself.
+ * lat_lab_judge: from rows to verdicts, one judgement per expected
+ * fingerprint, each change weighed by lat_lab_compare (lab_compare.c).
  */
 #include <math.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "latlab/lab.h"
-
-static bool usable(double v)
-{
-	return v > 0 && isfinite(v);
-}
-
-static bool judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a)
-{
-	return r->baseline && r->arm == a && !r->interrupted;
-}
-
-/* The arm's baselines: a least-squares line through (run index, ln v). */
-struct trend {
-	int n;
-	double spread; /* max/min of the residuals (window_range) */
-	double drift;  /* the line's change from first to last baseline */
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * The scatter of @n residuals (run order): their range when there are at
- * most LAT_LAB_SPREAD_WINDOW, else the median of the ranges of every
- * LAT_LAB_SPREAD_WINDOW consecutive ones. A plain range widens with every
- * baseline added (more rounds would make the lab blinder); the median of
- * windowed ranges keeps the yardstick of one round.
- */
-static double window_range(const double *res, int n)
-{
-	double range[LAT_LAB_MAX_ROWS];
-	int w = n < LAT_LAB_SPREAD_WINDOW ? n : LAT_LAB_SPREAD_WINDOW, k = 0;
-
-	for (int s = 0; s + w <= n; s++) {
-		double lo = res[s], hi = res[s];
-
-		for (int i = s + 1; i < s + w; i++) {
-			lo = res[i] < lo ? res[i] : lo;
-			hi = res[i] > hi ? res[i] : hi;
-		}
-		range[k++] = hi - lo;
-	}
-	return k ? median_of(range, k) : 0;
-}
-
-static void arm_trend(const struct lat_lab_row *rows, int n,
-		      enum lat_lab_arm a, const double *v, struct trend *t)
-{
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, mx, my, slope = 0, var;
-	double res[LAT_LAB_MAX_ROWS];
-	int k = 0, first = -1, last = -1;
-
-	for (int i = 0; i < n; i++) {
-		double y;
-
-		if (!judged_baseline(&rows[i], a) || !usable(v[i]))
-			continue;
-		y = log(v[i]);
-		sx += i;
-		sy += y;
-		sxx += (double)i * i;
-		sxy += i * y;
-		first = first < 0 ? i : first;
-		last = i;
-		k++;
-	}
-	t->n = k;
-	t->spread = t->drift = 1.0;
-	if (k < 2)
-		return;
-	mx = sx / k;
-	my = sy / k;
-	var = sxx / k - mx * mx;
-	if (var > 0)
-		slope = (sxy / k - mx * my) / var;
-	t->drift = exp(slope * (last - first));
-	k = 0;
-	for (int i = 0; i < n; i++)
-		if (judged_baseline(&rows[i], a) && usable(v[i]))
-			res[k++] = log(v[i]) - (my + slope * (i - mx));
-	t->spread = exp(window_range(res, k));
-}
-
-/* The baselines of @r's arm just before and after row @i; -1 if none. */
-static void neighbours(const struct lat_lab_row *rows, int n, int i,
-		       const double *v, int *before, int *after)
-{
-	enum lat_lab_arm a = rows[i].arm;
-
-	*before = *after = -1;
-	for (int j = i - 1; j >= 0 && *before < 0; j--)
-		if (judged_baseline(&rows[j], a) && usable(v[j]))
-			*before = j;
-	for (int j = i + 1; j < n && *after < 0; j++)
-		if (judged_baseline(&rows[j], a) && usable(v[j]))
-			*after = j;
-}
-
-static bool exp_row(const struct lat_lab_row *r, enum lat_lab_exp e)
-{
-	return !r->baseline && r->exp == e && !r->interrupted;
-}
-
-/*
- * How far the ratio must go: past the spread (with a margin: a handful of
- * runs estimate it loosely) and LAT_LAB_MIN_RATIO for an effect "beyond
- * the spread", and past the drift too for an effect at all.
- */
-static void classify(struct lat_lab_cmp *c)
-{
-	double drift = c->drift >= 1 ? c->drift : 1 / c->drift;
-	double spread_tol = fmax(LAT_LAB_MIN_RATIO,
-				 c->spread * LAT_LAB_MARGIN);
-
-	c->tolerance = fmax(spread_tol, drift * LAT_LAB_MARGIN);
-	if (c->ratio > c->tolerance)
-		c->effect = LAT_LAB_EFFECT_UP;
-	else if (c->ratio < 1 / c->tolerance)
-		c->effect = LAT_LAB_EFFECT_DOWN;
-	else if (c->ratio > spread_tol || c->ratio < 1 / spread_tol)
-		c->effect = LAT_LAB_EFFECT_DRIFT;
-	else
-		c->effect = LAT_LAB_EFFECT_NONE;
-}
-
-int lat_lab_compare(const struct lat_lab_row *rows, int n,
-		    enum lat_lab_exp e, const double *v,
-		    struct lat_lab_cmp *out)
-{
-	double logr[LAT_LAB_MAX_ROWS];
-	struct trend t = { 0, 1, 1 }, def;
-	int k = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->ratio = out->spread = out->drift = 1.0;
-	for (int i = 0; i < n && k < LAT_LAB_MAX_ROWS; i++) {
-		int b, a;
-		double ref = 0;
-
-		if (!exp_row(&rows[i], e) || !usable(v[i]))
-			continue;
-		neighbours(rows, n, i, v, &b, &a);
-		if (b < 0 && a < 0)
-			continue;
-		if (b >= 0 && a >= 0)
-			ref = (log(v[b]) + log(v[a])) / 2;
-		else
-			ref = log(v[b >= 0 ? b : a]);
-		if (!k)
-			arm_trend(rows, n, rows[i].arm, v, &t);
-		/* two baselines have no scatter around their own line */
-		if (t.n < 3 && rows[i].arm != LAT_LAB_ARM_DEFAULT) {
-			arm_trend(rows, n, LAT_LAB_ARM_DEFAULT, v, &def);
-			t.spread = fmax(t.spread, def.spread);
-		}
-		logr[k++] = log(v[i]) - ref;
-	}
-	if (!k) {
-		out->tolerance = LAT_LAB_MIN_RATIO;
-		return 0;
-	}
-	out->ratio = exp(median_of(logr, k));
-	out->spread = t.spread;
-	out->drift = t.drift;
-	classify(out);
-	return k;
-}
+#include "lab_int.h"
 
 /* ---- the statistics ------------------------------------------------- */
 
@@ -300,10 +121,10 @@ static void per_event(const struct lat_lab *L, enum lat_lab_exp e,
 		const struct lat_lab_row *r = &L->row[i];
 		int b, a;
 
-		if (!exp_row(r, e) || !r->events)
+		if (!lab_exp_row(r, e) || !r->events)
 			continue;
 		x[k++] = (double)r->metric[m] / (double)r->events;
-		neighbours(L->row, L->n_rows, i, ev, &b, &a);
+		lab_neighbours(L->row, L->n_rows, i, ev, &b, &a);
 		for (int j = 0; j < 2; j++) {
 			int at = j ? a : b;
 			double pe;
@@ -315,7 +136,7 @@ static void per_event(const struct lat_lab *L, enum lat_lab_exp e,
 			V->base_per_event = fmax(V->base_per_event, pe);
 		}
 	}
-	V->per_event = k ? median_of(x, k) : 0;
+	V->per_event = k ? lab_median(x, k) : 0;
 	snprintf(V->fp_stat, sizeof(V->fp_stat), "%s per event",
 		 lat_lab_metric_name(m));
 }
@@ -437,7 +258,7 @@ static void judge_stall(const struct lat_lab *L, struct lat_lab_verdict *V)
 	for (int i = 0; i < L->n_rows; i++) {
 		const struct lat_lab_row *r = &L->row[i];
 
-		if (!exp_row(r, V->exp))
+		if (!lab_exp_row(r, V->exp))
 			continue;
 		if (!runs++) {
 			V->flight = r->flight;
@@ -471,9 +292,9 @@ static void growth_part(const struct lat_lab *L, struct lat_lab_verdict *V)
 		const struct lat_lab_row *r = &L->row[i], *nb[2];
 		int b, a, m = 0;
 
-		if (!exp_row(r, V->exp))
+		if (!lab_exp_row(r, V->exp))
 			continue;
-		neighbours(L->row, L->n_rows, i, ev, &b, &a);
+		lab_neighbours(L->row, L->n_rows, i, ev, &b, &a);
 		if (b >= 0)
 			nb[m++] = &L->row[b];
 		if (a >= 0)
@@ -593,21 +414,21 @@ void lat_lab_judge(struct lat_lab *L)
 	double v[LAT_LAB_MAX_ROWS];
 
 	for (int a = 0; a < LAT_LAB_N_ARMS; a++) {
-		struct trend t;
+		struct lab_trend t;
 
 		L->arm_baselines[a] = 0;
 		for (int i = 0; i < L->n_rows; i++)
-			L->arm_baselines[a] += judged_baseline(&L->row[i], a);
+			L->arm_baselines[a] += lab_judged_baseline(&L->row[i], a);
 		stat_values(L, P50, v);
-		arm_trend(L->row, L->n_rows, a, v, &t);
+		lab_arm_trend(L->row, L->n_rows, a, v, &t);
 		L->base_p50[a] = (struct lat_lab_cmp){ 1, t.spread, t.drift,
 						       0, LAT_LAB_EFFECT_NONE };
-		classify(&L->base_p50[a]);
+		lab_classify(&L->base_p50[a]);
 		stat_values(L, MEAN, v);
-		arm_trend(L->row, L->n_rows, a, v, &t);
+		lab_arm_trend(L->row, L->n_rows, a, v, &t);
 		L->base_mean[a] = (struct lat_lab_cmp){ 1, t.spread, t.drift,
 							0, LAT_LAB_EFFECT_NONE };
-		classify(&L->base_mean[a]);
+		lab_classify(&L->base_mean[a]);
 	}
 	for (int e = 0; e < LAT_LAB_N_EXP; e++) {
 		struct lat_lab_verdict *V = &L->verdict[e];

@@ -458,9 +458,40 @@ int lat_prof_stop(struct lat_prof *p)
 	return rc < 0 ? rc : 0;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Threads attached, and those the events followed there (inherited):
+ * every distinct tid with a sample or an off-CPU interval. */
+static int threads_seen(const struct lat_prof *p)
+{
+	size_t n = p->ntids + p->on.n + p->off.n, k = 0;
+	pid_t *v = malloc((n ? n : 1) * sizeof(*v));
+	int distinct = 0;
+
+	if (!v)
+		return (int)p->ntids;
+	for (size_t i = 0; i < p->ntids; i++)
+		v[k++] = p->tids[i];
+	for (size_t i = 0; i < p->on.n; i++)
+		v[k++] = p->on.v[i]->tid;
+	for (size_t i = 0; i < p->off.n; i++)
+		v[k++] = p->off.v[i]->tid;
+	qsort(v, k, sizeof(*v), cmp_pid);
+	for (size_t i = 0; i < k; i++)
+		distinct += !i || v[i] != v[i - 1];
+	free(v);
+	return distinct;
+}
+
 void lat_prof_get_stats(const struct lat_prof *p, struct lat_prof_stats *s)
 {
 	*s = p->st;
+	s->threads = threads_seen(p);
 }
 
 const char *lat_prof_error_note(const struct lat_prof *p)

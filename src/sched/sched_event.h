@@ -26,6 +26,13 @@ enum lat_sched_ev_type {
 	LAT_SCHED_EV_SOFTIRQ = 6,
 };
 
+/* Flags in the arg2 of a SWITCH record. */
+enum lat_sched_sw_flags {
+	LAT_SCHED_SW_PREEMPT = 1,     /* the kernel's preempt argument */
+	LAT_SCHED_SW_PREV_OURS = 2,   /* prev is a followed thread */
+	LAT_SCHED_SW_NEXT_OURS = 4,   /* next is a followed thread */
+};
+
 /* Kinds of hard interrupt, in lat_sched_ev.arg2 of an IRQ record. */
 enum lat_sched_irq_kind {
 	LAT_SCHED_IRQ_HANDLER = 0, /* device irq; pid2 = irq number */
@@ -43,7 +50,8 @@ enum lat_sched_irq_kind {
  *                 (the task current on the waking CPU), cpu = waking CPU,
  *                 arg = the wakee's target CPU.
  *   SWITCH:       pid/tgid/comm = prev (leaving), pid2/tgid2/comm2 = next,
- *                 arg = prev_state (0: still runnable), arg2 = preempt flag.
+ *                 arg = prev_state (0: still runnable), arg2 = flags
+ *                 LAT_SCHED_SW_* (preempted; prev / next followed).
  *   MIGRATE:      pid/tgid/comm = the thread, arg = from CPU, arg2 = to CPU.
  *   IRQ/SOFTIRQ:  ts = entry, arg = length in ns, arg2 = kind (IRQ) or
  *                 vector (SOFTIRQ), pid2 = irq number (IRQ_HANDLER).

@@ -27,6 +27,23 @@ struct {
 	__uint(max_entries, 4 << 20); /* the loader may resize it */
 } events SEC(".maps");
 
+/*
+ * Wake the consumer only when the ring is this full (set by the loader to
+ * a quarter of the ring); otherwise it drains on its own timer. Waking it
+ * on every record would make the probe its own biggest intruder: each
+ * switch of a followed thread would wake the consumer, which preempts the
+ * thread, whose switch wakes the consumer...
+ */
+const volatile __u64 wake_bytes = 1 << 20;
+
+static __always_inline void submit(struct lat_sched_ev *ev)
+{
+	__u64 queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(ev, queued >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+						    : BPF_RB_NO_WAKEUP);
+}
+
 /* Followed threads: tid -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -83,7 +100,9 @@ static __always_inline int watched_cpu(__u32 cpu)
 	return on && *on;
 }
 
-static __always_inline struct lat_sched_ev *reserve(void)
+/* A record stamped @ts (taken first: the reservation may spin on the
+ * ring's lock while another CPU reserves). */
+static __always_inline struct lat_sched_ev *reserve(__u64 ts)
 {
 	struct lat_sched_ev *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
@@ -93,7 +112,9 @@ static __always_inline struct lat_sched_ev *reserve(void)
 
 		if (n)
 			(*n)++; /* per-CPU slot: no other writer */
+		return NULL;
 	}
+	ev->ts = ts;
 	return ev;
 }
 
@@ -114,20 +135,21 @@ static __always_inline int on_switch(int direct, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
+	__u64 now = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 ppid = TASK_FIELD(direct, prev, pid);
 	__u32 ptgid = TASK_FIELD(direct, prev, tgid);
 	__u32 npid = TASK_FIELD(direct, next, pid);
 	__u32 ntgid = TASK_FIELD(direct, next, tgid);
 	struct lat_sched_ev *ev;
+	int prev_ours = followed(ppid, ptgid);
+	int next_ours = followed(npid, ntgid);
 
-	if (!watched_cpu(cpu) && !followed(ppid, ptgid) &&
-	    !followed(npid, ntgid))
+	if (!prev_ours && !next_ours && !watched_cpu(cpu))
 		return 0;
-	ev = reserve();
+	ev = reserve(now);
 	if (!ev)
 		return 0;
-	ev->ts = bpf_ktime_get_ns();
 	ev->type = LAT_SCHED_EV_SWITCH;
 	ev->cpu = cpu;
 	ev->pid = ppid;
@@ -135,10 +157,12 @@ static __always_inline int on_switch(int direct, bool preempt,
 	ev->pid2 = npid;
 	ev->tgid2 = ntgid;
 	ev->arg = prev_state;
-	ev->arg2 = preempt;
+	ev->arg2 = (preempt ? LAT_SCHED_SW_PREEMPT : 0) |
+		   (prev_ours ? LAT_SCHED_SW_PREV_OURS : 0) |
+		   (next_ours ? LAT_SCHED_SW_NEXT_OURS : 0);
 	task_comm(direct, prev, ev->comm);
 	task_comm(direct, next, ev->comm2);
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -151,16 +175,16 @@ static __always_inline struct lat_sched_ev *task_record(int direct,
 							struct task_struct *p,
 							__u32 type)
 {
+	__u64 now = bpf_ktime_get_ns();
 	__u32 pid = TASK_FIELD(direct, p, pid);
 	__u32 tgid = TASK_FIELD(direct, p, tgid);
 	struct lat_sched_ev *ev;
 
 	if (!followed(pid, tgid))
 		return NULL;
-	ev = reserve();
+	ev = reserve(now);
 	if (!ev)
 		return NULL;
-	ev->ts = bpf_ktime_get_ns();
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = pid;
@@ -184,7 +208,7 @@ static __always_inline int on_wakeup(int direct, struct task_struct *p,
 	ev->tgid2 = id >> 32;
 	ev->arg2 = 0;
 	bpf_get_current_comm(ev->comm2, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -199,7 +223,7 @@ static __always_inline int on_migrate(int direct, struct task_struct *p,
 	ev->tgid2 = 0;
 	ev->arg2 = dest_cpu;
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -228,10 +252,9 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	start = *t;
 	*t = 0;
 	now = bpf_ktime_get_ns();
-	ev = reserve();
+	ev = reserve(start);
 	if (!ev)
 		return 0;
-	ev->ts = start;
 	ev->type = type;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->pid = 0;
@@ -242,7 +265,7 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	ev->arg2 = kind;
 	__builtin_memset(ev->comm, 0, sizeof(ev->comm));
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 

@@ -1,0 +1,546 @@
+/*
+ * latlab sched: run-queue latency, off-CPU time and who took the CPU, for
+ * any process (-p PID) or a command it runs (-- cmd args...), through the
+ * lat_sched eBPF probe. Without the probe (no privilege, no BTF, built
+ * without libbpf) it says which is missing and prints the /proc totals.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out_file.h"
+#include "latlab/hist_io.h"
+#include "latlab/json.h"
+#include "latlab/sched.h"
+#include "latlab/topo.h"
+
+#define CMD "sched"
+#define MAX_CPUS_LISTED 256
+#define PROC_MAX_THREADS 4096
+
+static const char usage[] =
+"latlab sched: who took the CPU from a process, with percentiles\n"
+"\n"
+"usage: latlab sched -p <pid> [--duration <time>] [options]\n"
+"       latlab sched [options] -- <command> [<arg>...]\n"
+"\n"
+"Traces the scheduler for every thread of one process (eBPF on the\n"
+"sched_wakeup/sched_switch/sched_migrate_task tracepoints, filtered in the\n"
+"kernel) and prints run-queue latency after a wakeup and after a\n"
+"preemption as HdrHistogram percentiles (p50 .. p99.99, max), off-CPU time\n"
+"blocked by choice, voluntary and involuntary switches, migrations, and\n"
+"the tasks that preempted it. With --cpus it also watches those CPUs:\n"
+"every interval another task held one, and interrupts on it (the\n"
+"silence check). It runs until --duration, the process's exit or Ctrl-C,\n"
+"which prints what was gathered.\n"
+"\n"
+"Needs CAP_BPF+CAP_PERFMON (root has them) and the kernel's BTF; without\n"
+"them it names what is missing and prints the /proc totals instead (run\n"
+"delay, switches: no histogram).\n"
+"\n"
+"options:\n"
+"  -p, --pid <pid>      trace this process's threads\n"
+"  --duration <time>    stop after this long (10s, 500ms; bare = seconds;\n"
+"                       default: until the process exits or Ctrl-C)\n"
+"  --per-thread         a table per thread (default: all threads together)\n"
+"  --cpus <list>        watch these CPUs too (\"1\", \"0-3,6\")\n"
+"  --hlog <file>        the histograms as an .hlog (tags rq_wakeup,\n"
+"                       rq_preempt, blocked; with --per-thread also\n"
+"                       tid<N>.<name>)\n"
+"  --proc               skip the probe: /proc totals only\n"
+"  --json               one JSON object on stdout\n"
+"\n"
+"exit status: 0 done (the command's own status is printed), 1 the probe\n"
+"failed, 2 bad usage, 130 interrupted (results printed first).\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab sched -- sleep 1                      # trace a command to its exit\n"
+"  latlab sched -p 1234 --duration 10s          # a running process, 10 s\n"
+"  latlab sched -p 1234 --per-thread --cpus 2,3 # per thread; watch CPUs 2, 3\n"
+"  latlab sched -p 1234 --hlog sched.hlog --json\n";
+
+struct args {
+	pid_t pid;
+	double duration_ns;  /* 0: open-ended */
+	bool per_thread, json, proc_only;
+	const char *hlog;
+	int cpus[MAX_CPUS_LISTED];
+	int n_cpus;
+	char **command;      /* after "--" */
+};
+
+static pid_t parse_pid(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 4194304)
+		cli_usage_error(CMD, "--pid must be a process id, not '%s'", s);
+	return (pid_t)v;
+}
+
+static void parse(int argc, char **argv, struct args *a)
+{
+	enum { OPT_DURATION = 256, OPT_PER_THREAD, OPT_CPUS, OPT_HLOG,
+	       OPT_PROC, OPT_JSON };
+	static const struct option options[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "hlog", required_argument, NULL, OPT_HLOG },
+		{ "proc", no_argument, NULL, OPT_PROC },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, n;
+
+	memset(a, 0, sizeof(*a));
+	/* '+': stop at the first operand, so the command's own flags are
+	 * never taken for ours. */
+	while ((c = getopt_long(argc, argv, "+:p:", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			a->pid = parse_pid(optarg);
+			break;
+		case OPT_DURATION:
+			a->duration_ns = cli_duration_ns(CMD, "--duration",
+							  optarg, 1e9, 1e6,
+							  86400e9);
+			break;
+		case OPT_PER_THREAD:
+			a->per_thread = true;
+			break;
+		case OPT_CPUS:
+			n = lat_topo_list_parse_seq(optarg, a->cpus,
+						    MAX_CPUS_LISTED);
+			if (n <= 0)
+				cli_usage_error(CMD, "--cpus must be a CPU "
+					       "list such as 0-3,6, not '%s'",
+					       optarg);
+			a->n_cpus = n;
+			break;
+		case OPT_HLOG:
+			a->hlog = optarg;
+			break;
+		case OPT_PROC:
+			a->proc_only = true;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		default:
+			cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (optind < argc)
+		a->command = &argv[optind];
+	if (a->command && a->pid)
+		cli_usage_error(CMD, "give -p <pid> or a command, not both");
+	if (!a->command && !a->pid)
+		cli_usage_error(CMD, "nothing to trace: give -p <pid> or "
+			       "-- <command>");
+	if (a->pid && kill(a->pid, 0) && errno == ESRCH)
+		cli_usage_error(CMD, "no process %d", (int)a->pid);
+	if (a->hlog) /* checked, not created: a refusal keeps the old one */
+		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
+	for (n = 0; n < a->n_cpus; n++)
+		if (a->cpus[n] >= sysconf(_SC_NPROCESSORS_CONF))
+			cli_usage_error(CMD, "--cpus: there is no CPU %d",
+				       a->cpus[n]);
+}
+
+/* ---- the traced process ---- */
+
+struct target {
+	pid_t pid;
+	int pidfd;           /* -1: poll kill(pid, 0) instead */
+	bool child;          /* we started it */
+	int go_fd;           /* child waits for a byte before exec */
+	int err_fd;          /* an exec failure's errno comes back here */
+	int status;          /* the child's wait status */
+	bool exited;
+};
+
+/*
+ * Fork the command but hold it until the probe is attached, so its first
+ * instruction is traced. An exec failure comes back through a
+ * close-on-exec pipe as an errno.
+ */
+static void start_child(struct args *a, struct target *t)
+{
+	int go[2], err[2], e = 0;
+	pid_t pid;
+
+	if (pipe(go) || pipe2(err, O_CLOEXEC))
+		cli_fail(CMD, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		cli_fail(CMD, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char b;
+
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(a->command[0], a->command);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	t->pid = pid;
+	t->child = true;
+	t->go_fd = go[1];
+	t->pidfd = -1;
+	t->err_fd = err[0];
+}
+
+static void release_child(struct args *a, struct target *t)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(t->go_fd, "g", 1) != 1)
+		cli_fail(CMD, "cannot release the command: %s",
+			 strerror(errno));
+	close(t->go_fd);
+	n = read(t->err_fd, &e, sizeof(e));
+	close(t->err_fd);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(t->pid, NULL, 0);
+		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
+			       strerror(e));
+	}
+}
+
+static void watch_target(struct target *t)
+{
+#ifdef SYS_pidfd_open
+	t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+#else
+	t->pidfd = -1;
+#endif
+}
+
+/* Wait up to @ms for the target to exit; true when it has. */
+static bool target_gone(struct target *t, int ms)
+{
+	if (t->exited)
+		return true;
+	if (t->pidfd >= 0) {
+		struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+
+		if (poll(&p, 1, ms) > 0)
+			t->exited = true;
+	} else {
+		struct timespec ts = { 0, (long)ms * 1000000L };
+
+		nanosleep(&ts, NULL);
+		if (kill(t->pid, 0) && errno == ESRCH)
+			t->exited = true;
+	}
+	if (t->exited && t->child)
+		waitpid(t->pid, &t->status, 0);
+	return t->exited;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Until the duration, the exit or a signal. Returns the signal, or 0. */
+static int wait_window(const struct args *a, struct target *t)
+{
+	uint64_t end = a->duration_ns ? now_ns() + (uint64_t)a->duration_ns
+				      : UINT64_MAX;
+
+	for (;;) {
+		uint64_t now = now_ns();
+		int ms = 50;
+
+		if (cli_stop_signal())
+			return cli_stop_signal();
+		if (now >= end)
+			return 0;
+		if (end - now < 50000000u)
+			ms = (int)((end - now) / 1000000u) + 1;
+		if (target_gone(t, ms))
+			return 0;
+	}
+}
+
+static void print_target(FILE *out, const struct args *a,
+			 const struct target *t)
+{
+	if (t->child) {
+		fprintf(out, "command: %s (pid %d)", a->command[0], (int)t->pid);
+		if (t->exited && WIFEXITED(t->status))
+			fprintf(out, ", exited %d", WEXITSTATUS(t->status));
+		else if (t->exited && WIFSIGNALED(t->status))
+			fprintf(out, ", killed by signal %d",
+				WTERMSIG(t->status));
+		fprintf(out, "\n");
+	} else {
+		fprintf(out, "process: %d%s\n", (int)t->pid,
+			t->exited ? " (exited during the trace)" : "");
+	}
+}
+
+/* ---- outputs ---- */
+
+static int write_hlog(const char *path, const struct lat_sched_result *r)
+{
+	static const char *const names[3] = { "rq_wakeup", "rq_preempt",
+					      "blocked" };
+	struct lat_hlog_writer *w;
+	double len = (double)(r->to_ns - r->from_ns) / 1e9;
+	int rc, i, k;
+
+	FILE *f = cli_out_open(CMD, path);
+
+	rc = lat_hlog_writer_open_stream(f, NULL, &w);
+	if (rc)
+		return cli_out_commit(f, rc);
+	for (k = -1; k < r->n_threads && !rc; k++) {
+		const struct lat_sched_thread *t = k < 0 ? &r->total
+							  : &r->threads[k];
+		const struct lat_hist *h[3] = { t->rq_wakeup, t->rq_preempt,
+						t->blocked };
+
+		if (!h[0])
+			continue;
+		for (i = 0; i < 3 && !rc; i++) {
+			char tag[64];
+
+			if (k < 0)
+				snprintf(tag, sizeof(tag), "%s", names[i]);
+			else
+				snprintf(tag, sizeof(tag), "tid%d.%s",
+					 (int)t->tid, names[i]);
+			rc = lat_hlog_writer_write_interval(w, tag, 0, len,
+							    h[i]);
+		}
+	}
+	i = lat_hlog_writer_close(w);
+	return cli_out_commit(f, rc ? rc : i);
+}
+
+/* The fallback: /proc totals over the window, per thread. */
+struct proc_snap {
+	struct lat_sched_proc *v;
+	int n;
+};
+
+static void proc_snap(pid_t pid, struct proc_snap *s)
+{
+	s->v = calloc(PROC_MAX_THREADS, sizeof(*s->v));
+	if (!s->v)
+		cli_fail(CMD, "out of memory");
+	lat_sched_proc_read_all(pid, s->v, PROC_MAX_THREADS, &s->n);
+}
+
+static const struct lat_sched_proc *snap_find(const struct proc_snap *s,
+					      pid_t tid)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].tid == tid)
+			return &s->v[i];
+	return NULL;
+}
+
+static void print_proc(const struct args *a, const struct target *t,
+		       const char *why, const struct proc_snap *s0,
+		       const struct proc_snap *s1)
+{
+	struct lat_json j;
+	int i;
+
+	if (a->json) {
+		lat_json_init(&j, stdout);
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "command", CMD);
+		lat_json_int(&j, "pid", t->pid);
+		lat_json_str(&j, "source", "proc");
+		lat_json_str(&j, "probe_unavailable", why);
+		lat_json_arr_begin(&j, "threads");
+	} else {
+		print_target(stdout, a, t);
+		printf("probe: unavailable: %s\n"
+		       "fallback: /proc/<pid>/task/<tid>/schedstat and status: "
+		       "totals over the window, no histogram, no attribution\n"
+		       "%8s %-16s %12s %12s %10s %10s\n", why, "tid", "comm",
+		       "on CPU ms", "run delay ms", "voluntary", "involunt.");
+	}
+	for (i = 0; i < s1->n; i++) {
+		const struct lat_sched_proc *e = &s1->v[i];
+		const struct lat_sched_proc *b = snap_find(s0, e->tid);
+		struct lat_sched_proc z = { 0 };
+
+		if (!b)
+			b = &z; /* born during the window */
+		if (a->json) {
+			lat_json_obj_begin(&j, NULL);
+			lat_json_int(&j, "tid", e->tid);
+			lat_json_str(&j, "comm", e->comm);
+			lat_json_uint(&j, "oncpu_ns", e->oncpu_ns - b->oncpu_ns);
+			lat_json_uint(&j, "run_delay_ns",
+				      e->run_delay_ns - b->run_delay_ns);
+			lat_json_uint(&j, "switches_voluntary", e->vol - b->vol);
+			lat_json_uint(&j, "switches_involuntary",
+				      e->invol - b->invol);
+			lat_json_obj_end(&j);
+		} else {
+			printf("%8d %-16s %12.3f %12.3f %10llu %10llu\n",
+			       (int)e->tid, e->comm,
+			       (double)(e->oncpu_ns - b->oncpu_ns) / 1e6,
+			       (double)(e->run_delay_ns - b->run_delay_ns) / 1e6,
+			       (unsigned long long)(e->vol - b->vol),
+			       (unsigned long long)(e->invol - b->invol));
+		}
+	}
+	if (a->json) {
+		lat_json_arr_end(&j);
+		lat_json_obj_end(&j);
+		lat_json_finish(&j);
+	}
+}
+
+/*
+ * Without the probe. A command's /proc entry lasts until it is reaped, so
+ * the end snapshot is taken with waitid(WNOWAIT) before reaping.
+ */
+static int run_proc(struct args *a, struct target *t, const char *why)
+{
+	struct proc_snap s0, s1;
+	int sig;
+
+	proc_snap(t->pid, &s0);
+	if (t->child) {
+		siginfo_t si;
+
+		release_child(a, t);
+		while (waitid(P_PID, (id_t)t->pid, &si, WEXITED | WNOWAIT) &&
+		       errno == EINTR && !cli_stop_signal())
+			;
+	}
+	sig = t->child ? cli_stop_signal() : wait_window(a, t);
+	proc_snap(t->pid, &s1);
+	if (t->child) {
+		waitpid(t->pid, &t->status, 0);
+		t->exited = true;
+	}
+	print_proc(a, t, why, &s0, &s1);
+	free(s0.v);
+	free(s1.v);
+	return sig ? 128 + sig : CLI_EXIT_OK;
+}
+
+static int sched_main(int argc, char **argv)
+{
+	struct args a;
+	struct target t = { .pidfd = -1 };
+	struct lat_sched_opts o;
+	struct lat_sched_avail av;
+	struct lat_sched *s;
+	const struct lat_sched_result *r;
+	int rc, sig;
+
+	parse(argc, argv, &a);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
+	cli_catch_stop_signals();
+	if (a.command)
+		start_child(&a, &t);
+	else
+		t.pid = a.pid;
+	lat_sched_available(&av);
+	if (a.proc_only || !av.ok)
+		return run_proc(&a, &t, a.proc_only ? "--proc asked for /proc only"
+						    : av.reason);
+	memset(&o, 0, sizeof(o));
+	o.pids = &t.pid;
+	o.n_pids = 1;
+	o.cpus = a.cpus;
+	o.n_cpus = a.n_cpus;
+	o.per_thread = a.per_thread;
+	rc = lat_sched_open(&o, &s);
+	if (rc == -ESRCH)
+		cli_usage_error(CMD, "no process %d", (int)t.pid);
+	if (rc)
+		cli_fail(CMD, "the probe did not load: %s", lat_strerror(rc));
+	rc = lat_sched_start(s);
+	if (rc)
+		cli_fail(CMD, "the probe did not attach: %s", lat_strerror(rc));
+	if (t.child)
+		release_child(&a, &t);
+	/* On stderr, so --json stays one object; tests wait for it. */
+	fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to stop\n",
+		(int)t.pid, lat_sched_flavour(s));
+	watch_target(&t);
+	sig = wait_window(&a, &t);
+	rc = lat_sched_stop(s);
+	if (t.pidfd >= 0)
+		close(t.pidfd);
+	if (t.child && !t.exited) {
+		/* Interrupted: the command got the same Ctrl-C; reap it. */
+		waitpid(t.pid, &t.status, 0);
+		t.exited = true;
+	}
+	r = lat_sched_result(s);
+	if (a.json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "command", CMD);
+		lat_json_int(&j, "pid", t.pid);
+		lat_json_bool(&j, "exited", t.exited);
+		lat_json_bool(&j, "interrupted", sig != 0);
+		lat_json_str(&j, "source", "bpf");
+		lat_sched_write_json(&j, r);
+		lat_json_obj_end(&j);
+		lat_json_finish(&j);
+	} else {
+		print_target(stdout, &a, &t);
+		lat_sched_print(stdout, r);
+	}
+	if (!rc && a.hlog) {
+		rc = write_hlog(a.hlog, r);
+		if (rc)
+			fprintf(stderr, "latlab sched: writing '%s': %s\n",
+				a.hlog, lat_strerror(rc));
+	}
+	lat_sched_close(s);
+	if (rc)
+		return CLI_EXIT_FAIL;
+	return sig ? 128 + sig : CLI_EXIT_OK;
+}
+
+const struct cli_cmd cli_cmd_sched = {
+	.name = "sched",
+	.summary = "run-queue latency and who took the CPU (eBPF), any process",
+	.usage = usage,
+	.run = sched_main,
+};

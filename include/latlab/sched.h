@@ -1,0 +1,313 @@
+/*
+ * lat_sched: who took the CPU. An eBPF scheduler probe for chosen threads
+ * and CPUs, with run-queue latency in HdrHistograms, off-CPU time by
+ * reason, and the "silence check" of hot CPUs.
+ *
+ * What it sees. Kernel programs on the scheduler tracepoints
+ * (sched_wakeup, sched_wakeup_new, sched_switch, sched_migrate_task;
+ * tp_btf, or raw_tp when the kernel refuses tp_btf) and, on watched CPUs,
+ * the interrupt tracepoints (irq_handler_*, softirq_*, x86 system vectors
+ * such as the local timer) send a 72-byte record per event through a BPF
+ * ring buffer. They filter in the kernel: only events of the followed
+ * threads (a TID set, or every thread of a followed process, including
+ * threads created later) and every switch and interrupt of the watched
+ * CPUs reach user space; nothing streams every switch of the machine.
+ * A consumer thread in the library turns the records into:
+ *
+ *   per followed thread
+ *     rq_wakeup   run-queue latency after a wakeup: woken -> on a CPU;
+ *     rq_preempt  run-queue latency after a preemption: switched out while
+ *                 still runnable -> back on a CPU (kept apart: the first
+ *                 is the wake-up path, the second is CPU contention);
+ *     blocked     off-CPU time blocked by choice: switched out sleeping ->
+ *                 woken (nanosleep, futex, I/O);
+ *     switches, voluntary (blocked) and involuntary (preempted, yielded),
+ *     counted the way the kernel counts voluntary_ctxt_switches and
+ *     nonvoluntary_ctxt_switches in /proc/<tid>/status; migrations;
+ *     preempted_by (who took the CPU when it was preempted, and how long
+ *     until it was back) and, when its CPU is watched, waited_behind
+ *     (which tasks held its CPU while it was runnable, exact overlap);
+ *   per watched CPU
+ *     every interval a foreign task (neither followed nor idle) held it:
+ *     count, total, the longest, the top intruders by time; time held by
+ *     our threads and idle; interrupt and softirq counts and time. The
+ *     CPU is "silent" when no foreign task held it in the window.
+ *
+ * Time. Records carry bpf_ktime_get_ns(), which is CLOCK_MONOTONIC (NTP
+ * slews it; latlab's cycle clock is calibrated against
+ * CLOCK_MONOTONIC_RAW). Everything here stays in CLOCK_MONOTONIC ns; the
+ * attribution (lat_sched_attr_*) maps cycle stamps onto it with its own
+ * pairs of (cycles, CLOCK_MONOTONIC) readings taken during the run.
+ *
+ * Accounting. Records the ring had no room for are counted per CPU in
+ * the kernel (lost), records the consumer could not pair (a wakeup of a
+ * thread still on its CPU, a wakeup out of order) in unpaired, events
+ * the kernel never reported in hidden / chain_breaks: all printed, never
+ * silent.
+ *
+ * Privilege. Loading needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN),
+ * not uid 0, and the kernel's BTF (/sys/kernel/btf/vmlinux).
+ * lat_sched_available() says exactly which is missing; the fallback,
+ * lat_sched_proc_*, reads per-thread totals from /proc (no histogram, no
+ * attribution). A load that fails while everything is present is an
+ * error (a verifier rejection is our bug), never "unavailable".
+ *
+ * Threading: open/start/stop/close and the result from one controlling
+ * thread; lat_sched_follow_tid, lat_sched_set_window and
+ * lat_sched_records from any thread. The hot paths of the traced
+ * program are untouched: the cost is in the kernel, per scheduler event.
+ */
+#ifndef LATLAB_SCHED_H
+#define LATLAB_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "latlab/common.h"
+#include "latlab/hist.h"
+#include "latlab/json.h"
+
+/* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
+#define LAT_SCHED_HIST_MAX_NS 3600000000000LL
+#define LAT_SCHED_HIST_SIG_FIGS 3
+/* Tasks kept by name in each "who" table; the rest are summed in other. */
+#define LAT_SCHED_TOP 8
+/* Default ring buffer size (a power of two, page multiple). */
+#define LAT_SCHED_RING_BYTES (16u << 20)
+
+/* ---- Can it run here? ---- */
+
+struct lat_sched_avail {
+	bool built;          /* compiled with libbpf (LATLAB_HAVE_BPF) */
+	bool btf;            /* /sys/kernel/btf/vmlinux readable */
+	bool cap_bpf;        /* CAP_BPF effective (or CAP_SYS_ADMIN) */
+	bool cap_perfmon;    /* CAP_PERFMON effective (or CAP_SYS_ADMIN) */
+	int unpriv_disabled; /* /proc/sys/kernel/unprivileged_bpf_disabled,
+			      * -1 unknown */
+	bool ok;             /* all of the above: the probe can load */
+	/* When !ok: every missing piece and the fallback, one line, e.g.
+	 * "no CAP_BPF+CAP_PERFMON (not root; unprivileged_bpf_disabled=2)". */
+	char reason[256];
+	/* When !built: the install line. */
+	const char *install;
+};
+
+/* Fill @a. Reads /proc and sysfs; never fails. */
+void lat_sched_available(struct lat_sched_avail *a);
+
+/* ---- The probe ---- */
+
+struct lat_sched_opts {
+	const pid_t *tids;   /* follow these threads (any process) */
+	int n_tids;
+	const pid_t *pids;   /* follow every thread of these processes */
+	int n_pids;
+	const int *cpus;     /* watch these CPUs */
+	int n_cpus;
+	bool per_thread;     /* histograms per thread (else only totals) */
+	bool timeline;       /* keep every interval for lat_sched_attr_* */
+	size_t ring_bytes;   /* 0: LAT_SCHED_RING_BYTES */
+	/* 0: tp_btf when the kernel takes it, else raw_tp; 1: tp_btf only;
+	 * 2: raw_tp only (tests). */
+	int flavour;
+};
+
+/* A task named in a "who" table. */
+struct lat_sched_who {
+	pid_t pid, tgid;
+	char comm[16];
+	uint64_t count;      /* intervals / preemptions */
+	uint64_t ns;         /* time */
+};
+
+struct lat_sched_whos {
+	int n;                              /* entries used, by ns desc */
+	struct lat_sched_who top[LAT_SCHED_TOP];
+	uint64_t other_count, other_ns;     /* tasks that did not fit */
+};
+
+struct lat_sched_thread {
+	pid_t tid, tgid;
+	char comm[16];
+	uint64_t wakeups;
+	uint64_t switches_vol, switches_invol;
+	uint64_t preempted;   /* switched out still runnable */
+	uint64_t migrations;
+	/* switch-ins (and wakeups) the kernel did not report and that
+	 * could not be placed (see chain_breaks, inferred): not measured */
+	uint64_t hidden;
+	uint64_t oncpu_ns, runnable_ns, blocked_ns;
+	bool exited;          /* its last switch was its exit */
+	/* Histograms (ns): per thread only with opts.per_thread. */
+	struct lat_hist *rq_wakeup, *rq_preempt, *blocked;
+	struct lat_sched_whos preempted_by;
+	struct lat_sched_whos waited_behind; /* only when its CPU is watched */
+};
+
+/* Softirq vectors (HI .. RCU) and kinds of hard interrupt (device irq,
+ * x86 local timer, reschedule IPI, call-function IPIs, irq_work). */
+enum { LAT_SCHED_NSOFTIRQ = 10, LAT_SCHED_NIRQKIND = 6 };
+
+struct lat_sched_cpu {
+	int cpu;
+	uint64_t switches;
+	uint64_t own_ns, foreign_ns, idle_ns;
+	uint64_t unknown_ns;  /* no switch seen at all, or after a break */
+	uint64_t chain_breaks, break_ns; /* see lat_sched_result */
+	uint64_t intrusions;  /* intervals a foreign task held it */
+	uint64_t longest_ns;  /* the longest such interval ... */
+	pid_t longest_pid;    /* ... and who */
+	char longest_comm[16];
+	struct lat_sched_whos intruders;
+	uint64_t irq_count[LAT_SCHED_NIRQKIND]; /* lat_sched_irq_kind_name */
+	uint64_t irq_ns[LAT_SCHED_NIRQKIND];
+	uint64_t softirq_count[LAT_SCHED_NSOFTIRQ];
+	uint64_t softirq_ns[LAT_SCHED_NSOFTIRQ];
+};
+
+struct lat_sched_result {
+	const char *flavour;  /* "tp_btf" or "raw_tp" */
+	bool irqs;            /* interrupt tracepoints attached */
+	uint64_t from_ns, to_ns; /* window, CLOCK_MONOTONIC ns */
+	uint64_t records;     /* consumed */
+	uint64_t lost;        /* the ring was full: records never seen */
+	uint64_t missed;      /* the kernel skipped a program run (it was
+			       * already running on that CPU): events never
+			       * seen */
+	uint64_t unpaired;    /* wakeups of a thread still on its CPU, stale
+			       * wakeups (arrived too late to order) */
+	/* Switches on watched CPUs whose prev was not the task we saw come
+	 * on: the kernel reported no switch-out for it (this VM's agent
+	 * threads never get one; perf sees none either). */
+	uint64_t chain_breaks;
+	uint64_t inferred;    /* followed threads' switch-ins missing for
+			       * that reason, placed at the earliest time
+			       * possible (the last reported switch) */
+	uint64_t timeline_dropped; /* intervals not kept (memory cap) */
+	/* Totals over every followed thread. */
+	struct lat_sched_thread total;
+	int n_threads;
+	struct lat_sched_thread *threads; /* by tid */
+	int n_cpus;
+	struct lat_sched_cpu *cpus;       /* the watched CPUs, by number */
+};
+
+struct lat_sched;
+
+/*
+ * Load the programs (the verifier runs here: 60-220 ms on a small VM) and
+ * fill the filter maps from @o. Nothing is attached yet. Returns 0 and
+ * *out, -EINVAL (bad options: a TID or CPU out of range, too many),
+ * -LAT_EUNSUPP when lat_sched_available() says no (built without libbpf,
+ * no BTF, no privilege), -ESRCH for a followed pid/tid that does not
+ * exist, -ENOMEM, or the -errno of a failed load (with everything
+ * present: a bug, to be reported as a failure).
+ */
+int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out);
+
+/*
+ * Attach the programs and start the consumer thread. The window opens
+ * now (CLOCK_MONOTONIC). Returns 0 or the -errno of the attach.
+ */
+int lat_sched_start(struct lat_sched *s);
+
+/*
+ * Follow thread @tid from now on (e.g. a pipeline thread, from its own
+ * prepare hook). Any thread. Returns 0, -EINVAL, -ENOSPC (set full).
+ */
+int lat_sched_follow_tid(struct lat_sched *s, pid_t tid);
+
+/*
+ * Count only what happens in [from_ns, to_ns] (CLOCK_MONOTONIC; to_ns 0 =
+ * open end). A new from_ns zeroes the counts before the first record at
+ * or after it is counted; the state of each thread and CPU is kept, so a
+ * thread runnable at from_ns is measured right. Any thread, before the
+ * events it bounds happen.
+ */
+void lat_sched_set_window(struct lat_sched *s, uint64_t from_ns,
+			  uint64_t to_ns);
+
+/* "tp_btf" or "raw_tp": the programs that loaded. */
+const char *lat_sched_flavour(const struct lat_sched *s);
+
+/* Records consumed so far (any thread): to wait for events in tests. */
+uint64_t lat_sched_records(const struct lat_sched *s);
+
+/*
+ * Detach, drain the ring, stop the consumer and close the window (now, or
+ * its to_ns). The result is then final. Returns 0 or -errno.
+ */
+int lat_sched_stop(struct lat_sched *s);
+
+/* The result (after lat_sched_stop; owned by @s). */
+const struct lat_sched_result *lat_sched_result(const struct lat_sched *s);
+
+/* Thread @tid in @r, or NULL. */
+const struct lat_sched_thread *lat_sched_find_thread(
+	const struct lat_sched_result *r, pid_t tid);
+
+/* Watched CPU @cpu in @r, or NULL. */
+const struct lat_sched_cpu *lat_sched_find_cpu(
+	const struct lat_sched_result *r, int cpu);
+
+/* Detach if needed and free everything. Accepts NULL. */
+void lat_sched_close(struct lat_sched *s);
+
+/*
+ * The silence verdict of @c: true when no foreign task held it, and no
+ * unreported switch-out leaves a stretch whose holder is unknown.
+ */
+static inline bool lat_sched_cpu_silent(const struct lat_sched_cpu *c)
+{
+	return c->intrusions == 0 && c->chain_breaks == 0;
+}
+
+/* "HI", "TIMER", ... for softirq vector @v; "?" when unknown. */
+const char *lat_sched_softirq_name(int v);
+/* "irq", "timer", "resched", "callfn", "callfn1", "irq_work". */
+const char *lat_sched_irq_kind_name(int kind);
+
+/* ---- Printing ---- */
+
+/*
+ * The report: totals (or, with per_thread, one block per thread): run
+ * queue latency percentiles p50..p99.99 and max for both kinds, off-CPU
+ * by reason, switches, migrations, who preempted it; then one line per
+ * watched CPU with the silence verdict; then the accounting (records,
+ * lost, unpaired). Returns 0 or -EIO.
+ */
+int lat_sched_print(FILE *out, const struct lat_sched_result *r);
+
+/* The same facts as members of the JSON object open in @j. */
+void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r);
+
+/* One line per watched CPU: "cpu 1: silent: 0 foreign switches ..." */
+int lat_sched_print_cpus(FILE *out, const struct lat_sched_result *r);
+
+/* ---- Fallback without the probe: /proc totals ---- */
+
+struct lat_sched_proc {
+	pid_t tid;
+	char comm[16];
+	uint64_t oncpu_ns, run_delay_ns, timeslices; /* schedstat */
+	uint64_t vol, invol;                         /* status */
+};
+
+/*
+ * Read thread @tid of process @pid (pid == tid for the main thread) from
+ * /proc/<pid>/task/<tid>/{schedstat,stat,status}. Returns 0, -ESRCH (gone),
+ * -LAT_EFORMAT (a file we could not parse), or -errno.
+ */
+int lat_sched_proc_read(pid_t pid, pid_t tid, struct lat_sched_proc *p);
+
+/*
+ * Every thread of @pid into @out (up to @max); *n gets the count.
+ * Returns 0, -ESRCH, -ENOSPC (more threads than @max: the first @max
+ * kept), or -errno.
+ */
+int lat_sched_proc_read_all(pid_t pid, struct lat_sched_proc *out, int max,
+			    int *n);
+
+#endif

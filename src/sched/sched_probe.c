@@ -1,0 +1,544 @@
+/*
+ * The scheduler probe's user side: load the BPF skeleton (tp_btf or its
+ * raw_tp twins), fill the filter maps, attach, and run a consumer thread
+ * that feeds every ring-buffer record to the state machine. Without
+ * libbpf at build time every entry point reports -LAT_EUNSUPP.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "latlab_config.h"
+#include "sched/sched_int.h"
+
+#if LATLAB_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "skel/sched.skel.h"
+#endif
+
+/* How often the consumer drains the ring when nothing wakes it. */
+#define LAT_SCHED_POLL_MS 10
+
+struct lat_sched {
+	struct lat_sched_state st;
+	struct lat_sched_result res;
+	const char *flavour;
+	bool irqs;
+	bool started, stopped;
+	pthread_t thread;
+	atomic_bool stop;
+	atomic_uint_fast64_t records;
+	/* window requests from any thread; the consumer applies them */
+	atomic_uint_fast64_t win_from, win_to, win_gen;
+	uint64_t applied_gen;
+	int feed_err;
+	/* reorder buffer: records wait here until none older can come */
+	struct lat_sched_ev *pend;
+	size_t n_pend, cap_pend;
+	uint64_t max_ts;
+#if LATLAB_HAVE_BPF
+	struct lat_sched_bpf *skel;
+	struct ring_buffer *rb;
+#endif
+};
+
+const struct lat_sched_thread *lat_sched_find_thread(
+	const struct lat_sched_result *r, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < r->n_threads; i++)
+		if (r->threads[i].tid == tid)
+			return &r->threads[i];
+	return NULL;
+}
+
+const struct lat_sched_cpu *lat_sched_find_cpu(const struct lat_sched_result *r,
+					       int cpu)
+{
+	int i;
+
+	for (i = 0; i < r->n_cpus; i++)
+		if (r->cpus[i].cpu == cpu)
+			return &r->cpus[i];
+	return NULL;
+}
+
+const struct lat_sched_result *lat_sched_result(const struct lat_sched *s)
+{
+	return &s->res;
+}
+
+struct lat_sched_state *lat_sched_state_of(struct lat_sched *s)
+{
+	return &s->st;
+}
+
+const char *lat_sched_flavour(const struct lat_sched *s)
+{
+	return s->flavour ? s->flavour : "none";
+}
+
+uint64_t lat_sched_records(const struct lat_sched *s)
+{
+	return atomic_load_explicit(&s->records, memory_order_acquire);
+}
+
+void lat_sched_set_window(struct lat_sched *s, uint64_t from_ns,
+			  uint64_t to_ns)
+{
+	atomic_store_explicit(&s->win_from, from_ns, memory_order_relaxed);
+	atomic_store_explicit(&s->win_to, to_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->win_gen, 1, memory_order_release);
+}
+
+#if LATLAB_HAVE_BPF
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* On the consumer: apply a window request before the next record. */
+static void apply_window(struct lat_sched *s)
+{
+	uint64_t gen = atomic_load_explicit(&s->win_gen, memory_order_acquire);
+	uint64_t from, to;
+
+	if (gen == s->applied_gen)
+		return;
+	s->applied_gen = gen;
+	from = atomic_load_explicit(&s->win_from, memory_order_relaxed);
+	to = atomic_load_explicit(&s->win_to, memory_order_relaxed);
+	if (from != s->st.from_ns)
+		lat_sched_state_reset(&s->st, from);
+	s->st.to_ns = to;
+}
+
+/*
+ * Records reach the ring in reservation order, which is not quite time
+ * order: a program stamps its record first and then reserves, so a wakeup
+ * stamped on one CPU can land after the switch-in it caused on another.
+ * The gap is the few instructions between stamp and reserve, but in a VM
+ * the hypervisor can stop the vCPU right there for milliseconds (a 2 ms
+ * horizon lost 1 pairing in ~300 here), so records are held until they
+ * are LAT_SCHED_REORDER_NS older than the newest one seen, then fed in
+ * time order. What still arrives too late is counted as unpaired.
+ */
+#define LAT_SCHED_REORDER_NS 50000000ull
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct lat_sched *s = ctx;
+	const struct lat_sched_ev *ev = data;
+
+	if (len < sizeof(*ev))
+		return 0;
+	if (s->n_pend == s->cap_pend) {
+		size_t cap = s->cap_pend ? 2 * s->cap_pend : 4096;
+		struct lat_sched_ev *p = realloc(s->pend, cap * sizeof(*p));
+
+		if (!p) {
+			s->feed_err = -ENOMEM;
+			s->st.unpaired++;
+			return 0;
+		}
+		s->pend = p;
+		s->cap_pend = cap;
+	}
+	s->pend[s->n_pend++] = *ev;
+	if (ev->ts > s->max_ts)
+		s->max_ts = ev->ts;
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct lat_sched_ev *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Feed the held records older than the reorder horizon (all: @flush). */
+static void feed_pending(struct lat_sched *s, bool flush)
+{
+	uint64_t upto = flush ? UINT64_MAX
+			      : (s->max_ts > LAT_SCHED_REORDER_NS
+					 ? s->max_ts - LAT_SCHED_REORDER_NS
+					 : 0);
+	size_t i;
+
+	if (!s->n_pend)
+		return;
+	qsort(s->pend, s->n_pend, sizeof(*s->pend), ev_cmp);
+	for (i = 0; i < s->n_pend && s->pend[i].ts <= upto; i++) {
+		int rc;
+
+		apply_window(s);
+		rc = lat_sched_state_feed(&s->st, &s->pend[i]);
+		if (rc == -ENOMEM && !s->feed_err)
+			s->feed_err = rc;
+		atomic_fetch_add_explicit(&s->records, 1,
+					  memory_order_release);
+	}
+	memmove(s->pend, s->pend + i, (s->n_pend - i) * sizeof(*s->pend));
+	s->n_pend -= i;
+}
+
+/*
+ * Does the kernel take a tp_btf program on @tp? Load a two-instruction
+ * tracing program against its BTF id (bpftool's feature probe says no
+ * here because it probes without an attach target).
+ */
+static bool tp_btf_works(const char *tp)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct bpf_insn prog[2];
+	int id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+	int fd;
+
+	if (id <= 0)
+		return false;
+	memset(prog, 0, sizeof(prog));
+	prog[0].code = BPF_ALU64 | BPF_MOV | BPF_K; /* r0 = 0 */
+	prog[0].dst_reg = BPF_REG_0;
+	prog[1].code = BPF_JMP | BPF_EXIT;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", prog, 2, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* The tracepoint a program is for: its name after "btf_" / "raw_". */
+static const char *prog_tp(const struct bpf_program *p, bool *raw)
+{
+	const char *n = bpf_program__name(p);
+
+	*raw = !strncmp(n, "raw_", 4);
+	return n + 4;
+}
+
+static bool is_irq_tp(const char *tp)
+{
+	return strncmp(tp, "sched_", 6) != 0;
+}
+
+static int check_opts(const struct lat_sched_opts *o)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	char path[64];
+	int i;
+
+	if (o->n_tids < 0 || o->n_tids > LAT_SCHED_MAX_TIDS ||
+	    o->n_pids < 0 || o->n_pids > LAT_SCHED_MAX_TGIDS ||
+	    o->n_cpus < 0 || o->n_cpus > LAT_SCHED_MAX_CPUS ||
+	    (o->n_tids && !o->tids) || (o->n_pids && !o->pids) ||
+	    (o->n_cpus && !o->cpus) || o->flavour < 0 || o->flavour > 2)
+		return -EINVAL;
+	for (i = 0; i < o->n_cpus; i++)
+		if (o->cpus[i] < 0 || o->cpus[i] >= LAT_SCHED_MAX_CPUS ||
+		    (ncpu > 0 && o->cpus[i] >= ncpu))
+			return -EINVAL;
+	for (i = 0; i < o->n_tids + o->n_pids; i++) {
+		pid_t p = i < o->n_tids ? o->tids[i] : o->pids[i - o->n_tids];
+
+		if (p <= 0)
+			return -EINVAL;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+		if (access(path, F_OK))
+			return -ESRCH;
+	}
+	return 0;
+}
+
+static int fill_maps(struct lat_sched *s, const struct lat_sched_opts *o)
+{
+	__u8 one = 1;
+	int i;
+
+	for (i = 0; i < o->n_tids; i++) {
+		__u32 k = (__u32)o->tids[i];
+
+		if (bpf_map__update_elem(s->skel->maps.tids, &k, sizeof(k),
+					 &one, 1, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < o->n_pids; i++) {
+		__u32 k = (__u32)o->pids[i];
+
+		if (bpf_map__update_elem(s->skel->maps.tgids, &k, sizeof(k),
+					 &one, 1, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < o->n_cpus; i++) {
+		__u32 k = (__u32)o->cpus[i];
+
+		if (bpf_map__update_elem(s->skel->maps.cpus, &k, sizeof(k),
+					 &one, 1, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
+{
+	struct lat_sched_avail a;
+	struct lat_sched *s;
+	struct bpf_program *p;
+	bool raw_only, irqs, raw;
+	size_t ring = o->ring_bytes ? o->ring_bytes : LAT_SCHED_RING_BYTES;
+	int rc;
+
+	*out = NULL;
+	rc = check_opts(o);
+	if (rc)
+		return rc;
+	if (ring < 4096 || (ring & (ring - 1)))
+		return -EINVAL;
+	lat_sched_available(&a);
+	if (!a.ok)
+		return -LAT_EUNSUPP;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	rc = lat_sched_state_init(&s->st, o->per_thread, o->timeline, o->cpus,
+				  o->n_cpus);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	s->skel = lat_sched_bpf__open();
+	if (!s->skel) {
+		rc = -errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	bpf_map__set_max_entries(s->skel->maps.events, (__u32)ring);
+	s->skel->rodata->wake_bytes = ring / 4;
+	raw_only = o->flavour == 2 ||
+		   (o->flavour == 0 && !tp_btf_works("sched_switch"));
+	/* Interrupts only matter on watched CPUs, and only where the kernel
+	 * has the tracepoints (the x86 vectors, irq_work, ...). */
+	irqs = o->n_cpus > 0;
+	bpf_object__for_each_program(p, s->skel->obj) {
+		const char *tp = prog_tp(p, &raw);
+		bool on = raw == raw_only;
+
+		if (on && is_irq_tp(tp)) {
+			char name[64];
+
+			/* entry/exit come in pairs: look up the entry. */
+			snprintf(name, sizeof(name), "%.*s_entry",
+				 (int)(strlen(tp) - (strstr(tp, "_exit") ? 5 : 6)),
+				 tp);
+			on = irqs &&
+			     libbpf_find_vmlinux_btf_id(name, BPF_TRACE_RAW_TP) > 0;
+		}
+		bpf_program__set_autoload(p, on);
+	}
+	rc = lat_sched_bpf__load(s->skel);
+	if (rc) {
+		rc = rc < 0 ? rc : -EINVAL;
+		goto fail;
+	}
+	rc = fill_maps(s, o);
+	if (rc)
+		goto fail;
+	s->flavour = raw_only ? "raw_tp" : "tp_btf";
+	s->irqs = irqs;
+	*out = s;
+	return 0;
+fail:
+	lat_sched_close(s);
+	return rc;
+}
+
+static void *consumer(void *arg)
+{
+	struct lat_sched *s = arg;
+
+	/* Records do not wake us (see wake_bytes in sched.bpf.c) unless the
+	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS (poll only
+	 * consumes when woken, so consume after it either way). */
+	while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
+		ring_buffer__poll(s->rb, LAT_SCHED_POLL_MS);
+		ring_buffer__consume(s->rb);
+		feed_pending(s, false);
+	}
+	return NULL;
+}
+
+int lat_sched_start(struct lat_sched *s)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (s->started)
+		return -EINVAL;
+	rc = lat_sched_bpf__attach(s->skel);
+	if (rc)
+		return rc < 0 ? rc : -EINVAL;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record,
+				 s, NULL);
+	if (!s->rb) {
+		rc = -errno ? -errno : -ENOMEM;
+		lat_sched_bpf__detach(s->skel);
+		return rc;
+	}
+	s->st.from_ns = mono_ns();
+	atomic_store(&s->win_from, s->st.from_ns);
+	/* The consumer takes no signals: Ctrl-C reaches the caller. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = -pthread_create(&s->thread, NULL, consumer, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		ring_buffer__free(s->rb);
+		s->rb = NULL;
+		lat_sched_bpf__detach(s->skel);
+		return rc;
+	}
+	s->started = true;
+	return 0;
+}
+
+int lat_sched_follow_tid(struct lat_sched *s, pid_t tid)
+{
+	__u32 k = (__u32)tid;
+	__u8 one = 1;
+
+	if (tid <= 0)
+		return -EINVAL;
+	if (bpf_map__update_elem(s->skel->maps.tids, &k, sizeof(k), &one, 1,
+				 BPF_ANY))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+/* Runs the kernel skipped because the program was already running on
+ * that CPU (recursion protection): events never seen. */
+static uint64_t missed_runs(struct lat_sched *s)
+{
+	struct bpf_program *p;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(p, s->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+static uint64_t lost_records(struct lat_sched *s)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	__u32 zero = 0;
+	uint64_t *v, sum = 0;
+
+	if (n <= 0)
+		return 0;
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return 0;
+	if (!bpf_map__lookup_elem(s->skel->maps.lost, &zero, sizeof(zero), v,
+				  (size_t)n * sizeof(*v), 0))
+		for (i = 0; i < n; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+int lat_sched_stop(struct lat_sched *s)
+{
+	uint64_t to;
+
+	if (!s->started || s->stopped)
+		return -EINVAL;
+	atomic_store_explicit(&s->stop, true, memory_order_release);
+	pthread_join(s->thread, NULL);
+	to = mono_ns();
+	lat_sched_bpf__detach(s->skel);
+	/* What is still in the ring happened before the detach. */
+	while (ring_buffer__consume(s->rb) > 0)
+		;
+	feed_pending(s, true);
+	apply_window(s);
+	lat_sched_state_finish(&s->st, to, &s->res);
+	s->res.flavour = s->flavour;
+	s->res.irqs = s->irqs;
+	s->res.lost = lost_records(s);
+	s->res.missed = missed_runs(s);
+	s->stopped = true;
+	return s->feed_err;
+}
+
+void lat_sched_close(struct lat_sched *s)
+{
+	if (!s)
+		return;
+	if (s->started && !s->stopped) {
+		atomic_store_explicit(&s->stop, true, memory_order_release);
+		pthread_join(s->thread, NULL);
+	}
+	ring_buffer__free(s->rb);
+	lat_sched_bpf__destroy(s->skel);
+	lat_sched_state_destroy(&s->st);
+	free(s->pend);
+	free(s);
+}
+
+#else /* !LATLAB_HAVE_BPF: the probe is unavailable; say so everywhere. */
+
+int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
+{
+	(void)o;
+	*out = NULL;
+	return -LAT_EUNSUPP;
+}
+
+int lat_sched_start(struct lat_sched *s)
+{
+	(void)s;
+	return -LAT_EUNSUPP;
+}
+
+int lat_sched_follow_tid(struct lat_sched *s, pid_t tid)
+{
+	(void)s;
+	(void)tid;
+	return -LAT_EUNSUPP;
+}
+
+int lat_sched_stop(struct lat_sched *s)
+{
+	(void)s;
+	return -LAT_EUNSUPP;
+}
+
+void lat_sched_close(struct lat_sched *s)
+{
+	free(s);
+}
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * The scheduler probe's state machine, driven by synthetic records (no
+ * kernel, no privilege): the rules for run-queue latency, off-CPU reasons,
+ * switch counting, the silence verdict, windows and unpaired records.
+ * The live probe is tested in test_sched_threads.c.
+ */
+#include <string.h>
+
+#include "t_test.h"
+#include "sched/sched_int.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+static struct lat_sched_ev ev(uint32_t type, uint64_t ts, uint32_t cpu)
+{
+	struct lat_sched_ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.ts = ts;
+	e.cpu = cpu;
+	return e;
+}
+
+/* A switch on @cpu from @prev to @next; pid 100.. are ours. */
+static void sw(struct lat_sched_state *st, uint64_t ts, uint32_t cpu,
+	       uint32_t prev, uint32_t prev_state, bool preempt, uint32_t next,
+	       const char *next_comm)
+{
+	struct lat_sched_ev e = ev(LAT_SCHED_EV_SWITCH, ts, cpu);
+
+	e.pid = e.tgid = prev;
+	e.pid2 = e.tgid2 = next;
+	e.arg = prev_state;
+	e.arg2 = (preempt ? LAT_SCHED_SW_PREEMPT : 0) |
+		 (prev >= 100 && prev < 200 ? LAT_SCHED_SW_PREV_OURS : 0) |
+		 (next >= 100 && next < 200 ? LAT_SCHED_SW_NEXT_OURS : 0);
+	snprintf(e.comm, sizeof(e.comm), "task%u", prev);
+	snprintf(e.comm2, sizeof(e.comm2), "%s", next_comm);
+	T_EQ_I64(lat_sched_state_feed(st, &e), 0);
+}
+
+static void wake(struct lat_sched_state *st, uint64_t ts, uint32_t tid)
+{
+	struct lat_sched_ev e = ev(LAT_SCHED_EV_WAKEUP, ts, 0);
+
+	e.pid = e.tgid = tid;
+	snprintf(e.comm, sizeof(e.comm), "task%u", tid);
+	T_EQ_I64(lat_sched_state_feed(st, &e), 0);
+}
+
+/* Sleep/wake cycles: voluntary switches, blocked time, rq_wakeup. */
+static void test_sleeps(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	const struct lat_sched_thread *t;
+	uint64_t ts = 1000 * MS;
+	int i;
+
+	T_EQ_I64(lat_sched_state_init(&st, true, false, NULL, 0), 0);
+	sw(&st, ts, 0, 0, 0, false, 100, "task100");
+	for (i = 0; i < 5; i++) {
+		sw(&st, ts += 10 * US, 0, 100, 1 /* INTERRUPTIBLE */, false,
+		   0, "swapper/0");
+		wake(&st, ts += 1 * MS, 100);
+		sw(&st, ts += 7 * US, 0, 0, 0, false, 100, "task100");
+	}
+	lat_sched_state_finish(&st, ts + 10 * US, &r);
+	T_EQ_I64(r.n_threads, 1);
+	t = lat_sched_find_thread(&r, 100);
+	T_CHECK(t != NULL);
+	if (t) {
+		T_EQ_I64(t->switches_vol, 5);
+		T_EQ_I64(t->switches_invol, 0);
+		T_EQ_I64(t->wakeups, 5);
+		T_EQ_I64(t->rq_wakeup->total_count, 5);
+		T_CHECK(lat_hist_values_equivalent(
+			t->rq_wakeup, lat_hist_max(t->rq_wakeup), 7 * US));
+		T_EQ_I64(t->blocked->total_count, 5);
+		T_EQ_I64(t->blocked_ns, 5 * MS);
+		T_EQ_I64(t->runnable_ns, 35 * US);
+		T_EQ_I64(t->oncpu_ns, 6 * 10 * US);
+		T_EQ_I64(t->rq_preempt->total_count, 0);
+	}
+	T_EQ_I64(r.unpaired, 0);
+	lat_sched_state_destroy(&st);
+}
+
+/*
+ * Preemption: kept apart from wakeups, the preemptor named, and on a
+ * watched CPU the exact tasks it waited behind; the silence verdict.
+ */
+static void test_preempt_and_cpu(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	const struct lat_sched_thread *t;
+	const struct lat_sched_cpu *c0, *c1;
+	int cpus[2] = { 0, 1 };
+	uint64_t ts = 1000 * MS;
+
+	T_EQ_I64(lat_sched_state_init(&st, true, false, cpus, 2), 0);
+	/* cpu 0: ours, preempted by kworker (3 ms), then ksoftirqd (1 ms) */
+	sw(&st, ts, 0, 0, 0, false, 100, "task100");
+	sw(&st, ts += 1 * MS, 0, 100, 0, true, 7, "kworker/0:1");
+	sw(&st, ts += 3 * MS, 0, 7, 1, false, 9, "ksoftirqd/0");
+	sw(&st, ts += 1 * MS, 0, 9, 1, false, 100, "task100");
+	/* cpu 1: only idle <-> ours: silent */
+	sw(&st, 1000 * MS, 1, 0, 0, false, 101, "task101");
+	sw(&st, 1002 * MS, 1, 101, 1, false, 0, "swapper/1");
+	lat_sched_state_finish(&st, ts + 1 * MS, &r);
+	t = lat_sched_find_thread(&r, 100);
+	T_CHECK(t != NULL);
+	if (t) {
+		T_EQ_I64(t->switches_invol, 1);
+		T_EQ_I64(t->preempted, 1);
+		T_EQ_I64(t->rq_preempt->total_count, 1);
+		T_CHECK(lat_hist_values_equivalent(
+			t->rq_preempt, lat_hist_max(t->rq_preempt), 4 * MS));
+		T_EQ_I64(t->rq_wakeup->total_count, 0);
+		T_EQ_I64(t->preempted_by.n, 1);
+		T_EQ_I64(t->preempted_by.top[0].pid, 7);
+		T_EQ_I64(t->preempted_by.top[0].ns, 4 * MS);
+		T_EQ_I64(t->waited_behind.n, 2);
+		T_EQ_I64(t->waited_behind.top[0].pid, 7);
+		T_EQ_I64(t->waited_behind.top[0].ns, 3 * MS);
+		T_CHECK(!strcmp(t->waited_behind.top[0].comm, "kworker/0:1"));
+		T_EQ_I64(t->waited_behind.top[1].ns, 1 * MS);
+	}
+	c0 = lat_sched_find_cpu(&r, 0);
+	c1 = lat_sched_find_cpu(&r, 1);
+	T_CHECK(c0 && c1);
+	if (c0 && c1) {
+		T_CHECK(!lat_sched_cpu_silent(c0));
+		T_EQ_I64(c0->intrusions, 2);
+		T_EQ_I64(c0->foreign_ns, 4 * MS);
+		T_EQ_I64(c0->longest_ns, 3 * MS);
+		T_EQ_I64(c0->longest_pid, 7);
+		T_EQ_I64(c0->own_ns, 2 * MS);
+		T_CHECK(lat_sched_cpu_silent(c1));
+		T_EQ_I64(c1->own_ns, 2 * MS);
+		T_EQ_I64(c1->foreign_ns, 0);
+	}
+	lat_sched_state_destroy(&st);
+}
+
+/* A window zeroes the counts but keeps the state; stale records. */
+static void test_window_and_unpaired(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	const struct lat_sched_thread *t;
+	uint64_t ts = 1000 * MS;
+
+	T_EQ_I64(lat_sched_state_init(&st, false, false, NULL, 0), 0);
+	sw(&st, ts, 0, 0, 0, false, 100, "task100");
+	sw(&st, ts += 1 * MS, 0, 100, 1, false, 0, "swapper/0");
+	lat_sched_state_reset(&st, ts + 1 * MS);
+	/* blocked across the window start: counted from it */
+	wake(&st, ts += 3 * MS, 100);
+	wake(&st, ts += 1 * US, 100);   /* second wakeup: the first counts */
+	sw(&st, ts += 9 * US, 0, 0, 0, false, 100, "task100");
+	wake(&st, ts += 1 * US, 100);   /* still on its CPU: unpaired */
+	wake(&st, ts - 5 * US, 100);    /* before its last switch: stale */
+	lat_sched_state_finish(&st, ts + 1 * MS, &r);
+	T_EQ_I64(r.n_threads, 1);
+	t = lat_sched_find_thread(&r, 100);
+	T_CHECK(t != NULL);
+	if (t) {
+		T_EQ_I64(t->switches_vol, 0); /* before the window */
+		T_EQ_I64(t->blocked_ns, 2 * MS);
+		T_EQ_I64(t->runnable_ns, 10 * US);
+		T_CHECK(t->rq_wakeup == NULL); /* totals only */
+	}
+	T_EQ_I64(r.total.rq_wakeup->total_count, 1);
+	T_EQ_I64(r.total.blocked->total_count, 1);
+	T_EQ_I64(r.unpaired, 2);
+	lat_sched_state_destroy(&st);
+}
+
+/* Interrupts on a watched CPU, and a CPU without any switch. */
+static void test_irqs(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	struct lat_sched_ev e = ev(LAT_SCHED_EV_IRQ, 1000 * MS, 3);
+	int cpu = 3;
+
+	T_EQ_I64(lat_sched_state_init(&st, false, true, &cpu, 1), 0);
+	e.arg = 2500;
+	e.arg2 = LAT_SCHED_IRQ_LOCAL_TIMER;
+	T_EQ_I64(lat_sched_state_feed(&st, &e), 0);
+	e.type = LAT_SCHED_EV_SOFTIRQ;
+	e.arg2 = 1; /* TIMER */
+	T_EQ_I64(lat_sched_state_feed(&st, &e), 0);
+	lat_sched_state_finish(&st, 1001 * MS, &r);
+	T_EQ_I64(r.n_cpus, 1);
+	T_EQ_I64(r.cpus[0].irq_count[LAT_SCHED_IRQ_LOCAL_TIMER], 1);
+	T_EQ_I64(r.cpus[0].irq_ns[LAT_SCHED_IRQ_LOCAL_TIMER], 2500);
+	T_EQ_I64(r.cpus[0].softirq_count[1], 1);
+	T_CHECK(lat_sched_cpu_silent(&r.cpus[0]));
+	T_EQ_I64(r.cpus[0].unknown_ns, 1001 * MS); /* from 0, no switch */
+	T_EQ_I64(st.cpu[0].irqs.n, 2);
+	T_CHECK(!strcmp(lat_sched_softirq_name(1), "TIMER"));
+	T_CHECK(!strcmp(lat_sched_softirq_name(42), "?"));
+	lat_sched_state_destroy(&st);
+}
+
+/* Many threads: the table grows and every one is found again. */
+static void test_many_threads(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	uint32_t tid;
+
+	T_EQ_I64(lat_sched_state_init(&st, false, false, NULL, 0), 0);
+	for (tid = 1000; tid < 1500; tid++)
+		wake(&st, 1000 * MS + tid, tid);
+	lat_sched_state_finish(&st, 2000 * MS, &r);
+	T_EQ_I64(r.n_threads, 500);
+	T_CHECK(lat_sched_find_thread(&r, 1499) != NULL);
+	T_CHECK(lat_sched_find_thread(&r, 1500) == NULL);
+	T_EQ_I64(r.total.wakeups, 500);
+	lat_sched_state_destroy(&st);
+}
+
+int main(void)
+{
+	test_sleeps();
+	test_preempt_and_cpu();
+	test_window_and_unpaired();
+	test_irqs();
+	test_many_threads();
+	T_DONE();
+}
