@@ -123,26 +123,20 @@ static void fill_row(struct mode_row *m)
 	m->max = lat_hist_max(m->h);
 }
 
-/*
- * The sentence under the table, from the numbers: does the closed loop's
- * tail hide the stall that the open loop (and the correction) show?
- */
+/* The sentence under the table: lat_co_judge's finding, in words. */
 static void verdict(char *buf, size_t len, const struct co_opts *o,
 		    const struct mode_row *closed, const struct mode_row *corr,
 		    const struct mode_row *open,
-		    const struct lat_co_closed_stats *st)
+		    const struct lat_co_closed_stats *st,
+		    const struct lat_co_verdict *v)
 {
 	char cq[LAT_FMT_LEN], op99[LAT_FMT_LEN], cr99[LAT_FMT_LEN];
-	const char *pct = NULL;
-	/* requests due during the stall: the ones a closed loop holds back */
-	double held = o->cfg.stall_ns * o->cfg.rate_per_s / 1e9;
 	char stall[LAT_FMT_LEN], late[LAT_FMT_LEN], cmax[LAT_FMT_LEN];
 	char omax[LAT_FMT_LEN], maxes[200];
 
 	lat_fmt_ns(cmax, sizeof(cmax), (double)closed->max);
 	lat_fmt_ns(omax, sizeof(omax), (double)open->max);
-	/* the stalled request itself is seen by every mode: the max */
-	if (open->max <= closed->max + closed->max / 5)
+	if (v->max_agrees)
 		snprintf(maxes, sizeof(maxes), "The max is the stalled "
 			 "request itself, so every mode agrees on it (%s vs "
 			 "%s): the max alone cannot reveal the omission.",
@@ -156,33 +150,29 @@ static void verdict(char *buf, size_t len, const struct co_opts *o,
 	lat_fmt_ns(cr99, sizeof(cr99), (double)corr->p99);
 	lat_fmt_ns(stall, sizeof(stall), o->cfg.stall_ns);
 	lat_fmt_ns(late, sizeof(late), (double)st->max_send_delay_ns);
-	/* quote the highest closed-loop percentile that looks healthy */
-	if (closed->p999 * 10 < open->p99) {
-		pct = "99.9%";
-		lat_fmt_ns(cq, sizeof(cq), (double)closed->p999);
-	} else if (closed->p99 * 10 < open->p99) {
-		pct = "99%";
-		lat_fmt_ns(cq, sizeof(cq), (double)closed->p99);
-	}
-	if (pct) {
+	switch (v->finding) {
+	case LAT_CO_OMISSION:
+		lat_fmt_ns(cq, sizeof(cq), (double)v->healthy_ns);
 		snprintf(buf, len,
-			 "The closed loop says %s of requests took at most "
+			 "The closed loop says %g%% of requests took at most "
 			 "%s, yet a user sending on schedule saw a p99 of %s: "
 			 "during the %s stall the closed-loop client stopped "
 			 "sending, so the %" PRIu64 " requests it held back "
 			 "(up to %s late) never had their wait measured - "
 			 "coordinated omission; the correction puts them back "
-			 "(p99 %s). %s", pct, cq, op99, stall, st->sent_late,
-			 late, cr99, maxes);
-	} else if (held * 100 < (double)o->cfg.requests) {
+			 "(p99 %s). %s", v->healthy_pct, cq, op99, stall,
+			 st->sent_late, late, cr99, maxes);
+		break;
+	case LAT_CO_STALL_TOO_SHORT:
 		snprintf(buf, len,
 			 "Here the open-loop p99 (%s) is within 10x of the "
 			 "closed loop's: the %s stall spans only %.0f send "
 			 "intervals, under 1%% of %" PRIu64 " requests, too "
 			 "few to move p99; a longer --stall or higher --rate "
-			 "shows coordinated omission.", op99, stall, held,
-			 o->cfg.requests);
-	} else {
+			 "shows coordinated omission.", op99, stall,
+			 v->held_back, o->cfg.requests);
+		break;
+	case LAT_CO_TAIL_FILLED:
 		lat_fmt_ns(cq, sizeof(cq), (double)closed->p99);
 		snprintf(buf, len,
 			 "Here even the closed loop's p99 (%s) is near the "
@@ -191,6 +181,7 @@ static void verdict(char *buf, size_t len, const struct co_opts *o,
 			 "loop's tail, so the comparison shows little; more "
 			 "--requests separates them.", cq, op99,
 			 o->cfg.requests);
+		break;
 	}
 }
 
@@ -238,7 +229,8 @@ static void print_row(const struct mode_row *m)
 
 static void print_json(const struct co_opts *o, const struct mode_row *rows,
 		       const struct lat_co_closed_stats *st,
-		       const struct lat_clock_cal *cal, const char *text)
+		       const struct lat_clock_cal *cal, const char *text,
+		       const struct lat_co_verdict *v)
 {
 	struct lat_json j;
 
@@ -274,6 +266,15 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	lat_json_uint(&j, "cpu_ns", st->cpu_ns);
 	lat_json_double(&j, "cpu_share", cpu_share(st));
 	lat_json_str(&j, "verdict", text);
+	lat_json_obj_begin(&j, "finding");
+	lat_json_str(&j, "kind", lat_co_finding_name(v->finding));
+	lat_json_double_if(&j, "healthy_pct", v->finding == LAT_CO_OMISSION,
+			   v->healthy_pct);
+	lat_json_double_if(&j, "healthy_ns", v->finding == LAT_CO_OMISSION,
+			   (double)v->healthy_ns);
+	lat_json_double(&j, "held_back", v->held_back);
+	lat_json_bool(&j, "max_agrees", v->max_agrees);
+	lat_json_obj_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "internal error writing JSON");
@@ -299,6 +300,7 @@ static int co_main(int argc, char **argv)
 		{ .key = "corrected", .label = "closed, corrected", .h = &h[2] },
 	};
 	struct lat_co_closed_stats st;
+	struct lat_co_verdict v;
 	struct lat_clock_cal cal;
 	char text[768], svc[LAT_FMT_LEN], stall[LAT_FMT_LEN];
 	char rate[LAT_FMT_LEN], note[256];
@@ -337,9 +339,10 @@ static int co_main(int argc, char **argv)
 				     h[i].overflow_count);
 		fill_row(&rows[i]);
 	}
-	verdict(text, sizeof(text), &o, &rows[0], &rows[2], &rows[1], &st);
+	lat_co_judge(&o.cfg, &h[0], &h[1], &v);
+	verdict(text, sizeof(text), &o, &rows[0], &rows[2], &rows[1], &st, &v);
 	if (o.json) {
-		print_json(&o, rows, &st, &cal, text);
+		print_json(&o, rows, &st, &cal, text, &v);
 	} else {
 		lat_fmt_ns(svc, sizeof(svc), o.cfg.service_ns);
 		lat_fmt_ns(stall, sizeof(stall), o.cfg.stall_ns);

@@ -67,6 +67,18 @@ static void test_run(void)
 	T_EQ_I64(lat_co_write_svg(f, &c, &closed, &corrected, &open), 0);
 	fclose(f);
 	T_CHECK(svg && strstr(svg, "<svg") && strstr(svg, "</svg>"));
+	/* the judgement is consistent with the numbers it came from */
+	{
+		struct lat_co_verdict v;
+
+		lat_co_judge(&c, &closed, &open, &v);
+		T_NEAR(v.held_back, STALL_NS * 10000 / 1e9, 1e-9);
+		if (v.finding == LAT_CO_OMISSION)
+			T_CHECK(v.healthy_ns * 10 <
+				lat_hist_value_at_percentile(&open, 99));
+		T_EQ_I64(v.max_agrees, lat_hist_max(&open) <=
+			 lat_hist_max(&closed) + lat_hist_max(&closed) / 5);
+	}
 	free(svg);
 	lat_hist_destroy(&closed);
 	lat_hist_destroy(&corrected);

@@ -105,4 +105,36 @@ int lat_co_write_svg(FILE *out, const struct lat_co_config *cfg,
 		     const struct lat_hist *corrected,
 		     const struct lat_hist *open);
 
+/* What one run shows, judged from its numbers (lat_co_judge). */
+enum lat_co_finding {
+	LAT_CO_OMISSION,        /* the closed loop's tail looks healthy
+				 * (at p99.9 or p99) where the open loop's
+				 * p99 is over 10x worse: coordinated
+				 * omission, shown */
+	LAT_CO_STALL_TOO_SHORT, /* the stall spans under 1% of the
+				 * requests' send intervals: too few to
+				 * move p99 */
+	LAT_CO_TAIL_FILLED,     /* even the closed loop's p99 is near the
+				 * open loop's: the stall or other delays
+				 * fill its tail */
+};
+
+struct lat_co_verdict {
+	enum lat_co_finding finding;
+	double healthy_pct;     /* LAT_CO_OMISSION: 99.9 or 99, the highest
+				 * closed-loop percentile that hides it */
+	int64_t healthy_ns;     /* the closed loop's value there */
+	double held_back;       /* requests due during the stall */
+	bool max_agrees;        /* open max within 20% of closed max: the
+				 * max alone cannot reveal the omission */
+};
+
+/* Judge one run's three histograms. Pure; no allocation. */
+void lat_co_judge(const struct lat_co_config *cfg,
+		  const struct lat_hist *closed, const struct lat_hist *open,
+		  struct lat_co_verdict *v);
+
+/* "omission", "stall_too_short", "tail_filled": stable names for JSON. */
+const char *lat_co_finding_name(enum lat_co_finding f);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "latlab/co.h"
@@ -147,4 +148,47 @@ int lat_co_run(const struct lat_co_config *cfg,
 	if (st)
 		*st = local;
 	return rc;
+}
+
+void lat_co_judge(const struct lat_co_config *cfg,
+		  const struct lat_hist *closed, const struct lat_hist *open,
+		  struct lat_co_verdict *v)
+{
+	int64_t c999 = lat_hist_value_at_percentile(closed, 99.9);
+	int64_t c99 = lat_hist_value_at_percentile(closed, 99);
+	int64_t o99 = lat_hist_value_at_percentile(open, 99);
+	int64_t cmax = lat_hist_max(closed), omax = lat_hist_max(open);
+
+	memset(v, 0, sizeof(*v));
+	/* requests due during the stall: the ones a closed loop holds back */
+	v->held_back = cfg->stall_ns * cfg->rate_per_s / 1e9;
+	/* the stalled request itself is seen by every mode: the max */
+	v->max_agrees = omax <= cmax + cmax / 5;
+	/* quote the highest closed-loop percentile that looks healthy */
+	if (c999 * 10 < o99) {
+		v->finding = LAT_CO_OMISSION;
+		v->healthy_pct = 99.9;
+		v->healthy_ns = c999;
+	} else if (c99 * 10 < o99) {
+		v->finding = LAT_CO_OMISSION;
+		v->healthy_pct = 99;
+		v->healthy_ns = c99;
+	} else if (v->held_back * 100 < (double)cfg->requests) {
+		v->finding = LAT_CO_STALL_TOO_SHORT;
+	} else {
+		v->finding = LAT_CO_TAIL_FILLED;
+	}
+}
+
+const char *lat_co_finding_name(enum lat_co_finding f)
+{
+	switch (f) {
+	case LAT_CO_OMISSION:
+		return "omission";
+	case LAT_CO_STALL_TOO_SHORT:
+		return "stall_too_short";
+	case LAT_CO_TAIL_FILLED:
+		return "tail_filled";
+	}
+	return "?";
 }
