@@ -35,6 +35,28 @@ static bool same_file(const struct stat *a, const char *path)
 	       a->st_ino == b.st_ino;
 }
 
+/*
+ * Two names for one file that may not exist yet ("x" and "./x"): the
+ * same directory (by device and inode) and the same last component.
+ */
+static bool same_name(const char *x, const char *y)
+{
+	char dx[PATH_MAX], dy[PATH_MAX], bx[PATH_MAX], by[PATH_MAX];
+	struct stat a, b;
+
+	if (!strcmp(x, y))
+		return true;
+	if (strlen(x) >= sizeof(dx) || strlen(y) >= sizeof(dy))
+		return false;
+	strcpy(dx, x);
+	strcpy(bx, x);
+	strcpy(dy, y);
+	strcpy(by, y);
+	return !strcmp(basename(bx), basename(by)) &&
+	       !stat(dirname(dx), &a) && !stat(dirname(dy), &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role)
 {
@@ -58,7 +80,7 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 				    "%s", flag, path, d, strerror(errno));
 	/* an output not created yet is only known by its name */
 	for (int i = 0; i < n; i++)
-		if (others[i] && !strcmp(path, others[i]))
+		if (others[i] && same_name(path, others[i]))
 			cli_usage_error(cmd, "%s '%s' is %s; refusing to "
 					    "overwrite it", flag, path, role);
 	if (stat(path, &st))
