@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pipeline_sched.h"
 #include "profile.h"
 #include "out_file.h"
 #include "latlab/cgroup.h"
@@ -73,6 +74,9 @@ static const char usage[] =
 "  --profile <dir>      on- and off-CPU flame graphs of the run, one root\n"
 "                       frame per thread (see latlab profile): <dir>/\n"
 "                       oncpu.svg, offcpu.svg and their .folded stacks\n"
+"  --sched              trace the scheduler around the run (eBPF; see\n"
+"                       latlab sched) and say why the events above p99.9\n"
+"                       were slow: time by cause, the tasks named\n"
 "\n"
 "counters and flight recorder:\n"
 "  --no-counters        skip the per-hot-thread counters (task-clock,\n"
@@ -126,7 +130,7 @@ enum {
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
 	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
-	OPT_SVG,
+	OPT_SVG, OPT_SCHED,
 	OPT_WORK_DIST,
 	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
 	OPT_PROFILE,
@@ -153,6 +157,7 @@ static const struct option options[] = {
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "no-stamps", no_argument, NULL, OPT_NO_STAMPS },
+	{ "sched", no_argument, NULL, OPT_SCHED },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
 	{ "share-line", no_argument, NULL, OPT_SHARE_LINE },
 	{ "noise", no_argument, NULL, OPT_NOISE },
@@ -173,6 +178,7 @@ struct args {
 	double duration_ns;
 	const char *cpus, *hlog_path, *hgrm_dir, *flight_out, *svg;
 	const char *profile_dir;
+	bool sched;
 	struct lat_instr_opts instr;
 	bool flight_post_set, interval_set, seed_set;
 	bool quota_set, period_set, burst_set;
@@ -280,6 +286,9 @@ static void parse_one(struct args *a, int c, char **argv)
 		break;
 	case OPT_PROFILE:
 		a->profile_dir = optarg;
+		break;
+	case OPT_SCHED:
+		a->sched = true;
 		break;
 	case OPT_HGRM:
 		a->hgrm_dir = optarg;
@@ -561,13 +570,16 @@ static bool watch(void *ctx, uint64_t done, double t)
 }
 
 static void print(const struct args *a, struct lat_instr *in,
-		  const struct lat_pipe_result *r, int sig)
+		  const struct lat_pipe_result *r, int sig,
+		  const struct lat_sched_attr *sched)
 {
 	struct lat_json j;
 
 	if (!a->json) {
 		lat_pipe_print_table(stdout, r);
 		lat_instr_print_counters(stdout, in, r);
+		if (sched)
+			lat_sched_attr_print(stdout, sched, r);
 		return;
 	}
 	lat_json_init(&j, stdout);
@@ -575,6 +587,8 @@ static void print(const struct args *a, struct lat_instr *in,
 	lat_json_str(&j, "command", CMD);
 	lat_pipe_write_json(&j, r);
 	lat_instr_write_json(&j, in, r);
+	if (sched)
+		lat_sched_attr_write_json(&j, sched, r);
 	if (a->hlog_path)
 		lat_json_str(&j, "hlog", a->hlog_path);
 	if (a->hgrm_dir)
@@ -648,6 +662,7 @@ static int pipeline_main(int argc, char **argv)
 {
 	static struct lat_instr in; /* perf state per hot thread: large */
 	struct lat_prof_self *prof = NULL;
+	struct lat_sched_attr *sched = NULL;
 	FILE *flight = NULL;
 	struct args a = { .events_set = false };
 	struct lat_pipe_result r;
@@ -681,6 +696,9 @@ static int pipeline_main(int argc, char **argv)
 	if (rc)
 		cli_fail(CMD, "cannot set up counters and flight recorder: "
 			     "%s", lat_strerror(rc));
+	if (a.sched) /* after instr: it chains to instr's hooks */
+		sched = cli_sched_begin(CMD, &a.cfg,
+					a.instr.flight ? &in.flight : NULL);
 	warn_oversubscribed(&a);
 	cli_catch_stop_signals();
 	w.cfg = &a.cfg;
@@ -695,9 +713,11 @@ static int pipeline_main(int argc, char **argv)
 	if (rc && !r.n_deltas)
 		cli_fail(CMD, "cannot start the pipeline: %s",
 			     lat_strerror(rc));
+	if (sched)
+		cli_sched_end(CMD, sched, &r);
 	sig = w.sig ? w.sig : cli_stop_signal();
 	warn_work(&r.work);
-	print(&a, &in, &r, sig);
+	print(&a, &in, &r, sig, sched);
 	dump_flight(&a, &in, flight);
 	if (hlog && fclose(hlog) && !rc)
 		rc = -EIO;
@@ -715,6 +735,7 @@ static int pipeline_main(int argc, char **argv)
 	if (!r.exact)
 		cli_fail(CMD, "accounting is not exact: this is a bug");
 	lat_pipe_result_destroy(&r);
+	lat_sched_attr_free(sched);
 	lat_instr_destroy(&in);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }

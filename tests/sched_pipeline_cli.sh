@@ -1,0 +1,49 @@
+# Description: latlab pipeline --sched: the probe around a short run, the
+# attribution of the events above p99.9 (causes add up to their time, the
+# named share, no ring-buffer loss), the flight recorder's window explained
+# when --freeze-above fires, and the text table. Skips, with the reason,
+# when the probe cannot run here.
+. "$(dirname "$0")/t_lib.sh"
+
+"$LATLAB" pipeline --sched --events 2000 >"$T_TMP/avail" 2>&1
+if grep -q 'probe unavailable' "$T_TMP/avail"; then
+	skip "$(grep -o 'probe unavailable: .*' "$T_TMP/avail" | head -1)"
+fi
+expect_exit 2 "$LATLAB" pipeline --sched --no-stamps --events 1000
+expect_one_line_error
+
+# 50,000 events: 50 above p99.9. A stall of stage 1 on event 20,000 makes
+# the flight recorder freeze around it (or earlier: this machine is shared
+# and an e2e above 1 ms may come first).
+expect_exit 0 "$LATLAB" pipeline --sched --events 50000 --rate 100000 \
+	--stall-at 20000:2ms --freeze-above 1ms --flight-post 32 --json
+json_has "$T_TMP/out" sched.ran sched.threshold_ns sched.above_p999.causes \
+	sched.probe.lost sched.flight_window.events sched.clock_pairs
+python3 - "$T_TMP/out" <<'PY' || fail "pipeline --sched attribution: $(head -c 600 "$T_TMP/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["sched"]
+a = s["above_p999"]
+assert s["ran"], s
+assert s["probe"]["lost"] == 0 and s["probe"]["missed"] == 0, s["probe"]
+assert a["events"] >= 1, a
+# every nanosecond of their time is given to exactly one cause
+assert sum(c["ns"] for c in a["causes"]) == a["total_ns"], a
+# and the events are the run's slowest: each above the threshold
+assert all(w["e2e_ns"] > s["threshold_ns"] for w in s["worst"]), s["worst"]
+# the recorder's window, explained: the same events it kept
+f = r["flight"]
+w = s["flight_window"]
+assert f["state"] == "frozen", f
+assert w["events"] == f["window"], (w["events"], f["window"])
+assert s["flight_first_seq"] <= f["trigger"]["seq"] <= s["flight_last_seq"], (s, f["trigger"])
+assert sum(c["ns"] for c in w["causes"]) == w["total_ns"], w
+assert s["clock_pairs"] >= 2 and abs(s["mono_vs_raw_ppm"]) < 1000, s
+print("above p99.9: %d events, named %.1f%%" % (a["events"], 100 * a["named_share"]))
+PY
+
+expect_exit 0 "$LATLAB" pipeline --sched --events 20000
+grep -q '^sched: [0-9]* events above p99.9' "$T_TMP/out" || fail "no attribution table: $(tail -5 "$T_TMP/out")"
+grep -q '^  covered by named causes: ' "$T_TMP/out" || fail "no coverage line"
+grep -q '^sched: probe .*, 0 lost' "$T_TMP/out" || fail "probe accounting: $(grep '^sched: probe' "$T_TMP/out")"
+done_
