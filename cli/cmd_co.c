@@ -22,6 +22,44 @@
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
 #define CO_HIST_MAX 3600000000000ll
 
+static const char usage[] =
+"latlab co: make the benchmark lie (coordinated omission)\n"
+"\n"
+"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
+"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
+"                 [--json] [--svg <file>]\n"
+"\n"
+"A toy service does --service of work per request; request --stall-at\n"
+"stalls for --stall more. Requests are due on a fixed schedule at\n"
+"--rate. One run, three measurements: the closed loop (latency from\n"
+"the client's actual send; it waits for each reply), the open loop\n"
+"(latency from the intended send time) and the closed loop corrected\n"
+"with the histogram's expected interval 1/rate. One thread: the\n"
+"arrivals come from the schedule, so no generator thread can be late.\n"
+"\n"
+"options:\n"
+"  -n, --requests <n>  requests (default 10000)\n"
+"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
+"                      rate x service must stay below 1\n"
+"  -s, --service <t>   work per request (default 20us; bare number\n"
+"                      in us)\n"
+"  -S, --stall <t>     extra work of the stalled request (default\n"
+"                      50ms; bare number in ms; 0 for none)\n"
+"  --stall-at <i>      index of the stalled request (default n/2)\n"
+"  -c, --clock <c>     wall: real time, preemptions by other load\n"
+"                      included (default); cpu: the thread's CPU\n"
+"                      time, so only the injected stall stalls\n"
+"  --json              results as JSON on stdout\n"
+"  --svg <file>        the three measurements by percentile, one\n"
+"                      picture (x: percentile, log 1/(1-p); y: log)\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab co                          # the lesson, about 1 s\n"
+"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
+"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
+"  latlab co --clock cpu              # on a busy machine\n"
+"  latlab co --svg co.svg             # the lesson as a picture\n";
+
 struct co_opts {
 	struct lat_co_config cfg;
 	bool stall_at_set;
@@ -36,23 +74,25 @@ struct mode_row {
 	int64_t p50, p99, p999, max;
 };
 
+enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
+
+static const struct option options[] = {
+	{ "requests", required_argument, NULL, 'n' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "service", required_argument, NULL, 's' },
+	{ "stall", required_argument, NULL, 'S' },
+	{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+	{ "clock", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse(int argc, char **argv, struct co_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
-	static const struct option longs[] = {
-		{ "requests", required_argument, NULL, 'n' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "service", required_argument, NULL, 's' },
-		{ "stall", required_argument, NULL, 'S' },
-		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+		int c;
 
-	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->cfg.requests = cli_u64(CMD, "--requests", optarg,
@@ -372,42 +412,6 @@ static int co_main(int argc, char **argv)
 const struct cli_cmd cli_cmd_co = {
 	.name = "co",
 	.summary = "coordinated omission: one stall, three measurements",
-	.usage =
-	"latlab co: make the benchmark lie (coordinated omission)\n"
-	"\n"
-	"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
-	"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
-	"                 [--json] [--svg <file>]\n"
-	"\n"
-	"A toy service does --service of work per request; request --stall-at\n"
-	"stalls for --stall more. Requests are due on a fixed schedule at\n"
-	"--rate. One run, three measurements: the closed loop (latency from\n"
-	"the client's actual send; it waits for each reply), the open loop\n"
-	"(latency from the intended send time) and the closed loop corrected\n"
-	"with the histogram's expected interval 1/rate. One thread: the\n"
-	"arrivals come from the schedule, so no generator thread can be late.\n"
-	"\n"
-	"options:\n"
-	"  -n, --requests <n>  requests (default 10000)\n"
-	"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
-	"                      rate x service must stay below 1\n"
-	"  -s, --service <t>   work per request (default 20us; bare number\n"
-	"                      in us)\n"
-	"  -S, --stall <t>     extra work of the stalled request (default\n"
-	"                      50ms; bare number in ms; 0 for none)\n"
-	"  --stall-at <i>      index of the stalled request (default n/2)\n"
-	"  -c, --clock <c>     wall: real time, preemptions by other load\n"
-	"                      included (default); cpu: the thread's CPU\n"
-	"                      time, so only the injected stall stalls\n"
-	"  --json              results as JSON on stdout\n"
-	"  --svg <file>        the three measurements by percentile, one\n"
-	"                      picture (x: percentile, log 1/(1-p); y: log)\n"
-	"\n"
-	"EXAMPLES:\n"
-	"  latlab co                          # the lesson, about 1 s\n"
-	"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
-	"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
-	"  latlab co --clock cpu              # on a busy machine\n"
-	"  latlab co --svg co.svg             # the lesson as a picture\n",
+	.usage = usage,
 	.run = co_main,
 };

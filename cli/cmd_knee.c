@@ -30,7 +30,7 @@ static const char usage[] =
 "                   [--work-dist <d>[,<d>...]] [--point-time <time>]\n"
 "                   [--arrivals poisson|fixed] [--seed <n>] [--customers <n>]\n"
 "                   [--knee-slope <k>] [--svg <file>] [--hlog-dir <dir>]\n"
-"                   [--force] [--json]\n"
+"                   [--nice <n>] [--force] [--json]\n"
 "\n"
 "Stage 1 of the pipeline (producer -> stage 1 -> consumer) is the queue.\n"
 "First the wake-up floor is measured (the p50 time for the idle stage to\n"

@@ -343,19 +343,34 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
-/* The frames whose share changed, for --diff --json. */
+/* The frames whose share changed, for --diff --json: what the colours say. */
 static void diff_json(const struct lat_prof_folded *b,
 		      const struct lat_prof_folded *a)
 {
+	struct lat_prof_change *c;
 	struct lat_json j;
+	size_t n;
+	int rc = lat_prof_diff_changes(b, a, &c, &n);
 
+	if (rc)
+		cli_fail(CMD, "comparing: %s", lat_strerror(rc));
 	lat_json_init(&j, stdout);
 	lat_json_obj_begin(&j, NULL);
 	lat_json_uint(&j, "before_total", b->total);
 	lat_json_uint(&j, "after_total", a->total);
 	lat_json_uint(&j, "before_stacks", b->n);
 	lat_json_uint(&j, "after_stacks", a->n);
+	lat_json_arr_begin(&j, "changed");
+	for (size_t i = 0; i < n; i++) {
+		lat_json_obj_begin(&j, NULL);
+		lat_json_str(&j, "frames", c[i].frames);
+		lat_json_double(&j, "before_share", c[i].before_share);
+		lat_json_double(&j, "after_share", c[i].after_share);
+		lat_json_obj_end(&j);
+	}
+	lat_json_arr_end(&j);
 	lat_json_obj_end(&j);
+	lat_prof_changes_free(c, n);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "JSON output failed");
 	printf("\n");

@@ -49,9 +49,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out = open_memstream(&svg, &svg_len);
 	if (out && f.total) {
+		struct lat_prof_change *c;
+		size_t n;
+
 		if (lat_prof_svg_write(&f, &o, out) ||
 		    lat_prof_svg_write_diff(&f, &f, &o, out))
 			abort();
+		/* a profile against itself changed nowhere */
+		if (lat_prof_diff_changes(&f, &f, &c, &n) || n)
+			abort();
+		lat_prof_changes_free(c, n);
 	}
 	if (out)
 		fclose(out);

@@ -33,6 +33,7 @@ grep -q 'exact D/M/1: W_q = 4.1787 τ' "$T_TMP/out" || fail "no exact D/M/1 wait
 # A short real sweep; --force because a loaded machine may measure a
 # floor above the 20us / 20 this work allows.
 mkdir "$T_TMP/h"
+ag_before=$(cat /proc/self/autogroup 2>/dev/null)
 expect_exit 0 $K --rho-list 0.3,0.6 --point-time 300ms --work-ns 30us \
 	--customers 20000 --force --json --hlog-dir "$T_TMP/h" --svg "$T_TMP/k.svg"
 cp "$T_TMP/out" "$T_TMP/k.json"
@@ -51,6 +52,9 @@ for p in r["points"]:
     assert p["wait"]["p50_ns"] <= p["wait"]["p99_ns"] <= p["wait"]["p999_ns"]
 assert d["signal"] == 0
 PY
+# the session's autogroup weight (nice -20 during the sweep) is given back
+[ "$(cat /proc/self/autogroup 2>/dev/null)" = "$ag_before" ] ||
+	fail "autogroup not restored: '$ag_before' -> '$(cat /proc/self/autogroup)'"
 n=$(find "$T_TMP/h" -name 'knee-det-rho*.hlog' | wc -l)
 [ "$n" -eq 2 ] || fail "expected 2 .hlog files, got $n"
 "$LATLAB" report "$T_TMP/h/knee-det-rho0.300.hlog" >/dev/null 2>&1 ||
@@ -60,7 +64,7 @@ grep -q 'Kingman' "$T_TMP/k.svg" || fail "SVG lacks the Kingman curve"
 
 # SIGINT during the sweep: the finished points are kept, exit 130.
 $K --rho-list 0.3,0.4,0.5,0.6 --point-time 2s --work-ns 30us --force \
-	--customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
+	--nice 0 --customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
 pid=$!
 sleep 3
 kill -INT $pid

@@ -83,6 +83,15 @@ if errs:
     print("\n".join(errs), file=sys.stderr)
     sys.exit(1)
 PY
+# the same, as data: exactly the two changed frames, largest change first
+python3 - "$T_TMP/out" <<'PY' || fail "diff json: $(cat "$T_TMP/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ch = [(c["frames"], round(c["before_share"], 6), round(c["after_share"], 6)) for c in d["changed"]]
+assert d["before_total"] == 100 and d["after_total"] == 200, d
+assert sorted(ch) == [("main;compute;kernel_a", 0.3, 0.2),
+                      ("main;compute;kernel_b", 0.1, 0.2)], ch
+PY
 
 # --- a command with a known split, profiled from its exec ------------------
 if [ ! -x "$HOT" ]; then

@@ -170,6 +170,24 @@ int lat_prof_svg_write_diff(const struct lat_prof_folded *before,
 			    const struct lat_prof_folded *after,
 			    const struct lat_prof_svg_opts *o, FILE *out);
 
+/* A frame whose share of the total changed between two profiles. */
+struct lat_prof_change {
+	char *frames;           /* its path from the root, ';'-separated */
+	double before_share;    /* inclusive weight / total, 0..1 */
+	double after_share;
+};
+
+/*
+ * Every frame of @before and @after whose share changed (the frames a
+ * differential graph colours), largest change first, into a new array
+ * *@out of *@n entries (free with lat_prof_changes_free). Returns 0,
+ * -EINVAL (either profile empty) or -ENOMEM.
+ */
+int lat_prof_diff_changes(const struct lat_prof_folded *before,
+			  const struct lat_prof_folded *after,
+			  struct lat_prof_change **out, size_t *n);
+void lat_prof_changes_free(struct lat_prof_change *v, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* On-CPU sampling                                                     */
 /* ------------------------------------------------------------------ */
