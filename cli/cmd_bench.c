@@ -15,6 +15,33 @@
 
 #define CMD "bench"
 
+static const char usage[] =
+"latlab bench: make a microbenchmark lie, then distrust it\n"
+"\n"
+"usage: latlab bench [--reps <n>] [--iters <n>] [--quick] [--json]\n"
+"\n"
+"Times a loop whose result is unused (the compiler deletes it) next\n"
+"to the same loop kept alive by an optimization barrier; the SPSC\n"
+"ring's push+pop on one thread; and across two threads pinned to\n"
+"different cores (placement printed): one-way handoff latency and\n"
+"throughput, single and batched. A cache-line ping-pong floor is\n"
+"measured on the same CPUs in the same rounds; a latency below it\n"
+"is printed as implausible, not reported. Each figure is the median\n"
+"of several rounds with min and max; one warm-up round is dropped.\n"
+"\n"
+"options:\n"
+"  -r, --reps <n>    rounds per figure, 1..64 (default 7; 3 with\n"
+"                    --quick)\n"
+"  -n, --iters <n>   messages per throughput round (default 2M;\n"
+"                    100k with --quick); handoffs use n/50\n"
+"  --quick           small counts, for tests and a first look\n"
+"  --json            results as JSON on stdout\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab bench                   # the full run, ~a minute\n"
+"  latlab bench --quick --json    # a few seconds, for scripts\n"
+"  taskset -c 2,3 latlab bench    # choose the two CPUs yourself\n";
+
 struct opts {
 	unsigned reps;
 	uint64_t iters;     /* messages per cross-thread throughput round */
@@ -82,20 +109,22 @@ static void dce_verdict(char *buf, size_t len, const struct lat_bench_figure *de
 			 "nothing.", d, k);
 }
 
+enum { OPT_JSON = 256, OPT_QUICK };
+
+static const struct option options[] = {
+	{ "reps", required_argument, NULL, 'r' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_JSON = 256, OPT_QUICK };
-	static const struct option longs[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool reps_set = false, iters_set = false;
+		bool reps_set = false, iters_set = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":r:n:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:n:", options, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->reps = (unsigned)cli_u64(CMD, "--reps", optarg,
@@ -242,6 +271,8 @@ static int bench_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	fprintf(stderr, "latlab bench: %u rounds per figure (+1 warm-up)\n",
 		o.reps);
 	rc = lat_bench_suite_run(&s, o.reps, o.iters, o.quick);
@@ -259,31 +290,6 @@ static int bench_main(int argc, char **argv)
 const struct cli_cmd cli_cmd_bench = {
 	.name = "bench",
 	.summary = "microbenchmark traps: dead code, the ring, the floor",
-	.usage =
-	"latlab bench: make a microbenchmark lie, then distrust it\n"
-	"\n"
-	"usage: latlab bench [--reps <n>] [--iters <n>] [--quick] [--json]\n"
-	"\n"
-	"Times a loop whose result is unused (the compiler deletes it) next\n"
-	"to the same loop kept alive by an optimization barrier; the SPSC\n"
-	"ring's push+pop on one thread; and across two threads pinned to\n"
-	"different cores (placement printed): one-way handoff latency and\n"
-	"throughput, single and batched. A cache-line ping-pong floor is\n"
-	"measured on the same CPUs in the same rounds; a latency below it\n"
-	"is printed as implausible, not reported. Each figure is the median\n"
-	"of several rounds with min and max; one warm-up round is dropped.\n"
-	"\n"
-	"options:\n"
-	"  -r, --reps <n>    rounds per figure, 1..64 (default 7; 3 with\n"
-	"                    --quick)\n"
-	"  -n, --iters <n>   messages per throughput round (default 2M;\n"
-	"                    100k with --quick); handoffs use n/50\n"
-	"  --quick           small counts, for tests and a first look\n"
-	"  --json            results as JSON on stdout\n"
-	"\n"
-	"EXAMPLES:\n"
-	"  latlab bench                   # the full run, ~a minute\n"
-	"  latlab bench --quick --json    # a few seconds, for scripts\n"
-	"  taskset -c 2,3 latlab bench    # choose the two CPUs yourself\n",
+	.usage = usage,
 	.run = bench_main,
 };

@@ -18,6 +18,34 @@
 #define CALIBRATIONS 3
 #define MAX_WARNINGS 8
 
+static const char usage[] =
+"latlab clock: own the cycle clock\n"
+"\n"
+"Calibrates the cycle counter (TSC / cntvct_el0) three times against\n"
+"CLOCK_MONOTONIC_RAW, measures its drift, what one read of each kind\n"
+"costs (p50/p99 of back-to-back pairs), and whether the counter is\n"
+"invariant, i.e. whether cycles are time at all.\n"
+"\n"
+"usage: latlab clock [--drift-seconds <s>] [--calib-ms <ms>]\n"
+"                    [--pairs <n>] [--json]\n"
+"\n"
+"options:\n"
+"  --drift-seconds <s>  drift interval in seconds, 0.01..3600\n"
+"                       (default 3)\n"
+"  --calib-ms <ms>      length of each of the three calibrations,\n"
+"                       10..60000 (default 200)\n"
+"  --pairs <n>          back-to-back read pairs per kind of read,\n"
+"                       1000..50M, k/M suffixes (default 200k)\n"
+"  --json               print one JSON object instead of the report\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab clock                        # the full lab, ~4 s\n"
+"  latlab clock --drift-seconds 60     # is the ratio still right a "
+"minute later?\n"
+"  latlab clock --json | jq .read_cost # read costs for a script\n"
+"  latlab clock --calib-ms 20 --drift-seconds 0.5 --pairs 10k"
+"  # quick look\n";
+
 #if defined(__x86_64__)
 #define ARCH "x86_64"
 #elif defined(__aarch64__)
@@ -50,19 +78,21 @@ static void warn(struct clock_report *r, const char *text)
 		r->warnings[r->n_warnings++] = text;
 }
 
+enum { OPT_DRIFT = 256, OPT_CALIB, OPT_PAIRS, OPT_JSON };
+
+static const struct option options[] = {
+	{ "drift-seconds", required_argument, NULL, OPT_DRIFT },
+	{ "calib-ms", required_argument, NULL, OPT_CALIB },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse(int argc, char **argv, struct clock_opts *o)
 {
-	enum { OPT_DRIFT = 256, OPT_CALIB, OPT_PAIRS, OPT_JSON };
-	static const struct option longopts[] = {
-		{ "drift-seconds", required_argument, NULL, OPT_DRIFT },
-		{ "calib-ms", required_argument, NULL, OPT_CALIB },
-		{ "pairs", required_argument, NULL, OPT_PAIRS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+		int c;
 
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_DRIFT:
 			o->drift_s = cli_double(CMD, "--drift-seconds",
@@ -314,6 +344,8 @@ static int clock_main(int argc, char **argv)
 	static struct clock_report r;
 
 	parse(argc, argv, &o);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	collect(&o, &r);
 	if (o.json) {
 		/* Scripts read stdout; a person watching still sees these. */
@@ -331,32 +363,6 @@ static int clock_main(int argc, char **argv)
 const struct cli_cmd cli_cmd_clock = {
 	.name = "clock",
 	.summary = "own the cycle clock: calibration, drift, read cost",
-	.usage =
-	"latlab clock: own the cycle clock\n"
-	"\n"
-	"Calibrates the cycle counter (TSC / cntvct_el0) three times against\n"
-	"CLOCK_MONOTONIC_RAW, measures its drift, what one read of each kind\n"
-	"costs (p50/p99 of back-to-back pairs), and whether the counter is\n"
-	"invariant, i.e. whether cycles are time at all.\n"
-	"\n"
-	"usage: latlab clock [--drift-seconds <s>] [--calib-ms <ms>]\n"
-	"                    [--pairs <n>] [--json]\n"
-	"\n"
-	"options:\n"
-	"  --drift-seconds <s>  drift interval in seconds, 0.01..3600\n"
-	"                       (default 3)\n"
-	"  --calib-ms <ms>      length of each of the three calibrations,\n"
-	"                       10..60000 (default 200)\n"
-	"  --pairs <n>          back-to-back read pairs per kind of read,\n"
-	"                       1000..50M, k/M suffixes (default 200k)\n"
-	"  --json               print one JSON object instead of the report\n"
-	"\n"
-	"EXAMPLES:\n"
-	"  latlab clock                        # the full lab, ~4 s\n"
-	"  latlab clock --drift-seconds 60     # is the ratio still right a "
-	"minute later?\n"
-	"  latlab clock --json | jq .read_cost # read costs for a script\n"
-	"  latlab clock --calib-ms 20 --drift-seconds 0.5 --pairs 10k"
-	"  # quick look\n",
+	.usage = usage,
 	.run = clock_main,
 };

@@ -2,8 +2,10 @@
  * latlab co: make the benchmark lie (coordinated omission). One toy
  * service, one stall, one run, measured three ways; see latlab/co.h.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,44 @@
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
 #define CO_HIST_MAX 3600000000000ll
 
+static const char usage[] =
+"latlab co: make the benchmark lie (coordinated omission)\n"
+"\n"
+"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
+"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
+"                 [--json] [--svg <file>]\n"
+"\n"
+"A toy service does --service of work per request; request --stall-at\n"
+"stalls for --stall more. Requests are due on a fixed schedule at\n"
+"--rate. One run, three measurements: the closed loop (latency from\n"
+"the client's actual send; it waits for each reply), the open loop\n"
+"(latency from the intended send time) and the closed loop corrected\n"
+"with the histogram's expected interval 1/rate. One thread: the\n"
+"arrivals come from the schedule, so no generator thread can be late.\n"
+"\n"
+"options:\n"
+"  -n, --requests <n>  requests (default 10000)\n"
+"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
+"                      rate x service must stay below 1\n"
+"  -s, --service <t>   work per request (default 20us; bare number\n"
+"                      in us)\n"
+"  -S, --stall <t>     extra work of the stalled request (default\n"
+"                      50ms; bare number in ms; 0 for none)\n"
+"  --stall-at <i>      index of the stalled request (default n/2)\n"
+"  -c, --clock <c>     wall: real time, preemptions by other load\n"
+"                      included (default); cpu: the thread's CPU\n"
+"                      time, so only the injected stall stalls\n"
+"  --json              results as JSON on stdout\n"
+"  --svg <file>        the three measurements by percentile, one\n"
+"                      picture (x: percentile, log 1/(1-p); y: log)\n"
+"\n"
+"EXAMPLES:\n"
+"  latlab co                          # the lesson, about 1 s\n"
+"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
+"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
+"  latlab co --clock cpu              # on a busy machine\n"
+"  latlab co --svg co.svg             # the lesson as a picture\n";
+
 struct co_opts {
 	struct lat_co_config cfg;
 	bool stall_at_set;
@@ -34,23 +74,25 @@ struct mode_row {
 	int64_t p50, p99, p999, max;
 };
 
+enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
+
+static const struct option options[] = {
+	{ "requests", required_argument, NULL, 'n' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "service", required_argument, NULL, 's' },
+	{ "stall", required_argument, NULL, 'S' },
+	{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+	{ "clock", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse(int argc, char **argv, struct co_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
-	static const struct option longs[] = {
-		{ "requests", required_argument, NULL, 'n' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "service", required_argument, NULL, 's' },
-		{ "stall", required_argument, NULL, 'S' },
-		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+		int c;
 
-	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->cfg.requests = cli_u64(CMD, "--requests", optarg,
@@ -255,6 +297,9 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 		lat_json_obj_end(&j);
 	}
 	lat_json_obj_end(&j);
+	/* false when interrupted: the counts are of the requests done */
+	lat_json_bool(&j, "complete", st->done == o->cfg.requests);
+	lat_json_uint(&j, "requests_done", st->done);
 	lat_json_uint(&j, "closed_sent_late", st->sent_late);
 	lat_json_uint(&j, "closed_max_send_delay_ns", st->max_send_delay_ns);
 	lat_json_uint(&j, "wall_ns", st->wall_ns);
@@ -273,6 +318,13 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "internal error writing JSON");
+}
+
+/* lat_co_config.stop: Ctrl-C or SIGTERM ends the run where it is. */
+static bool stop_now(void *ctx)
+{
+	(void)ctx;
+	return cli_stop_signal() != 0;
 }
 
 static int co_main(int argc, char **argv)
@@ -295,6 +347,10 @@ static int co_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (cli_parsed())
+		return CLI_EXIT_OK;
+	cli_catch_stop_signals();
+	o.cfg.stop = stop_now;
 	for (int i = 0; i < 3; i++)
 		if (lat_hist_init(&h[i], 1, CO_HIST_MAX,
 				  LAT_HIST_DEFAULT_SIG_FIGS))
@@ -309,8 +365,13 @@ static int co_main(int argc, char **argv)
 		(double)o.cfg.requests / o.cfg.rate_per_s +
 			o.cfg.stall_ns / 1e9);
 	rc = lat_co_run(&o.cfg, &cal, &h[0], &h[2], &h[1], &st);
-	if (rc)
+	if (rc && rc != -EINTR)
 		cli_fail(CMD, "run failed: %s", lat_strerror(rc));
+	if (rc == -EINTR)
+		fprintf(stderr, "latlab co: interrupted by %s after %" PRIu64
+			" of %" PRIu64 " requests: the results are of those\n",
+			cli_stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
+			st.done, o.cfg.requests);
 	for (int i = 0; i < 3; i++) {
 		if (h[i].overflow_count)
 			cli_fail(CMD, "%" PRId64 " latencies beyond the "
@@ -345,48 +406,12 @@ static int co_main(int argc, char **argv)
 	}
 	for (int i = 0; i < 3; i++)
 		lat_hist_destroy(&h[i]);
-	return CLI_EXIT_OK;
+	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_co = {
 	.name = "co",
 	.summary = "coordinated omission: one stall, three measurements",
-	.usage =
-	"latlab co: make the benchmark lie (coordinated omission)\n"
-	"\n"
-	"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
-	"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
-	"                 [--json] [--svg <file>]\n"
-	"\n"
-	"A toy service does --service of work per request; request --stall-at\n"
-	"stalls for --stall more. Requests are due on a fixed schedule at\n"
-	"--rate. One run, three measurements: the closed loop (latency from\n"
-	"the client's actual send; it waits for each reply), the open loop\n"
-	"(latency from the intended send time) and the closed loop corrected\n"
-	"with the histogram's expected interval 1/rate. One thread: the\n"
-	"arrivals come from the schedule, so no generator thread can be late.\n"
-	"\n"
-	"options:\n"
-	"  -n, --requests <n>  requests (default 10000)\n"
-	"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
-	"                      rate x service must stay below 1\n"
-	"  -s, --service <t>   work per request (default 20us; bare number\n"
-	"                      in us)\n"
-	"  -S, --stall <t>     extra work of the stalled request (default\n"
-	"                      50ms; bare number in ms; 0 for none)\n"
-	"  --stall-at <i>      index of the stalled request (default n/2)\n"
-	"  -c, --clock <c>     wall: real time, preemptions by other load\n"
-	"                      included (default); cpu: the thread's CPU\n"
-	"                      time, so only the injected stall stalls\n"
-	"  --json              results as JSON on stdout\n"
-	"  --svg <file>        the three measurements by percentile, one\n"
-	"                      picture (x: percentile, log 1/(1-p); y: log)\n"
-	"\n"
-	"EXAMPLES:\n"
-	"  latlab co                          # the lesson, about 1 s\n"
-	"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
-	"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
-	"  latlab co --clock cpu              # on a busy machine\n"
-	"  latlab co --svg co.svg             # the lesson as a picture\n",
+	.usage = usage,
 	.run = co_main,
 };
