@@ -10,6 +10,24 @@
 
 #include "cli.h"
 #include "latlab/fmt.h"
+#include "out_file.h"
+
+bool cli_parse_only;
+void (*cli_exit_hook)(int code);
+
+void cli_exit(int code)
+{
+	/* a refused or failed run leaves no temporary output behind */
+	cli_out_abandon_all();
+	if (cli_exit_hook)
+		cli_exit_hook(code); /* the fuzz harness: does not return */
+	exit(code);
+}
+
+bool cli_parsed(void)
+{
+	return cli_parse_only;
+}
 
 void cli_print_help(const struct cli_cmd *cmd)
 {
@@ -31,7 +49,7 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(CLI_EXIT_USAGE);
+	cli_exit(CLI_EXIT_USAGE);
 }
 
 void cli_fail(const char *cmd, const char *fmt, ...)
@@ -41,7 +59,7 @@ void cli_fail(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	exit(CLI_EXIT_FAIL);
+	cli_exit(CLI_EXIT_FAIL);
 }
 
 void cli_bad_option(const char *cmd, char **argv, int c)
@@ -111,7 +129,11 @@ uint64_t cli_u64(const char *cmd, const char *flag, const char *arg,
 	if (!arg || !isdigit((unsigned char)arg[0]))
 		goto bad;
 	v = strtoull(arg, &end, 10);
-	if (errno || end == arg)
+	if (end == arg)
+		goto bad;
+	if (errno == ERANGE) /* 20 digits: a number, just too large */
+		goto range;
+	if (errno)
 		goto bad;
 	if (*end == 'k' || *end == 'K')
 		mul = 1000, end++;
@@ -146,9 +168,16 @@ double cli_double(const char *cmd, const char *flag, const char *arg,
 	if (!arg || !*arg)
 		cli_usage_error(cmd, "%s needs a number", flag);
 	v = strtod(arg, &end);
-	if (errno || decimal_len(arg) != strlen(arg) || *end || !isfinite(v))
+	if (errno == ERANGE && decimal_len(arg) == strlen(arg) && !*end)
+		v = v > 0 || arg[0] != '-' ? max * 2 + 1 : min * 2 - 1;
+	else if (errno || decimal_len(arg) != strlen(arg) || *end ||
+		 !isfinite(v))
 		cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
 				    arg);
+	/* 1e400 and 1e-400 are numbers out of range, not garbage */
+	if (errno == ERANGE)
+		cli_usage_error(cmd, "%s must be between %g and %g, not '%s' "
+				"(out of range)", flag, min, max, arg);
 	if (v < min || v > max)
 		cli_usage_error(cmd, "%s must be between %g and %g, not '%s'",
 				    flag, min, max, arg);
@@ -162,7 +191,8 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 		const char *suffix;
 		double ns;
 	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 },
-		      { "ms", 1e6 }, { "s", 1e9 } };
+		      { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 },
+		      { "m", 60e9 } };
 	char *end;
 	double v, scale = default_unit_ns;
 

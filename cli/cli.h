@@ -30,6 +30,22 @@ struct cli_cmd {
 	int (*run)(int argc, char **argv); /* argv[0] is the name */
 };
 
+/*
+ * Parse-only mode (the CLI fuzz target, fuzz/fuzz_cli_argv.c): every
+ * command calls 'if (cli_parsed()) return 0;' after it has validated all
+ * of its arguments and before it opens an output or starts any work.
+ */
+extern bool cli_parse_only;
+bool cli_parsed(void);
+
+/*
+ * Every exit of the CLI goes through here: pending temporary outputs are
+ * removed (cli/out_file.h), then exit(@code), or @cli_exit_hook when set
+ * (the fuzz harness longjmps out of it).
+ */
+_Noreturn void cli_exit(int code);
+extern void (*cli_exit_hook)(int code);
+
 /* Print the subcommand's usage text to stdout. */
 void cli_print_help(const struct cli_cmd *cmd);
 

@@ -244,6 +244,8 @@ static int bench_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	fprintf(stderr, "latlab bench: %u rounds per figure (+1 warm-up)\n",
 		o.reps);
 	rc = lat_bench_suite_run(&s, o.reps, o.iters, o.quick);

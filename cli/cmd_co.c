@@ -2,8 +2,10 @@
  * latlab co: make the benchmark lie (coordinated omission). One toy
  * service, one stall, one run, measured three ways; see latlab/co.h.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -295,6 +297,9 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 		lat_json_obj_end(&j);
 	}
 	lat_json_obj_end(&j);
+	/* false when interrupted: the counts are of the requests done */
+	lat_json_bool(&j, "complete", st->done == o->cfg.requests);
+	lat_json_uint(&j, "requests_done", st->done);
 	lat_json_uint(&j, "closed_sent_late", st->sent_late);
 	lat_json_uint(&j, "closed_max_send_delay_ns", st->max_send_delay_ns);
 	lat_json_uint(&j, "wall_ns", st->wall_ns);
@@ -313,6 +318,13 @@ static void print_json(const struct co_opts *o, const struct mode_row *rows,
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "internal error writing JSON");
+}
+
+/* lat_co_config.stop: Ctrl-C or SIGTERM ends the run where it is. */
+static bool stop_now(void *ctx)
+{
+	(void)ctx;
+	return cli_stop_signal() != 0;
 }
 
 static int co_main(int argc, char **argv)
@@ -335,6 +347,10 @@ static int co_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &o);
+	if (cli_parsed())
+		return CLI_EXIT_OK;
+	cli_catch_stop_signals();
+	o.cfg.stop = stop_now;
 	for (int i = 0; i < 3; i++)
 		if (lat_hist_init(&h[i], 1, CO_HIST_MAX,
 				  LAT_HIST_DEFAULT_SIG_FIGS))
@@ -349,8 +365,13 @@ static int co_main(int argc, char **argv)
 		(double)o.cfg.requests / o.cfg.rate_per_s +
 			o.cfg.stall_ns / 1e9);
 	rc = lat_co_run(&o.cfg, &cal, &h[0], &h[2], &h[1], &st);
-	if (rc)
+	if (rc && rc != -EINTR)
 		cli_fail(CMD, "run failed: %s", lat_strerror(rc));
+	if (rc == -EINTR)
+		fprintf(stderr, "latlab co: interrupted by %s after %" PRIu64
+			" of %" PRIu64 " requests: the results are of those\n",
+			cli_stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
+			st.done, o.cfg.requests);
 	for (int i = 0; i < 3; i++) {
 		if (h[i].overflow_count)
 			cli_fail(CMD, "%" PRId64 " latencies beyond the "
@@ -385,7 +406,7 @@ static int co_main(int argc, char **argv)
 	}
 	for (int i = 0; i < 3; i++)
 		lat_hist_destroy(&h[i]);
-	return CLI_EXIT_OK;
+	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_co = {

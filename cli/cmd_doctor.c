@@ -118,6 +118,8 @@ static int doctor_main(int argc, char **argv)
 	int rc;
 
 	parse(argc, argv, &a);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	rc = lat_doctor_gather(&facts, &a.o);
 	if (rc)
 		cli_fail(CMD, "cannot gather the facts: %s",

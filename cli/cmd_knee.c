@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "knee.h"
 #include "latlab/fmt.h"
 
@@ -268,6 +269,8 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 				"together");
 	if (o->hlog_dir)
 		check_dir(o->hlog_dir);
+	if (o->svg)
+		cli_out_check(CMD, "--svg", o->svg, NULL, 0, "");
 	/* a distribution that cannot have the asked mean is refused now;
 	 * with the default work it is checked once the floor is known */
 	for (int i = 0; o->work_set && i < o->n_dists; i++)
@@ -439,6 +442,8 @@ static int knee_main(int argc, char **argv)
 	int rc = 0;
 
 	parse(&o, argc, argv);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	rc = lat_knee_place(&o.base, &o.oversubscribed);
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline: %s",

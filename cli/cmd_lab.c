@@ -190,6 +190,8 @@ static int lab_main(int argc, char **argv)
 	int rc, sig;
 
 	parse(&a, argc, argv);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	memset(&L, 0, sizeof(L));
 	L.opts = a.o;
 	rc = lat_lab_plan(&L);

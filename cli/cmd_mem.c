@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "mem_cli.h"
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
@@ -277,14 +278,8 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 	if (o->svg && !(o->what & MEM_CHASE))
 		cli_usage_error(MEM_CMD, "--svg draws the chase curve: add the "
 				"'chase' experiment");
-	if (o->svg) { /* refuse an unwritable file now, not after the run */
-		FILE *f = fopen(o->svg, "w");
-
-		if (!f)
-			cli_usage_error(MEM_CMD, "cannot write '%s': %s",
-					o->svg, strerror(errno));
-		fclose(f);
-	}
+	if (o->svg) /* refuse an unwritable file now, not after the run */
+		cli_out_check(MEM_CMD, "--svg", o->svg, NULL, 0, "");
 	if (o->quick) {
 		if (!max_set)
 			o->max_size = 2u << 20;
@@ -425,6 +420,8 @@ static int mem_main(int argc, char **argv)
 
 	env_load(&env, &o);
 	parse(argc, argv, &o, &env);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
 	rc = lat_clock_calibrate(&env.cal, 200);
 	if (rc)

@@ -497,16 +497,6 @@ static void warn_oversubscribed(const struct args *a)
 			  "needs)");
 }
 
-static FILE *open_out(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		cli_usage_error(CMD, "cannot create '%s': %s", path,
-				    strerror(errno));
-	return f;
-}
-
 /*
  * --hgrm's directory, made if missing; refused up front when it is a
  * file or not writable, not after a whole run whose results it loses.
@@ -527,16 +517,6 @@ static void check_hgrm_dir(const char *dir)
 	if (access(dir, W_OK | X_OK))
 		cli_usage_error(CMD, "cannot write into '%s': %s", dir,
 				    strerror(errno));
-}
-
-/* Two streams on one file would interleave into garbage. */
-static bool same_file(FILE *x, FILE *y)
-{
-	struct stat a, b;
-
-	return !fstat(fileno(x), &a) && !fstat(fileno(y), &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
-	       S_ISREG(a.st_mode);
 }
 
 struct watch {
@@ -625,18 +605,13 @@ static void dump_flight(const struct args *a, struct lat_instr *in,
 	struct lat_flight *f = &in->flight;
 	struct lat_flight_rec trigger;
 	char t[LAT_FMT_LEN];
-	int rc;
 
 	if (!a->instr.flight)
 		return;
 	fflush(stdout); /* the results, then the recorder's chatter */
 	if (csv) {
-		rc = lat_flight_dump_csv(f, csv);
-		if (fclose(csv) && !rc)
-			rc = -EIO;
-		if (rc)
-			cli_fail(CMD, "writing '%s': %s", a->flight_out,
-				     lat_strerror(rc));
+		cli_out_close(CMD, a->flight_out, csv,
+			      lat_flight_dump_csv(f, csv));
 	}
 	if (f->state == LAT_FLIGHT_RECORDING) {
 		lat_fmt_ns(t, sizeof(t), (double)f->threshold_ns);
@@ -686,12 +661,17 @@ static int pipeline_main(int argc, char **argv)
 				      a.hlog_path, a.flight_out }, 2,
 			      "another output of this run");
 	if (a.hlog_path)
-		a.cfg.hlog = hlog = open_out(a.hlog_path);
+		cli_out_check(CMD, "--hlog", a.hlog_path, (const char *[]){
+				      a.flight_out }, 1,
+			      "another output of this run");
 	if (a.flight_out)
-		flight = open_out(a.flight_out);
-	if (hlog && flight && same_file(hlog, flight))
-		cli_usage_error(CMD, "--hlog and --flight-out are the same "
-				    "file '%s'", a.flight_out);
+		cli_out_check(CMD, "--flight-out", a.flight_out, NULL, 0, "");
+	if (cli_parsed())
+		return CLI_EXIT_OK;
+	if (a.hlog_path)
+		a.cfg.hlog = hlog = cli_out_open(CMD, a.hlog_path);
+	if (a.flight_out)
+		flight = cli_out_open(CMD, a.flight_out);
 	rc = lat_instr_init(&in, &a.instr, &a.cfg);
 	if (rc)
 		cli_fail(CMD, "cannot set up counters and flight recorder: "
@@ -719,8 +699,9 @@ static int pipeline_main(int argc, char **argv)
 	warn_work(&r.work);
 	print(&a, &in, &r, sig, sched);
 	dump_flight(&a, &in, flight);
-	if (hlog && fclose(hlog) && !rc)
-		rc = -EIO;
+	/* an interrupted run's hlog holds whole intervals: it is kept */
+	if (hlog)
+		rc = cli_out_commit(hlog, rc);
 	if (rc)
 		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
 			     lat_strerror(rc));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/json.h"
 #include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
@@ -123,6 +124,38 @@ struct profile_opts {
 
 #define CMD "profile"
 
+
+/*
+ * Every output named, before anything runs: writable, not an input, not
+ * another output ('-' is stdout, which only one of them may be).
+ */
+static void check_outputs(const struct profile_opts *o)
+{
+	const struct {
+		const char *flag, *path;
+	} out[] = {
+		{ "--svg", o->svg }, { "--folded", o->folded },
+		{ "--offcpu-svg", o->offcpu_svg },
+		{ "--offcpu-folded", o->offcpu_folded },
+	};
+	const char *others[7] = { o->diff_before, o->diff_after, o->render };
+	int n_stdout = 0;
+
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (!out[i].path)
+			continue;
+		if (!strcmp(out[i].path, "-")) {
+			if (++n_stdout > 1)
+				cli_usage_error(CMD, "only one output may be "
+						"'-' (stdout)");
+			continue;
+		}
+		for (size_t k = 0; k < i; k++)
+			others[3 + k] = out[k].path;
+		cli_out_check(CMD, out[i].flag, out[i].path, others,
+			      3 + (int)i, "an input or another output");
+	}
+}
 
 static void parse(int argc, char **argv, struct profile_opts *o)
 {
@@ -254,6 +287,7 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		cli_usage_error(CMD, "--render draws one file; it takes only "
 				"--svg, --title, --palette and --json");
 	cli_no_operands(CMD, argc, argv);
+	check_outputs(o);
 	if (o->diff_before || o->render || o->overhead)
 		return;
 	if (o->cmd && !o->cmd[0])
@@ -271,15 +305,10 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 
 static FILE *open_out(const char *path, const char *what)
 {
-	FILE *f;
-
 	if (!strcmp(path, "-"))
 		return stdout;
-	f = fopen(path, "we");
-	if (!f)
-		cli_usage_error(CMD, "cannot write %s '%s': %s", what,
-				    path, strerror(errno));
-	return f;
+	(void)what;
+	return cli_out_open(CMD, path);
 }
 
 static void close_out(FILE *f, const char *path, int rc)
@@ -290,11 +319,7 @@ static void close_out(FILE *f, const char *path, int rc)
 				     lat_strerror(rc));
 		return;
 	}
-	if (fclose(f) != 0 && !rc)
-		rc = -EIO;
-	if (rc)
-		cli_fail(CMD, "writing '%s' failed: %s", path,
-			     lat_strerror(rc));
+	cli_out_close(CMD, path, f, rc);
 }
 
 static void read_folded(const char *path, struct lat_prof_folded *f)
@@ -598,6 +623,8 @@ static int profile_main(int argc, char **argv)
 	struct profile_opts o = { 0 };
 
 	parse(argc, argv, &o);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	if (o.overhead)
 		return cli_profile_overhead(o.events, o.rounds, o.json);
 	if (o.render)

@@ -4,6 +4,7 @@
  * utilization that meets a p99 target.
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/qsim.h"
 #include "queue.h"
 
@@ -279,6 +281,9 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
 	if (o->svg && !w.sweep)
 		cli_usage_error(CMD, "--svg needs --sweep");
+	if (o->svg)
+		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
+				      o->service_from }, 1, "the input");
 	if (w.have_knee && !w.sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (w.sweep)
@@ -302,12 +307,30 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 		o->target = parse_target(o, w.target);
 }
 
+/* Ctrl-C: an interrupted run, its partial result, 128 + signal. */
+static int interrupted(const char *what)
+{
+	int sig = cli_stop_signal();
+
+	fprintf(stderr, "latlab queue: interrupted by %s: %s\n",
+		sig == SIGTERM ? "SIGTERM" : "SIGINT", what);
+	return 128 + sig;
+}
+
 static int run_point(const struct queue_opts *o)
 {
 	struct lat_qsim_result r;
 	int err = lat_qsim_run(&o->cfg, &r);
 
-	if (err) {
+	if (err == -EINTR && r.batches < 2) {
+		lat_qsim_result_destroy(&r);
+		if (o->json)
+			printf("{\"mode\": \"point\", \"complete\": false, "
+			       "\"customers\": 0}\n");
+		return interrupted("stopped before two batches were done, "
+				   "no result");
+	}
+	if (err && err != -EINTR) {
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
@@ -316,10 +339,24 @@ static int run_point(const struct queue_opts *o)
 	else
 		queue_print_point(o, &r);
 	lat_qsim_result_destroy(&r);
+	if (err == -EINTR) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "the result is of the first %u "
+			 "of %u batches", r.batches, o->cfg.batches);
+		return interrupted(what);
+	}
 	return CLI_EXIT_OK;
 }
 
-/* lat_qsim_stop_fn: Ctrl-C ends the sweep after the current point. */
+/* lat_qsim_config.stop: Ctrl-C ends a simulation within a chunk. */
+static bool stop_now(void *ctx)
+{
+	(void)ctx;
+	return cli_stop_signal() != 0;
+}
+
+/* lat_qsim_stop_fn: Ctrl-C ends the sweep (inside its current point). */
 static bool stop_requested(void *ctx, size_t done, size_t n)
 {
 	(void)ctx;
@@ -342,7 +379,6 @@ static int run_sweep(const struct queue_opts *o)
 				LAT_QSIM_MAX_SWEEP);
 	if (err)
 		cli_fail(CMD, "%s", lat_strerror(err));
-	cli_catch_stop_signals();
 	err = lat_qsim_sweep_run(&s, &o->cfg, stop_requested, NULL);
 	if (err)
 		cli_fail(CMD, "simulation at rho %.4g failed: %s",
@@ -367,6 +403,13 @@ static int run_target(const struct queue_opts *o)
 	memset(&t, 0, sizeof(t));
 	t.tol = 1e-3;
 	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.found);
+	if (t.status == -EINTR) {
+		if (o->json)
+			printf("{\"mode\": \"target_p99\", \"status\": "
+			       "\"interrupted\", \"rho\": null, \"runs\": %u}\n",
+			       t.found.runs);
+		return interrupted("the search for the load was not finished");
+	}
 	if (t.status < 0 && t.status != -ENOENT)
 		cli_fail(CMD, "simulation failed: %s",
 			     lat_strerror(t.status));
@@ -374,6 +417,15 @@ static int run_target(const struct queue_opts *o)
 		/* One more run at the answer, to show its p99 and interval. */
 		cfg.rho = t.found.rho;
 		err = lat_qsim_run(&cfg, &t.at);
+		if (err == -EINTR) {
+			lat_qsim_result_destroy(&t.at);
+			if (o->json)
+				printf("{\"mode\": \"target_p99\", \"status\""
+				       ": \"interrupted\", \"rho\": %.17g}\n",
+				       t.found.rho);
+			return interrupted("the load was found; its final "
+					   "run was not finished");
+		}
 		if (err)
 			cli_fail(CMD, "simulation failed: %s",
 				     lat_strerror(err));
@@ -392,6 +444,12 @@ static int queue_main(int argc, char **argv)
 	int rc;
 
 	parse(&o, argc, argv);
+	if (cli_parsed()) {
+		lat_qsim_dist_destroy(&o.cfg.service);
+		return CLI_EXIT_OK;
+	}
+	cli_catch_stop_signals();
+	o.cfg.stop = stop_now;
 	if (o.sweep)
 		rc = run_sweep(&o);
 	else if (o.target > 0)

@@ -83,7 +83,24 @@ enum {
 
 const char *report_tag_label(const char *name)
 {
-	return *name ? name : "(untagged)";
+	/* tags come from files: control bytes (escape sequences) are shown
+	 * as \xNN, never sent to the terminal; a few labels live at once */
+	static char buf[4][4 * 256 + 1];
+	static int next;
+	char *out = buf[next++ % 4];
+	size_t n = 0;
+
+	if (!*name)
+		return "(untagged)";
+	for (const unsigned char *p = (const unsigned char *)name;
+	     *p && n + 5 < sizeof(buf[0]); p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(out + n, 5, "\\x%02x", *p);
+		else
+			out[n++] = (char)*p;
+	}
+	out[n] = '\0';
+	return out;
 }
 
 /* Column widths wide enough for the longest tag and the largest count. */
@@ -193,19 +210,13 @@ static void json_file(struct lat_json *j, const char *path,
 static void write_hgrm(const struct report_opts *o,
 		       const struct lat_hlog_data *d, double ns)
 {
-	FILE *f = fopen(o->hgrm_out, "w");
+	FILE *f = cli_out_open("report", o->hgrm_out);
 	int rc;
 
-	if (!f)
-		cli_fail("report", "cannot create '%s': %s", o->hgrm_out,
-			     strerror(errno));
 	/* a comment the plotter ignores and our reader uses for the unit */
 	fprintf(f, "#[Value unit: %.17g ns per value]\n", ns * o->hgrm_ratio);
 	rc = lat_hgrm_write(f, d->total.hist, o->ticks, o->hgrm_ratio, false);
-	if (fclose(f) && !rc)
-		rc = -1;
-	if (rc)
-		cli_fail("report", "cannot write '%s'", o->hgrm_out);
+	cli_out_close("report", o->hgrm_out, f, rc);
 }
 
 static void parse_args(int argc, char **argv, struct report_opts *o)
@@ -286,6 +297,12 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->svg_out)
 		cli_out_check("report", "--svg", o->svg_out, o->paths,
 			      o->npaths, "an input file");
+	if (o->hgrm_out)
+		cli_out_check("report", "--hgrm", o->hgrm_out, o->paths,
+			      o->npaths, "an input file");
+	if (o->hgrm_out && o->svg_out && !strcmp(o->hgrm_out, o->svg_out))
+		cli_usage_error("report", "--hgrm and --svg are the same "
+				"file '%s'", o->svg_out);
 	if (!o->hgrm_out && (ratio_set || ticks_set))
 		cli_usage_error("report", "%s only applies to --hgrm "
 				    "output", ratio_set ? "--hgrm-ratio" :
@@ -386,6 +403,8 @@ static int report_main(int argc, char **argv)
 	struct lat_compare_spreads *sp = NULL;
 
 	parse_args(argc, argv, &o);
+	if (cli_parsed())
+		return CLI_EXIT_OK;
 	for (int i = 0; i < o.npaths; i++)
 		d[i] = load(&o, o.paths[i]);
 	if (o.compare)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/hist_io.h"
 #include "latlab/json.h"
 #include "latlab/sched.h"
@@ -154,14 +155,8 @@ static void parse(int argc, char **argv, struct args *a)
 			       "-- <command>");
 	if (a->pid && kill(a->pid, 0) && errno == ESRCH)
 		cli_usage_error(CMD, "no process %d", (int)a->pid);
-	if (a->hlog) {
-		FILE *f = fopen(a->hlog, "w");
-
-		if (!f)
-			cli_usage_error(CMD, "--hlog: cannot write '%s': %s",
-				       a->hlog, strerror(errno));
-		fclose(f);
-	}
+	if (a->hlog) /* checked, not created: a refusal keeps the old one */
+		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
 	for (n = 0; n < a->n_cpus; n++)
 		if (a->cpus[n] >= sysconf(_SC_NPROCESSORS_CONF))
 			cli_usage_error(CMD, "--cpus: there is no CPU %d",
@@ -323,9 +318,11 @@ static int write_hlog(const char *path, const struct lat_sched_result *r)
 	double len = (double)(r->to_ns - r->from_ns) / 1e9;
 	int rc, i, k;
 
-	rc = lat_hlog_writer_open(path, NULL, &w);
+	FILE *f = cli_out_open(CMD, path);
+
+	rc = lat_hlog_writer_open_stream(f, NULL, &w);
 	if (rc)
-		return rc;
+		return cli_out_commit(f, rc);
 	for (k = -1; k < r->n_threads && !rc; k++) {
 		const struct lat_sched_thread *t = k < 0 ? &r->total
 							  : &r->threads[k];
@@ -347,7 +344,7 @@ static int write_hlog(const char *path, const struct lat_sched_result *r)
 		}
 	}
 	i = lat_hlog_writer_close(w);
-	return rc ? rc : i;
+	return cli_out_commit(f, rc ? rc : i);
 }
 
 /* The fallback: /proc totals over the window, per thread. */
@@ -471,6 +468,8 @@ static int sched_main(int argc, char **argv)
 	int rc, sig;
 
 	parse(argc, argv, &a);
+	if (cli_parsed()) /* the CLI fuzz target: parse only */
+		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
 	if (a.command)
 		start_child(&a, &t);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "knee.h"
+#include "out_file.h"
 #include "latlab/svg.h"
 
 static const char *const colors[KNEE_MAX_DISTS] = { "#1f77b4", "#d62728",
@@ -144,17 +145,10 @@ static int chart(FILE *f, const struct knee_opts *o)
 
 int knee_plot(const struct knee_opts *o)
 {
-	FILE *f = fopen(o->svg, "w");
+	FILE *f = cli_out_open("knee", o->svg);
 	int err;
 
-	if (!f) {
-		fprintf(stderr, "latlab knee: cannot write '%s': %s\n", o->svg,
-			strerror(errno));
-		return -errno;
-	}
-	err = chart(f, o);
-	if (fclose(f) && !err)
-		err = -EIO;
+	err = cli_out_commit(f, chart(f, o));
 	if (err)
 		fprintf(stderr, "latlab knee: writing '%s' failed: %s\n",
 			o->svg, strerror(-err));

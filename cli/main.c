@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "cmd_table.h"
 #include "latlab/common.h"
 
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	rc = cmd->run(argc - 1, argv + 1);
+	cli_out_abandon_all(); /* an output its command did not finish */
 	/* results that never reached their reader are a failure, not a
 	 * success: a full disk or a closed pipe must not exit 0 */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "mem_cli.h"
 #include "wrap.h"
 #include "latlab/fmt.h"
@@ -363,9 +364,7 @@ static int svg_out(const struct mem_opts *o, const struct mem_env *e,
 			}
 		}
 	}
-	f = fopen(o->svg, "w");
-	if (!f)
-		return -errno;
+	f = cli_out_open(MEM_CMD, o->svg);
 	rc = lat_svg_begin(&g, f, 900, 560, "load-to-use latency by working "
 			   "set (p50 per load)");
 	if (!rc)
@@ -398,9 +397,7 @@ static int svg_out(const struct mem_opts *o, const struct mem_env *e,
 	}
 	if (!rc)
 		rc = lat_svg_end(&g);
-	if (fclose(f) && !rc)
-		rc = -EIO;
-	return rc;
+	return cli_out_commit(f, rc); /* in place only when whole */
 }
 
 static int map_buffers(const struct mem_opts *o, struct chase_run *r)

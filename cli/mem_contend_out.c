@@ -237,6 +237,9 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	bool done = true;
 	char verdict[900];
 	int at = 0;
+	/* the verdict's numbers, for --json: NAN / false when not measured */
+	double two_ratio = NAN, adj_ratio = NAN, one_ratio = NAN;
+	bool two_resolved = false, adj_resolved = false, one_within = false;
 	double stamp_ns = (double)lat_mem_stamp_overhead() /
 			  env->cal.cycles_per_ns;
 
@@ -309,6 +312,9 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN],
 			d[LAT_FMT_LEN];
 
+		two_ratio = x;
+		two_resolved = !ov;
+
 		/* p50 of the timed batches, as on one CPU: a round in which
 		 * the hypervisor stalled a vCPU moves the mean, not the p50 */
 		at += snprintf(verdict + at, sizeof(verdict) - at,
@@ -335,6 +341,8 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 					      &cell[0][2].p50_st,
 					      cell[0][2].p50, &ov);
 
+			adj_ratio = y;
+			adj_resolved = !ov;
 			at += snprintf(verdict + at, sizeof(verdict) - at,
 				       "; 64 B apart is %.2fx 128 B apart "
 				       "(%s)", y, ov ? "within the rounds' "
@@ -350,6 +358,9 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		bool ov;
 		double x = stat_ratio(&cell[1][0].p50_st, cell[1][0].p50,
 				      &cell[1][2].p50_st, cell[1][2].p50, &ov);
+
+		one_ratio = x;
+		one_within = ov;
 
 		/* p50 of timed batches: on one CPU the threads take turns,
 		 * and the mean is mostly whose turn it was */
@@ -411,6 +422,14 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				lat_json_obj_end(j);
 			}
 		lat_json_arr_end(j);
+		lat_json_obj_begin(j, "finding");
+		lat_json_double(j, "two_cpus_same_over_padded_p50", two_ratio);
+		lat_json_bool(j, "two_cpus_resolved", two_resolved);
+		lat_json_double(j, "two_cpus_64B_over_128B_p50", adj_ratio);
+		lat_json_bool(j, "two_cpus_64B_resolved", adj_resolved);
+		lat_json_double(j, "one_cpu_same_over_padded_p50", one_ratio);
+		lat_json_bool(j, "one_cpu_within_spread", one_within);
+		lat_json_obj_end(j);
 		lat_json_str(j, "verdict", verdict);
 		lat_json_obj_end(j);
 	} else {
@@ -521,6 +540,7 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 	char verdict[700] = "";
 	unsigned rounds = o->rounds > 2 ? 2 : o->rounds;
 	int n2 = -1;
+	double ratio = NAN; /* rwlock p99 / RCU-style p99 at n2 readers */
 
 	for (int t = 0; t < o->n_threads; t++)
 		for (int k = 0; k < RM_KINDS; k++) {
@@ -574,6 +594,7 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 		char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
 		int at;
 
+		ratio = rw / rc;
 		at = snprintf(verdict, sizeof(verdict), "at N = %d readers "
 			      "the RCU-style readers' p99 is %s against the "
 			      "rwlock readers' %s: rwlock/rcu p99 ratio %.1fx "
@@ -666,6 +687,11 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 		}
 	if (j) {
 		lat_json_arr_end(j);
+		lat_json_obj_begin(j, "finding");
+		lat_json_int(j, "readers", n2 >= 0 ? o->threads[n2] : 0);
+		lat_json_double(j, "rwlock_over_rcu_p99", ratio);
+		lat_json_bool(j, "rcu_p99_below_rwlock", ratio > 1);
+		lat_json_obj_end(j);
 		lat_json_str(j, "verdict", verdict);
 		lat_json_obj_end(j);
 	} else {

@@ -1,6 +1,18 @@
 /*
- * Output files named on the command line (--svg): checked before any work
- * so that a bad name costs nothing and leaves nothing behind.
+ * Output files named on the command line (--svg, --hlog, --hgrm, ...):
+ * checked before any work so that a bad name costs nothing, and written
+ * beside their final name then renamed into place, so that a refused,
+ * failed or interrupted run never destroys the file that stood there.
+ *
+ * The pattern every command follows:
+ *   1. parse and validate every argument; cli_out_check() each output
+ *      (against the inputs and the other outputs);
+ *   2. if (cli_parsed()) return 0;   (the CLI fuzz target stops here)
+ *   3. f = cli_out_open(); write; cli_out_close(f, rc) renames it into
+ *      place when rc == 0, else removes it and exits 1 naming the file.
+ * Any exit through cli_usage_error()/cli_fail() removes the temporaries
+ * still open (cli_out_abandon_all()). An interrupted run that has a valid
+ * partial result closes it with rc == 0 and marks it partial inside.
  */
 #ifndef LATLAB_CLI_OUT_FILE_H
 #define LATLAB_CLI_OUT_FILE_H
@@ -9,20 +21,30 @@
 
 /*
  * Exit 2 with one line naming @flag when @path cannot be created: its
- * directory is missing or not writable, it is a directory, or it is the
- * same file as one of @others (@n paths, @role saying what they are, e.g.
- * "an input"). Nothing is created.
+ * directory is missing or not writable, it is a directory or not a
+ * regular file, or it is the same file as one of @others (@n paths,
+ * @role saying what they are, e.g. "an input"). Nothing is created.
  */
 void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role);
 
-/* fopen(@path, "w") or exit 1 with one line. */
+/*
+ * A new temporary file beside @path (".<name>.XXXXXX" in its directory)
+ * open for writing, or exit 1 with one line naming @path.
+ */
 FILE *cli_out_open(const char *cmd, const char *path);
 
 /*
- * Close @f; when that or @rc (the writer's result) failed, remove the
- * partial @path and exit 1 with one line.
+ * Close @f; when that and @rc (the writer's result) succeeded, rename it
+ * to its final name; otherwise remove it and exit 1 with one line naming
+ * @path. The previous file at @path is untouched until the rename.
  */
 void cli_out_close(const char *cmd, const char *path, FILE *f, int rc);
+
+/* As cli_out_close() but returns the error (0 or -errno) instead. */
+int cli_out_commit(FILE *f, int rc);
+
+/* Remove every temporary still open (exit paths). */
+void cli_out_abandon_all(void);
 
 #endif

@@ -372,6 +372,9 @@ void queue_json_point(const struct queue_opts *o,
 	lat_json_obj_begin(&j, NULL);
 	lat_json_str(&j, "mode", "point");
 	json_config(&j, o);
+	/* false when Ctrl-C cut the run: the batches done, still valid */
+	lat_json_bool(&j, "complete", r->customers == o->cfg.customers);
+	lat_json_uint(&j, "customers_measured", r->customers);
 	json_result(&j, r);
 	json_dist(&j, "wait", &r->wait_hist, r->max_wait, r->wait_q);
 	json_dist(&j, "sojourn", &r->sojourn_hist, r->max_sojourn,

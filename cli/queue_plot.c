@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/svg.h"
 #include "queue.h"
 
@@ -138,17 +139,8 @@ int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s)
 	v.exact = v.approx + s->done + 1;
 	v.p99 = v.exact + s->done + 1;
 	collect(s, &v);
-	f = fopen(o->svg, "w");
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "latlab queue: cannot write '%s': %s\n",
-			o->svg, strerror(-err));
-		free(mem);
-		return err;
-	}
-	err = write_chart(f, o, s, &v);
-	if (fclose(f) && !err)
-		err = -EIO;
+	f = cli_out_open("queue", o->svg);
+	err = cli_out_commit(f, write_chart(f, o, s, &v));
 	if (err)
 		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
 			o->svg, strerror(-err));

@@ -76,6 +76,21 @@ for r in rm:
     assert r["read_p50_ns"] <= r["read_p99_ns"] <= r["read_p999_ns"]
     assert r["oversubscribed"] == (r["readers"] > n)
 assert {r["kind"] for r in rm} == {"rwlock", "rcu", "sharded"}
+# the findings are the rows' own numbers, not separate guesses
+f = d["read_mostly"]["finding"]
+assert f["readers"] == 2
+by = {r["kind"]: r for r in rm if r["readers"] == 2}
+assert abs(f["rwlock_over_rcu_p99"] -
+           by["rwlock"]["read_p99_ns"] / by["rcu"]["read_p99_ns"]) < 1e-9
+assert f["rcu_p99_below_rwlock"] == (f["rwlock_over_rcu_p99"] > 1)
+g = d["false_sharing"]["finding"]
+if n >= 2:
+    same, padded = fs[0], fs[2]
+    assert abs(g["two_cpus_same_over_padded_p50"] -
+               same["p50_ns"] / padded["p50_ns"]) < 1e-9
+one = [r for r in fs if r["placement"] == "one CPU"]
+assert abs(g["one_cpu_same_over_padded_p50"] -
+           one[0]["p50_ns"] / one[2]["p50_ns"]) < 1e-9
 PY
 
 # People get tables with units and a verdict line per experiment.

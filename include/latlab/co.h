@@ -53,6 +53,13 @@ struct lat_co_config {
 	uint64_t stall_at;    /* index of the request that stalls */
 	double stall_ns;      /* extra work for that request, >= 0 */
 	enum lat_co_clock clock;
+	/*
+	 * Polled while waiting (may be NULL): true ends the run at once
+	 * with -EINTR; the requests finished by then are recorded and
+	 * counted in lat_co_closed_stats.done.
+	 */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
 
 /* What the closed loop's client did: the omission, in numbers. */
@@ -62,6 +69,7 @@ struct lat_co_closed_stats {
 	uint64_t max_send_delay_ns; /* worst intended-to-actual send delay */
 	uint64_t wall_ns;     /* the run's wall-clock length */
 	uint64_t cpu_ns;      /* CPU time the thread got meanwhile */
+	uint64_t done;        /* requests finished (< requests if stopped) */
 };
 
 /*

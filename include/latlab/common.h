@@ -44,6 +44,8 @@ enum lat_error {
 	LAT_ETRUNC = LAT_EBASE + 2,    /* input ends early */
 	LAT_ECOMPAT = LAT_EBASE + 3,   /* histograms or files are incompatible */
 	LAT_EUNSUPP = LAT_EBASE + 4,   /* feature unavailable on this machine */
+	LAT_EBINARY = LAT_EBASE + 5,   /* a text input holds a NUL byte */
+	LAT_EBADTIME = LAT_EBASE + 6,  /* a time stamp negative or going back */
 };
 
 /*

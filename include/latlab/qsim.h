@@ -173,7 +173,17 @@ struct lat_qsim_config {
 	uint64_t warmup;     /* customers simulated first and discarded */
 	unsigned batches;    /* 2..LAT_QSIM_MAX_BATCHES */
 	uint64_t seed;
+	/*
+	 * Polled every LAT_QSIM_STOP_EVERY customers (may be NULL): true
+	 * ends the run at once with -EINTR. When two batches or more were
+	 * done, the result holds them (customers and batches say how many)
+	 * and is valid; otherwise it is empty.
+	 */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
+
+#define LAT_QSIM_STOP_EVERY 65536
 
 /* Defaults: exp/exp, rho 0.9, c 1, N 10^6, warm-up N/10, 32 batches, seed 1. */
 void lat_qsim_config_init(struct lat_qsim_config *cfg);

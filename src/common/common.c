@@ -15,6 +15,10 @@ const char *lat_strerror(int code)
 		return "incompatible histograms";
 	case LAT_EUNSUPP:
 		return "not available on this machine";
+	case LAT_EBINARY:
+		return "binary data (a NUL byte), not a text file";
+	case LAT_EBADTIME:
+		return "negative or backward interval time stamp";
 	}
 	if (code < 0 && -code < LAT_EBASE)
 		return strerror(-code);

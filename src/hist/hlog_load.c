@@ -7,11 +7,13 @@
  * different precision are merged as Java's add() does, at the precision
  * of the first non-empty one; the tag says when that happened.
  */
+#define _GNU_SOURCE /* fopencookie: the sniffed bytes put back in front */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "latlab/hist_io.h"
 
@@ -85,15 +87,17 @@ static int merge_total(struct lat_hlog_data *d)
 	return rc;
 }
 
-static int load_hlog(const char *path, const char *tag, struct lat_hlog_data *d)
+static int load_hlog(const char *path, FILE *f, const char *tag,
+		     struct lat_hlog_data *d)
 {
 	char *why = d->why;
 	size_t why_len = sizeof(d->why);
 	struct lat_hlog_reader *r;
 	struct lat_hlog_interval iv;
+	bool header = false;
 	int rc;
 
-	rc = lat_hlog_reader_open(path, &r);
+	rc = lat_hlog_reader_open_stream(f, &r);
 	if (rc) {
 		snprintf(why, why_len, "cannot open '%s': %s", path,
 			 lat_strerror(rc));
@@ -125,9 +129,16 @@ static int load_hlog(const char *path, const char *tag, struct lat_hlog_data *d)
 			break;
 		}
 	}
+	/* a first line that is not an interval: this is no log at all */
+	if (rc == -LAT_EFORMAT && !d->total.intervals && !*why)
+		snprintf(why, why_len, "'%s' line %lld: malformed: not an .hlog "
+			 "interval line (not an .hlog or .hgrm file?)", path,
+			 (long long)lat_hlog_reader_line(r));
 	if (rc < 0 && !*why)
 		snprintf(why, why_len, "'%s' line %lld: %s", path,
 			 (long long)lat_hlog_reader_line(r), lat_strerror(rc));
+	header = !isnan(lat_hlog_reader_start_time(r)) ||
+		 lat_hlog_reader_line(r) > 0;
 	d->start_time_s = lat_hlog_reader_start_time(r);
 	lat_hlog_reader_close(r);
 	if (!rc)
@@ -138,32 +149,39 @@ static int load_hlog(const char *path, const char *tag, struct lat_hlog_data *d)
 		if (tag)
 			snprintf(why, why_len, "'%s': no interval with tag "
 				 "'%s'", path, tag);
+		else if (header)
+			snprintf(why, why_len, "'%s': an .hlog header with no "
+				 "intervals (the run wrote none?)", path);
 		else
-			snprintf(why, why_len, "'%s': no intervals (not an "
-				 ".hlog or .hgrm file?)", path);
+			snprintf(why, why_len, "'%s': empty file (not an "
+				 ".hlog or .hgrm file)", path);
 		rc = -LAT_ETRUNC;
 	}
 	return rc < 0 ? rc : 0;
 }
 
-/* Whole file into memory (bounded), NUL terminated. */
-static int slurp(const char *path, char **text, size_t *len)
+/*
+ * The rest of @f after the @n bytes already in @head, into memory
+ * (bounded), NUL terminated.
+ */
+static int slurp(FILE *f, const char *head, size_t n, char **text,
+		 size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16;
 	char *buf;
 
 	*text = NULL;
-	if (!f)
-		return -errno;
+	while (cap < n + 2)
+		cap *= 2;
 	buf = malloc(cap);
+	if (buf)
+		memcpy(buf, head, n);
 	while (buf) {
 		n += fread(buf + n, 1, cap - n - 1, f);
 		if (n < cap - 1)
 			break;
 		if (cap >= HLOG_MAX_HGRM) {
 			free(buf);
-			fclose(f);
 			return -EFBIG;
 		}
 		char *grown = realloc(buf, cap * 2);
@@ -175,14 +193,42 @@ static int slurp(const char *path, char **text, size_t *len)
 	}
 	if (!buf || ferror(f)) {
 		free(buf);
-		fclose(f);
 		return buf ? -EIO : -ENOMEM;
 	}
-	fclose(f);
+	if (memchr(buf, '\0', n)) {
+		free(buf);
+		return -LAT_EBINARY;
+	}
 	buf[n] = '\0';
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+/*
+ * The sniffed bytes served again in front of the rest of the stream, so
+ * the file is opened and read once: a FIFO or a pipe (<(cmd)) has no
+ * second reading.
+ */
+struct replay {
+	FILE *f;
+	const char *head;
+	size_t n, off;
+};
+
+static ssize_t replay_read(void *cookie, char *buf, size_t size)
+{
+	struct replay *r = cookie;
+	size_t k;
+
+	if (r->off < r->n) {
+		k = r->n - r->off < size ? r->n - r->off : size;
+		memcpy(buf, r->head + r->off, k);
+		r->off += k;
+		return (ssize_t)k;
+	}
+	k = fread(buf, 1, size, r->f);
+	return k || !ferror(r->f) ? (ssize_t)k : -1;
 }
 
 /* First line that is not blank or a comment starts with a Value header. */
@@ -232,8 +278,10 @@ int lat_hlog_load(const char *path, const char *tag, double scale,
 	size_t why_len = sizeof(d->why);
 	char *text = NULL;
 	size_t len = 0;
-	FILE *f;
+	struct stat st;
+	FILE *f, *again;
 	char head[4096];
+	struct replay rp;
 	size_t n;
 	int rc;
 
@@ -246,11 +294,45 @@ int lat_hlog_load(const char *path, const char *tag, double scale,
 			 lat_strerror(rc));
 		return rc;
 	}
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(why, why_len, "'%s' is a directory, not a file",
+			 path);
+		return -EISDIR;
+	}
 	n = fread(head, 1, sizeof(head), f);
+	if (ferror(f)) {
+		rc = errno ? -errno : -EIO;
+		fclose(f);
+		snprintf(why, why_len, "cannot read '%s': %s", path,
+			 lat_strerror(rc));
+		return rc;
+	}
+	/* a text format: a NUL byte is enough to refuse (/dev/zero) */
+	if (memchr(head, '\0', n)) {
+		fclose(f);
+		snprintf(why, why_len, "'%s': binary data (a NUL byte in the "
+			 "first %zu bytes), not an .hlog or .hgrm file", path,
+			 n);
+		return -LAT_EBINARY;
+	}
+	if (!looks_like_hgrm(head, n)) {
+		rp = (struct replay){ .f = f, .head = head, .n = n };
+		again = fopencookie(&rp, "r", (cookie_io_functions_t){
+					    .read = replay_read });
+		if (!again) {
+			fclose(f);
+			snprintf(why, why_len, "cannot read '%s': out of "
+				 "memory", path);
+			return -ENOMEM;
+		}
+		rc = load_hlog(path, again, tag, d);
+		fclose(again);
+		fclose(f);
+		return rc;
+	}
+	rc = slurp(f, head, n, &text, &len);
 	fclose(f);
-	if (!looks_like_hgrm(head, n))
-		return load_hlog(path, tag, d);
-	rc = slurp(path, &text, &len);
 	if (rc) {
 		snprintf(why, why_len, "cannot read '%s': %s", path,
 			 lat_strerror(rc));

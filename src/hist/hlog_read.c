@@ -28,6 +28,8 @@ struct lat_hlog_reader {
 	double start_time;       /* NAN until seen */
 	double base_time;
 	bool have_base;
+	int64_t intervals;       /* interval lines parsed so far */
+	double last_start;       /* of the previous interval line */
 };
 
 int lat_hlog_reader_open_stream(FILE *f, struct lat_hlog_reader **out)
@@ -105,7 +107,13 @@ int64_t lat_hlog_reader_line(const struct lat_hlog_reader *r)
 static int read_line(struct lat_hlog_reader *r, size_t *len)
 {
 	size_t n = 0;
+	int c;
 
+	/*
+	 * Byte by byte so that every byte read counts toward the line's
+	 * cap: a NUL is malformed here (text never holds one), so a stream
+	 * of them (/dev/zero) is refused at once instead of read forever.
+	 */
 	for (;;) {
 		if (r->cap - n < 2) {
 			size_t ncap = r->cap ? r->cap * 2 : 256;
@@ -119,15 +127,20 @@ static int read_line(struct lat_hlog_reader *r, size_t *len)
 			r->line = grown;
 			r->cap = ncap;
 		}
-		if (!fgets(r->line + n, (int)(r->cap - n), r->f)) {
+		c = getc(r->f);
+		if (c == EOF) {
 			if (ferror(r->f))
 				return -EIO;
 			if (n == 0)
 				return 0; /* end of file */
 			break;
 		}
-		n += strlen(r->line + n);
-		if (n && r->line[n - 1] == '\n')
+		if (c == '\0') {
+			r->lineno++;
+			return -LAT_EBINARY;
+		}
+		r->line[n++] = (char)c;
+		if (c == '\n')
 			break;
 	}
 	r->lineno++;
@@ -212,6 +225,9 @@ static int parse_interval(struct lat_hlog_reader *r, char *line,
 	if (!parse_seconds(f[i], &ts) || !parse_seconds(f[i + 1], &length) ||
 	    !parse_seconds(f[i + 2], &max))
 		return -LAT_EFORMAT;
+	/* time runs forward: a negative stamp or length is not a log */
+	if (ts < 0 || length < 0 || max < 0)
+		return -LAT_EBADTIME;
 	if (isnan(r->start_time))
 		r->start_time = ts;
 	if (!r->have_base) {
@@ -224,6 +240,10 @@ static int parse_interval(struct lat_hlog_reader *r, char *line,
 	if (rc)
 		return rc;
 	iv->start_s = ts + r->base_time;
+	/* tags of one interval may share a stamp; going back is refused */
+	if (r->intervals && iv->start_s < r->last_start - 1e-3)
+		return -LAT_EBADTIME;
+	r->last_start = iv->start_s;
 	iv->length_s = length;
 	iv->max_field = max;
 	strcpy(iv->hist->tag, iv->tag);
@@ -255,9 +275,14 @@ int lat_hlog_reader_next(struct lat_hlog_reader *r,
 		if (!strncmp(s, "\"StartTimestamp\"", 16))
 			continue;
 		rc = parse_interval(r, s, iv);
-		/* a bad last line without its newline was cut short */
-		if (rc == -LAT_EFORMAT && r->unterminated)
+		/* a bad last line without its newline was cut short when
+		 * it follows other lines or starts as an interval does;
+		 * random bytes without a newline are just not a log */
+		if (rc == -LAT_EFORMAT && r->unterminated &&
+		    (r->lineno > 1 || (*s >= '0' && *s <= '9')))
 			rc = -LAT_ETRUNC;
+		if (rc == 1)
+			r->intervals++;
 		return rc;
 	}
 	return rc;

@@ -51,12 +51,22 @@ static uint64_t wall_ns(void)
 }
 
 /* Spin until @until on @clk; returns the time at release (>= until). */
-static lat_cycles_t spin_until(const struct co_clock *clk, lat_cycles_t until)
+/*
+ * Spin until @until on @clk; returns the time at release (>= until), or
+ * 0 when @cfg's stop said so (a long stall is interruptible too).
+ */
+static lat_cycles_t spin_until(const struct co_clock *clk,
+			       const struct lat_co_config *cfg,
+			       lat_cycles_t until)
 {
 	lat_cycles_t now;
+	unsigned n = 0;
 
-	while ((int64_t)((now = clk->now()) - until) < 0)
+	while ((int64_t)((now = clk->now()) - until) < 0) {
+		if (cfg->stop && !(++n & 1023) && cfg->stop(cfg->stop_ctx))
+			return 0;
 		lat_pace_relax_();
+	}
 	return now;
 }
 
@@ -101,15 +111,23 @@ int lat_co_run(const struct lat_co_config *cfg,
 	if (lat_pace_init(&pace, LAT_PACE_FIXED, cfg->rate_per_s, 1, &clk.cal,
 			  clk.now() + service, 0))
 		return -EINVAL;
+	int rc = 0;
+
 	for (uint64_t i = 0; i < cfg->requests; i++) {
 		lat_cycles_t due = lat_pace_due(&pace);
 		/* sent when due, or at once if the previous reply came
 		 * after this send was due (the client waited for it) */
-		lat_cycles_t sent = spin_until(&clk, due);
+		lat_cycles_t sent = spin_until(&clk, cfg, due);
 		/* the service: real work, spun out on the same clock */
-		lat_cycles_t done = spin_until(&clk, sent + service +
-					       (i == cfg->stall_at ? stall : 0));
+		lat_cycles_t done = sent ? spin_until(&clk, cfg, sent +
+			service + (i == cfg->stall_at ? stall : 0)) : 0;
 		int64_t delay = to_ns(&clk, sent - due), lat;
+
+		if (!done || (cfg->stop && cfg->stop(cfg->stop_ctx))) {
+			rc = -EINTR; /* request i is not done: not recorded */
+			break;
+		}
+		local.done++;
 
 		lat_pace_advance(&pace);
 		/* late by more than the wait loop's own jitter */
@@ -129,7 +147,7 @@ int lat_co_run(const struct lat_co_config *cfg,
 	local.cpu_ns = thread_cpu_ns() - cpu0;
 	if (st)
 		*st = local;
-	return 0;
+	return rc;
 }
 
 void lat_co_judge(const struct lat_co_config *cfg,

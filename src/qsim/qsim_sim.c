@@ -39,6 +39,8 @@ struct sim {
 	double max_w, max_s;
 	uint64_t zero_w;
 	struct lat_hist *batch_wait, *batch_hist;
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 	int err;
 };
 
@@ -129,12 +131,22 @@ static inline void stepc(struct sim *m, bool measure)
 
 static void run_span(struct sim *m, uint64_t n, bool measure)
 {
-	if (m->c == 1) {
-		for (uint64_t i = 0; i < n && !m->err; i++)
-			step1(m, measure);
-	} else {
-		for (uint64_t i = 0; i < n && !m->err; i++)
-			stepc(m, measure);
+	/* in chunks, so a stop is seen within LAT_QSIM_STOP_EVERY steps */
+	while (n && !m->err) {
+		uint64_t k = n < LAT_QSIM_STOP_EVERY ? n : LAT_QSIM_STOP_EVERY;
+
+		if (m->c == 1) {
+			for (uint64_t i = 0; i < k && !m->err; i++)
+				step1(m, measure);
+		} else {
+			for (uint64_t i = 0; i < k && !m->err; i++)
+				stepc(m, measure);
+		}
+		n -= k;
+		if (m->stop && m->stop(m->stop_ctx)) {
+			m->err = -EINTR;
+			break;
+		}
 	}
 }
 
@@ -163,6 +175,8 @@ static int sim_init(struct sim *m, const struct lat_qsim_config *cfg)
 	m->arr.mean = 1 / (cfg->servers * cfg->rho);
 	m->svc.mean = 1;
 	m->c = cfg->servers;
+	m->stop = cfg->stop;
+	m->stop_ctx = cfg->stop_ctx;
 	lat_qsim_rng_seed(&m->ra, cfg->seed);
 	lat_qsim_rng_seed(&m->rs, cfg->seed ^ 0xa0761d6478bd642full);
 	if (m->c == 1)
@@ -302,17 +316,33 @@ static int measure(struct sim *m, const struct lat_qsim_config *cfg,
 	run_span(m, cfg->warmup, false);
 	rebase(m);
 	m->area_sys = m->area_busy = 0;
-	for (unsigned i = 0; i < cfg->batches && !m->err; i++) {
+	unsigned i;
+
+	for (i = 0; i < cfg->batches && !m->err; i++) {
 		/* Boundaries at floor(k N / B): every customer is in a batch. */
 		uint64_t q = cfg->customers / cfg->batches;
 		uint64_t r = cfg->customers % cfg->batches;
 		uint64_t end = q * (i + 1) + r * (i + 1) / cfg->batches;
 
 		run_span(m, end - done, true);
+		if (m->err)
+			break; /* a batch cut short is not one */
 		end_batch(m, res, b, i, end - done);
 		done = end;
 		elapsed += m->t;
 		rebase(m);
+	}
+	if (m->err == -EINTR && i < 2) {
+		res->batches = i; /* too few for a result: say none */
+		res->customers = done;
+		return -EINTR;
+	}
+	if (m->err == -EINTR) {
+		/* stopped: the whole batches done are a (shorter) result */
+		res->batches = i;
+		res->customers = done;
+		finish(m, res, b, elapsed);
+		return -EINTR;
 	}
 	if (!m->err)
 		finish(m, res, b, elapsed);

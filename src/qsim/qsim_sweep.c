@@ -78,6 +78,8 @@ int lat_qsim_sweep_run(struct lat_qsim_sweep *s,
 			continue;
 		err = lat_qsim_run(&c, &p->r);
 		lat_qsim_result_destroy(&p->r);
+		if (err == -EINTR)
+			break; /* stopped inside a point: the sweep ends before it */
 		if (err)
 			return err;
 	}
