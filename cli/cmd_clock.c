@@ -92,7 +92,7 @@ static void parse(int argc, char **argv, struct clock_opts *o)
 {
 		int c;
 
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_DRIFT:
 			o->drift_s = cli_double(CMD, "--drift-seconds",

@@ -258,7 +258,7 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	lat_knee_config_init(&o->kc);
 	o->n_dists = 1; /* det */
 	o->kp.stage_nice = -20;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
 		parse_one(o, c, &points_set, &list_set);

@@ -124,7 +124,7 @@ static void parse(struct args *a, int argc, char **argv)
 	int c;
 
 	lat_lab_opts_init(&a->o);
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_ROUNDS:
 			a->o.rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,

@@ -225,7 +225,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 	uint64_t avail, need;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_JSON: o->json = true; break;
 		case OPT_QUICK: o->quick = true; break;

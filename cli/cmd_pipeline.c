@@ -419,7 +419,7 @@ static void parse(struct args *a, int argc, char **argv)
 	lat_pipe_config_init(&a->cfg);
 	a->instr.counters = true;
 	a->instr.flight_post = 64;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1)
 		parse_one(a, c, argv);
 	cli_no_operands(CMD, argc, argv);
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)

@@ -192,7 +192,7 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 	}
 	opterr = 0;
 	/* GNU order: the --diff <after> operand may come before options */
-	while ((c = getopt_long(argc, argv, ":p:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":p:", options)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pid = (pid_t)cli_u64(CMD, "--pid", optarg, 1,

@@ -161,6 +161,20 @@ bad:
 			    "0.1:0.99:0.01, not '%s'", arg);
 }
 
+/*
+ * A coefficient of variation: 0 (deterministic) or 0.001..1000. Below
+ * that the gamma shape 1/cv^2 overflows and every result is NaN.
+ */
+static double cv_arg(const char *flag, const char *arg)
+{
+	double cv = cli_double(CMD, flag, arg, 0, 1000);
+
+	if (cv > 0 && cv < 1e-3)
+		cli_usage_error(CMD, "%s must be 0 (deterministic) or between "
+				"0.001 and 1000, not '%s'", flag, arg);
+	return cv;
+}
+
 static void parse_one(struct queue_opts *o, struct raw *w, int c)
 {
 	struct lat_qsim_config *cfg = &o->cfg;
@@ -168,11 +182,11 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 	switch (c) {
 	case OPT_RHO: w->rho = optarg; break;
 	case OPT_CA:
-		w->ca = cli_double(CMD, "--ca", optarg, 0, 1000);
+		w->ca = cv_arg("--ca", optarg);
 		w->have_ca = true;
 		break;
 	case OPT_CS:
-		w->cs = cli_double(CMD, "--cs", optarg, 0, 1000);
+		w->cs = cv_arg("--cs", optarg);
 		w->have_cs = true;
 		break;
 	case OPT_ARRIVAL: w->arrival = optarg; break;
@@ -269,7 +283,7 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	lat_qsim_config_init(&o->cfg);
 	o->knee_slope = LAT_QSIM_KNEE_SLOPE;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
 		parse_one(o, &w, c);

@@ -111,7 +111,7 @@ static void parse(int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof(*a));
 	/* '+': stop at the first operand, so the command's own flags are
 	 * never taken for ours. */
-	while ((c = getopt_long(argc, argv, "+:p:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:p:", options)) != -1) {
 		switch (c) {
 		case 'p':
 			a->pid = parse_pid(optarg);
