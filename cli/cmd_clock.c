@@ -135,6 +135,14 @@ static void collect(const struct clock_opts *o, struct clock_report *r)
 		warn(r, "the three calibrations differ by more than 100 ppm: "
 			"the counter's rate is not steady here");
 	rc = lat_clock_drift(&r->cal.use, o->drift_s, &r->drift);
+	if (!rc && cli_stop_signal()) {
+		static char msg[128];
+
+		snprintf(msg, sizeof(msg), "interrupted: the drift was "
+			 "measured over %.3f s, not the %g s asked",
+			 r->drift.seconds, o->drift_s);
+		warn(r, msg);
+	}
 	if (!rc)
 		rc = lat_clock_read_costs(&r->cal.use, o->pairs, r->costs);
 	if (rc)
@@ -346,6 +354,7 @@ static int clock_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
+	cli_catch_stop_signals();
 	collect(&o, &r);
 	if (o.json) {
 		/* Scripts read stdout; a person watching still sees these. */
@@ -357,7 +366,7 @@ static int clock_main(int argc, char **argv)
 	} else {
 		print_text(&o, &r);
 	}
-	return CLI_EXIT_OK;
+	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_clock = {

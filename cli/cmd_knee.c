@@ -475,7 +475,10 @@ static int knee_main(int argc, char **argv)
 		knee_print_text(&o);
 	if (o.svg && knee_plot(&o))
 		return CLI_EXIT_FAIL;
-	if (rc)
+	/* a stop asked for is not a failure: the points done are shown */
+	if (rc == -EINTR && (o.sig || cli_stop_signal()))
+		o.sig = o.sig ? o.sig : cli_stop_signal();
+	else if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	if (o.kp.hlog_error)
 		cli_fail(CMD, "writing the .hlog files: %s",

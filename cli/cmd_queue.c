@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +465,13 @@ static int queue_main(int argc, char **argv)
 	}
 	cli_catch_stop_signals();
 	o.cfg.stop = stop_now;
+	/* a long simulation says so (and how to stop it) before it starts */
+	if (o.sweep || o.target > 0 ||
+	    o.cfg.customers + o.cfg.warmup >= 10000000)
+		fprintf(stderr, "latlab queue: simulating %" PRIu64
+			" customers%s (Ctrl-C stops with what is done)\n",
+			o.cfg.customers + o.cfg.warmup,
+			o.sweep ? " per point" : o.target > 0 ? " per run" : "");
 	if (o.sweep)
 		rc = run_sweep(&o);
 	else if (o.target > 0)
