@@ -134,6 +134,9 @@ static void collect(const struct clock_opts *o, struct clock_report *r)
 	if (!r->cal.stable)
 		warn(r, "the three calibrations differ by more than 100 ppm: "
 			"the counter's rate is not steady here");
+	if (o->drift_s > 2) /* a long wait says so, and how to end it */
+		fprintf(stderr, "latlab clock: measuring the drift over %g s "
+			"(Ctrl-C ends it early)\n", o->drift_s);
 	rc = lat_clock_drift(&r->cal.use, o->drift_s, &r->drift);
 	if (!rc && cli_stop_signal()) {
 		static char msg[128];
@@ -144,7 +147,9 @@ static void collect(const struct clock_opts *o, struct clock_report *r)
 		warn(r, msg);
 	}
 	if (!rc)
-		rc = lat_clock_read_costs(&r->cal.use, o->pairs, r->costs);
+		/* interrupted: a short measure, not the full one */
+		rc = lat_clock_read_costs(&r->cal.use, cli_stop_signal() ?
+					  1000 : o->pairs, r->costs);
 	if (rc)
 		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
 	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++)

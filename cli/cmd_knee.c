@@ -455,6 +455,8 @@ static int knee_main(int argc, char **argv)
 	o.kp.stop_ctx = &o;
 	lat_knee_pipe_runner(&o.kp, &r);
 	cli_catch_stop_signals();
+	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
+		"the points done)\n");
 	if (o.kp.stage_nice) {
 		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
 							    &o.autogroup_old);

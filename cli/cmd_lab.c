@@ -2,6 +2,7 @@
  * latlab lab: the pipeline's diseases side by side. Parses, calls the lab
  * library (src/lab: plan, run, judge) and prints its table or JSON.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,9 @@ static int lab_main(int argc, char **argv)
 			 lat_strerror(rc));
 	cli_catch_stop_signals();
 	rc = lat_lab_run(&L, stop_on_signal, NULL, stderr);
+	/* stopped while a run was setting up: the runs done are the result */
+	if (rc == -EINTR && cli_stop_signal())
+		rc = 0;
 	if (rc)
 		cli_fail(CMD, "run %d (%s) failed: %s", L.n_rows + 1,
 			 L.row[L.n_rows].name, lat_strerror(rc));

@@ -423,6 +423,8 @@ static int mem_main(int argc, char **argv)
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
+	fprintf(stderr, "latlab mem: measuring (Ctrl-C stops it and shows "
+		"what was done)\n");
 	rc = lat_clock_calibrate(&env.cal, 200);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot calibrate the cycle clock: %s",

@@ -49,11 +49,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	/* a parser may make a directory (--hgrm, --profile): in a scratch
 	 * one; a path like /dev/stdin must not wait for a terminal; the
-	 * refusals' lines are noise */
+	 * refusals' lines are noise: the CLI's stderr FILE goes nowhere,
+	 * while fd 2 stays for libFuzzer's and the sanitizers' reports */
 	if (mkdtemp(dir) && chdir(dir) == 0 && null >= 0) {
 		dup2(null, STDIN_FILENO);
-		dup2(null, STDERR_FILENO);
 		dup2(null, STDOUT_FILENO);
+		stderr = fdopen(null, "w");
 	}
 	cli_parse_only = true;
 	cli_exit_hook = exit_hook;
