@@ -120,6 +120,43 @@ static void parse(int argc, char **argv, struct doctor_args *a)
 	cli_no_operands(CMD, argc, argv);
 }
 
+/*
+ * The library words its fixes without naming latlab's flags (it does not
+ * know the CLI); here each finding that points at something latlab can do
+ * gets the command line that does it.
+ */
+static const struct {
+	const char *id;
+	bool on_found; /* append to found (an info line), else to fix */
+	const char *how;
+} cli_hints[] = {
+	{ "cpu.smt", false, "latlab pipeline --cpus <list>" },
+	{ "cpu.idle", false, "latlab pipeline --wait spin" },
+	{ "cpu.numa", false, "latlab pipeline --cpus <list>" },
+	{ "cgroup.quota", false, "latlab pipeline --cpu-quota <pct>" },
+	{ "latlab.cpu_quota", true, "latlab pipeline --cpu-quota <pct>" },
+};
+
+static void add_cli_hints(struct lat_doctor_report *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		struct lat_doctor_finding *f = &r->f[i];
+
+		for (size_t h = 0; h < sizeof(cli_hints) / sizeof(*cli_hints);
+		     h++) {
+			char *t = cli_hints[h].on_found ? f->found : f->fix;
+			size_t n = strlen(t);
+
+			if (strcmp(f->id, cli_hints[h].id) || !n ||
+			    (cli_hints[h].on_found &&
+			     strncmp(t, "yes", 3)))
+				continue;
+			snprintf(t + n, LAT_DOCTOR_TEXT_LEN - n, " (%s)",
+				 cli_hints[h].how);
+		}
+	}
+}
+
 static int doctor_main(int argc, char **argv)
 {
 	static struct lat_doctor_facts facts; /* ~40 KiB */
@@ -136,6 +173,7 @@ static int doctor_main(int argc, char **argv)
 		cli_fail(CMD, "cannot gather the facts: %s",
 			     lat_strerror(rc));
 	lat_doctor_judge(&facts, &report);
+	add_cli_hints(&report);
 	if (a.json) {
 		lat_json_init(&j, stdout);
 		lat_json_obj_begin(&j, NULL);

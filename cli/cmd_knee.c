@@ -297,13 +297,12 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 	const struct knee_opts *o = ctx;
 	char w[LAT_FMT_LEN];
 
-	if (!o->json)
-		fprintf(stderr, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
-			"= %.3g tau over %llu events\n",
-			knee_dist_name(&o->kp.base.work_dist), p->rho,
-			p->rho_asked,
-			lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
-			(unsigned long long)p->events);
+	fprintf(stderr, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
+		"= %.3g tau over %llu events\n",
+		knee_dist_name(&o->kp.base.work_dist), p->rho,
+		p->rho_asked,
+		lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
+		(unsigned long long)p->events);
 }
 
 /* The wake-up floor and, by it, the work time; refuse a tau too short. */
@@ -320,6 +319,12 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	int rc;
 
 	o->floor_rate = 2000;
+	/* Progress goes to stderr with --json too (stdout is the document):
+	 * a sweep takes minutes. This first line comes once the stop
+	 * signals are caught; a usage refusal after it is one only the
+	 * measured floor could decide. */
+	fprintf(stderr, "latlab knee: measuring the wake-up floor (1000 "
+		"events at %.0f/s)\n", o->floor_rate);
 	rc = lat_knee_floor(r, o->floor_rate, 1000, &o->floor_ns);
 	if (rc == 1)
 		return;
@@ -346,9 +351,8 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 							   o->base.work_ns),
 						why);
 	}
-	if (!o->json)
-		fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
-			"%s\n", ns_(f, o->floor_ns), ns_(w, o->base.work_ns));
+	fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
+		"%s\n", ns_(f, o->floor_ns), ns_(w, o->base.work_ns));
 	if (o->base.work_ns >= need)
 		return;
 	lat_fmt_ns(f, sizeof(f), o->floor_ns);
@@ -381,10 +385,9 @@ static int calibrate_one(struct knee_opts *o, struct lat_knee_runner *r,
 		return rc;
 	run->started = true;
 	run->work_cv = o->kp.last.work_table.cv;
-	if (!o->json)
-		fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
-			knee_dist_name(&run->dist),
-			lat_fmt_ns(t, sizeof(t), run->tau_ns));
+	fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
+		knee_dist_name(&run->dist),
+		lat_fmt_ns(t, sizeof(t), run->tau_ns));
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "latlab/json.h"
 #include "latlab/lab.h"
 
@@ -21,6 +22,7 @@ static const char usage[] =
 "\n"
 "usage: latlab lab [--rounds <n>] [--seed <n>] [--events <n>] [--rate <r>]\n"
 "                  [--only <experiment>,... | --sham] [--quick] [--json]\n"
+"                  [--svg <file>]\n"
 "\n"
 "Runs baselines and experiments alternately (B E1 B E2 B ...; with\n"
 "--rounds, each round after the first in a shuffled order), all in this\n"
@@ -55,6 +57,8 @@ static const char usage[] =
 "                    (4 rounds unless --rounds)\n"
 "  --quick           20000 events per run, short calibrations\n"
 "  --json            one JSON object: rows, baselines, verdicts as data\n"
+"  --svg <file>      e2e by percentile of the baselines (black) and each\n"
+"                    experiment, every run of each merged\n"
 "\n"
 "Exit status: 0 done (whatever the verdicts), 1 runtime failure, 2 bad\n"
 "usage, 130/143 stopped by SIGINT/SIGTERM (the runs done are judged).\n"
@@ -63,10 +67,11 @@ static const char usage[] =
 "  latlab lab                          # every disease, ~30 s\n"
 "  latlab lab --quick --json           # a few seconds, for scripts\n"
 "  latlab lab --only stall,noise --rounds 3   # two diseases, 3 rounds\n"
-"  latlab lab --sham --quick           # is the yardstick honest here?\n";
+"  latlab lab --sham --quick           # is the yardstick honest here?\n"
+"  latlab lab --quick --svg lab.svg    # where each disease moves e2e\n";
 
 enum { OPT_ROUNDS = 256, OPT_SEED, OPT_EVENTS, OPT_RATE, OPT_ONLY, OPT_SHAM,
-       OPT_QUICK, OPT_JSON };
+       OPT_QUICK, OPT_JSON, OPT_SVG };
 
 static const struct option options[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
@@ -77,12 +82,14 @@ static const struct option options[] = {
 	{ "sham", no_argument, NULL, OPT_SHAM },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct args {
 	struct lat_lab_opts o;
 	bool json, quick, events_set, only_set, rounds_set;
+	const char *svg;
 };
 
 static void parse_only(struct args *a, const char *list)
@@ -156,6 +163,11 @@ static void parse(struct args *a, int argc, char **argv)
 		case OPT_JSON:
 			a->json = true;
 			break;
+		case OPT_SVG:
+			a->svg = optarg;
+			a->o.keep_e2e = true;
+			cli_out_check(CMD, "--svg", optarg, NULL, 0, "");
+			break;
 		default:
 			cli_bad_option(CMD, argv, c);
 		}
@@ -222,6 +234,12 @@ static int lab_main(int argc, char **argv)
 	} else if (lat_lab_print(stdout, &L)) {
 		cli_fail(CMD, "cannot write the results");
 	}
+	if (a.svg && L.n_e2e) {
+		FILE *f = cli_out_open(CMD, a.svg);
+
+		cli_out_close(CMD, a.svg, f, lat_lab_write_svg(f, &L));
+	}
+	lat_lab_free_e2e(&L);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 

@@ -102,11 +102,22 @@ grep -q 'rwlock/rcu p99 ratio' "$T_TMP/out" || fail "no rwlock/rcu ratio"
 grep -q '^wall time ' "$T_TMP/out" || fail "no wall time"
 
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
+# catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
+# SigCgt), so the signal tests the handling, not how fast it started up.
+catches_sigint() {
+	local cgt
+	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
+}
 interrupt() { # output file, then latlab mem arguments
 	local out=$1 pid rc; shift
 	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
 	pid=$!
-	sleep 0.5
+	for _ in $(seq 600); do
+		catches_sigint "$pid" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?

@@ -82,6 +82,9 @@ assert int(F["cap_eff"], 16) == int(capeff, 16)
 if os.geteuid() == 0:
     assert by["priv.caps"]["level"] == "ok" and "uid 0" in by["priv.caps"]["found"]
     assert F["bpf_works"] is True  # root may always create a map
+    # the CLI, not the library, names the flag that runs the experiment
+    q = by["latlab.cpu_quota"]["found"]
+    assert not q.startswith("yes") or "latlab pipeline --cpu-quota" in q, q
 # the report's own rules
 s = d["summary"]
 assert sum(s.values()) == len(d["findings"]) >= 25

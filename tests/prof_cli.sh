@@ -35,6 +35,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	grep -q "not allowed to profile pid $victim" "$T_TMP/err" ||
 		fail "permission message: $(cat "$T_TMP/err")"
 	kill "$victim"
+	# unprivileged, a profile of one's own command still works: user
+	# frames only, and both what is missing and why are said
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+		expect_exit 0 setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$LATLAB" profile --offcpu --json -- /bin/true
+		python3 - "$T_TMP/out" <<'PY' || fail "unprivileged profile: $(cat "$T_TMP/out" "$T_TMP/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernel_frames"] is False, d
+assert "perf_event_paranoid=" in d["kernel_note"], d["kernel_note"]
+assert d["offcpu"]["asked"] and not d["offcpu"]["traced"], d["offcpu"]
+assert "root or CAP_BPF" in d["offcpu"]["note"] or "BPF" in d["offcpu"]["note"], d["offcpu"]
+PY
+		grep -q "off-CPU unavailable" "$T_TMP/err" ||
+			fail "no off-CPU reason on stderr: $(cat "$T_TMP/err")"
+	fi
 elif [ "$(id -u)" != 0 ]; then
 	expect_exit 2 "$LATLAB" profile -p 1 --duration 1s
 	expect_one_line_error

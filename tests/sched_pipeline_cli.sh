@@ -45,5 +45,6 @@ PY
 expect_exit 0 "$LATLAB" pipeline --sched --events 20000
 grep -q '^sched: [0-9]* events above p99.9' "$T_TMP/out" || fail "no attribution table: $(tail -5 "$T_TMP/out")"
 grep -q '^  covered by named causes: ' "$T_TMP/out" || fail "no coverage line"
+grep -q "^tail: with the scheduler probe: " "$T_TMP/out" || fail "no tail: line from the probe"
 grep -q '^sched: probe .*, 0 lost' "$T_TMP/out" || fail "probe accounting: $(grep '^sched: probe' "$T_TMP/out")"
 done_

@@ -1,5 +1,5 @@
-# Description: latlab report --svg, pipeline --svg, co --svg and report
-# --compare. Each percentile spectrum is well-formed SVG with its axis
+# Description: latlab report --svg, pipeline --svg, co --svg, lab --svg
+# and report --compare. Each percentile spectrum is well-formed SVG with its axis
 # labels and one line per tag/file/hop/lane, and renders in headless
 # Chromium to a picture that is not blank (each line's colour is on it);
 # --compare of a run with itself is noise at
@@ -26,6 +26,8 @@ run 100ns "$T_TMP/a.hlog" --svg "$shots/pipeline.svg"
 run 5us "$T_TMP/slow.hlog"
 "$LATLAB" co -n 2000 --stall 20ms --svg "$shots/co.svg" >/dev/null 2>&1 ||
 	fail "co --svg failed"
+"$LATLAB" lab --quick --only alloc --svg "$shots/lab.svg" >/dev/null 2>&1 ||
+	fail "lab --svg failed"
 
 # --- bad input: one line, exit 2, nothing written -------------------
 expect_exit 2 "$LATLAB" report --svg "$T_TMP/missing/x.svg" "$hlog"
@@ -58,6 +60,8 @@ expect_one_line_error
 expect_exit 2 "$LATLAB" co -n 1000 --svg "$T_TMP/missing/c.svg"
 expect_one_line_error
 expect_exit 2 "$LATLAB" co -n 1000 --svg "$T_TMP"
+expect_one_line_error
+expect_exit 2 "$LATLAB" lab --quick --svg "$T_TMP/missing/l.svg"
 expect_one_line_error
 
 # --- --compare -------------------------------------------------------
@@ -120,6 +124,9 @@ check "$shots/co.svg" "${axes[@]}" \
 	--label "open loop: from the intended send (what users waited)" \
 	--label "closed loop: from the actual send (the benchmark's lie)" \
 	--color "#d62728" --color "#2ca02c" --color "#1f77b4"
+check "$shots/lab.svg" "${axes[@]}" --label "null (1 run)" --label "alloc (1 run)" \
+	--label "latlab lab: e2e of the baselines and each experiment" \
+	--color "#000000" --color "#1f77b4" --color "#d62728"
 check "$shots/report-hgrm.svg" "${axes[@]}" --label "report-small.hlog: e2e" \
 	--label "report-ones.hgrm: (untagged)" --label "99.99999%"
 done_

@@ -8,7 +8,9 @@
  * balance too). Modules: hist, hist_io (V2 decode, .hlog writer and
  * reader, lat_hlog_load), ring (spsc), flight, instr, pipe (a whole run),
  * qsim (run, sweep, empirical distribution), clock (read costs), topo
- * placement. Needs the counting allocator: skips in sanitizer builds,
+ * (lat_topo_load: a failure absorbed must give the very topology an
+ * unarmed load gives, since a sysfs file that fopen could not open for
+ * want of memory is not a missing file) and pipe placement. Needs the counting allocator: skips in sanitizer builds,
  * where the sanitizer owns malloc (ASan checks leaks there instead).
  */
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "latlab/pipe.h"
 #include "latlab/qsim.h"
 #include "latlab/spsc.h"
+#include "latlab/topo.h"
 #include "t_test.h"
 
 typedef int (*op_fn)(void *ctx);      /* the set-up under test */
@@ -246,6 +249,23 @@ static int costs_op(void *ctx)
 	return lat_clock_read_costs(ctx, 1000, c);
 }
 
+struct topo {
+	struct lat_topo want, got; /* unarmed load, load under injection */
+};
+
+static int topo_op(void *ctx)
+{
+	struct topo *x = ctx;
+	int rc = lat_topo_load(&x->got, NULL, NULL);
+
+	if (!rc && memcmp(&x->got, &x->want, sizeof(x->want))) {
+		fprintf(stderr, "topo load: an allocation failed, the load "
+			"succeeded with a different topology\n");
+		t_failures++;
+	}
+	return rc;
+}
+
 static int place_op(void *ctx)
 {
 	return lat_pipe_place_pool(ctx, NULL, 0, false, NULL);
@@ -291,6 +311,7 @@ int main(void)
 	static struct v2 v2;
 	static struct hlog hl;
 	static struct instr ins;
+	static struct topo topo;
 	struct lat_hist *h = NULL;
 	struct lat_spsc *ring = NULL;
 	struct lat_flight fl;
@@ -343,6 +364,8 @@ int main(void)
 	T_EQ_I64(lat_clock_cal_from_ratio(&cal, 1.0), 0);
 	inject("clock read costs", costs_op, no_undo, &cal);
 
+	T_EQ_I64(lat_topo_load(&topo.want, NULL, NULL), 0);
+	inject("topo load", topo_op, no_undo, &topo);
 	lat_pipe_config_init(&pc);
 	inject("pipe place (topology)", place_op, no_undo, &pc);
 	pc.events = 2000;

@@ -60,6 +60,19 @@ static bool found_has(const char *id, const char *text)
 	return ok;
 }
 
+/*
+ * The library does not know the CLI: a fix names latlab's flags only once
+ * cmd_doctor.c adds them. Another tool's flag ("docker --cpus") is fine.
+ */
+static bool names_a_flag(const char *s)
+{
+	for (const char *p = strstr(s, "--"); p; p = strstr(p + 2, "--"))
+		if (p[2] >= 'a' && p[2] <= 'z' &&
+		    !(p - s >= 7 && !strncmp(p - 7, "docker ", 7)))
+			return true;
+	return false;
+}
+
 /* The invariants every report keeps, whatever the machine. */
 static void check_report_rules(void)
 {
@@ -74,6 +87,11 @@ static void check_report_rules(void)
 		}
 		if (!*f->found) {
 			fprintf(stderr, "%s found nothing\n", f->id);
+			t_failures++;
+		}
+		if (names_a_flag(f->found) || names_a_flag(f->fix)) {
+			fprintf(stderr, "%s names a CLI flag: '%s' / '%s'\n",
+				f->id, f->found, f->fix);
 			t_failures++;
 		}
 		for (int k = 0; k < i; k++)

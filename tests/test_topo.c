@@ -1,12 +1,14 @@
 /*
  * Description: topology and placement on fake sysfs trees (8 cores with
  * SMT, 64 cores in 8 cache domains, isolated CPUs, restricted affinity,
- * missing files) and on this machine.
+ * missing files, files that exist but cannot be read, no file
+ * descriptor left) and on this machine.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -324,6 +326,46 @@ static void test_sparse(void)
 	cleanup();
 }
 
+/*
+ * A file that exists but cannot be read is not a missing file: guessing
+ * "own core, package 0" then would misplace threads without a word.
+ */
+static void test_unreadable(void)
+{
+	static bool allowed[LAT_TOPO_MAX_CPUS];
+	char path[300];
+	struct rlimit old, low;
+	int probe;
+
+	machine(2, 2, 2, "\n");
+	mask(allowed, "0-3");
+	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0);
+	T_EQ_I64(topo.cpu[3].core, 1);
+
+	/* reading a directory fails with EISDIR after fopen succeeds */
+	snprintf(path, sizeof(path), "%s/cpu3/cache/index1/shared_cpu_list",
+		 root);
+	T_EQ_I64(unlink(path), 0);
+	T_EQ_I64(mkdir(path, 0755), 0);
+	T_EQ_I64(lat_topo_load(&topo, root, allowed), -EISDIR);
+	T_EQ_I64(rmdir(path), 0);
+	T_EQ_I64(lat_topo_load(&topo, root, allowed), 0); /* absent: fine */
+	T_EQ_I64(topo.cpu[3].llc, 1); /* from L1, its own core */
+
+	/* no descriptor left: fopen fails with EMFILE, not "no file" */
+	probe = dup(0);
+	T_CHECK(probe >= 0);
+	close(probe);
+	T_EQ_I64(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)probe; /* every descriptor below is in use */
+	T_EQ_I64(setrlimit(RLIMIT_NOFILE, &low), 0);
+	probe = lat_topo_load(&topo, root, allowed);
+	T_EQ_I64(setrlimit(RLIMIT_NOFILE, &old), 0);
+	T_EQ_I64(probe, -EMFILE);
+	cleanup();
+}
+
 /* This machine: load, place, pin. */
 static void test_here(void)
 {
@@ -345,6 +387,7 @@ int main(void)
 	test_restricted();
 	test_64core();
 	test_sparse();
+	test_unreadable();
 	test_here();
 	T_DONE();
 }

@@ -246,6 +246,22 @@ struct lat_lab_opts {
 				       * baseline and null, nothing else */
 	unsigned calibrate_ms;        /* pipeline clock calibration */
 	bool counters;                /* per-thread counters (else n/a) */
+	bool keep_e2e;                /* keep each curve's merged e2e
+				       * histogram (struct lat_lab.e2e) for
+				       * lat_lab_write_svg */
+};
+
+/*
+ * With opts.keep_e2e: the e2e histogram of every run merged per curve,
+ * one curve per experiment and one per arm's baselines (an arm's
+ * baselines run at its own placement or rate: they are not mixed).
+ */
+#define LAT_LAB_MAX_CURVES (LAT_LAB_N_EXP + LAT_LAB_N_ARMS)
+struct lat_lab_e2e {
+	char name[LAT_LAB_NAME_LEN + 16]; /* "baseline", "baseline, slow arm",
+					   * "alloc", ... */
+	struct lat_hist *hist;        /* merged e2e, ns; owned */
+	int runs;
 };
 
 /* Rows of a plan: at most a baseline before and after each experiment. */
@@ -265,6 +281,8 @@ struct lat_lab {
 	int arm_baselines[LAT_LAB_N_ARMS];
 	char unavailable[LAT_LAB_NMETRICS + 1][LAT_PERF_REASON_LEN];
 				      /* why a metric (last: IPC) is n/a */
+	struct lat_lab_e2e e2e[LAT_LAB_MAX_CURVES]; /* with keep_e2e */
+	int n_e2e;
 };
 
 /* Defaults: 200000 events at 200000/s, 1 round, every experiment. */
@@ -345,6 +363,17 @@ void lat_lab_judge(struct lat_lab *L);
 int lat_lab_compare(const struct lat_lab_row *rows, int n,
 		    enum lat_lab_exp e, const double *value,
 		    struct lat_lab_cmp *out);
+
+/*
+ * With opts.keep_e2e, after lat_lab_run: the baseline's and each
+ * experiment's e2e by percentile as one standalone SVG
+ * (lat_svg_percentiles; baselines in black). Returns 0, -EINVAL (nothing
+ * kept), -EIO.
+ */
+int lat_lab_write_svg(FILE *out, const struct lat_lab *L);
+
+/* Free what opts.keep_e2e kept. Safe to call twice or without it. */
+void lat_lab_free_e2e(struct lat_lab *L);
 
 /* The table, the drift, and one verdict line per experiment. 0 or -EIO. */
 int lat_lab_print(FILE *out, const struct lat_lab *L);

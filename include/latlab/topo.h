@@ -57,10 +57,13 @@ struct lat_topo {
 /*
  * Read the topology under @sysfs_root (NULL: "/sys/devices/system/cpu")
  * and mark CPUs in @allowed (array of LAT_TOPO_MAX_CPUS bools; NULL: the
- * calling thread's sched_getaffinity mask). Missing per-CPU files are
- * tolerated (a CPU without topology is its own core and package); a
- * missing or unreadable "online" list returns -ENOENT, an unparsable one
- * -LAT_EFORMAT. Returns 0 on success.
+ * calling thread's sched_getaffinity mask). Per-CPU files and the
+ * "isolated" list that do not exist (ENOENT, ENOTDIR) or do not parse are
+ * tolerated (a CPU without topology is its own core and package); a file
+ * that exists but cannot be read (ENOMEM, EMFILE, EACCES, EIO...) returns
+ * that -errno, since guessing would misplace threads silently. A missing
+ * "online" list returns -ENOENT, an unparsable one -LAT_EFORMAT. Returns 0
+ * on success; on error *@t is not a usable topology.
  */
 int lat_topo_load(struct lat_topo *t, const char *sysfs_root,
 		  const bool *allowed);

@@ -206,7 +206,7 @@ static void judge_smt_freq(const struct lat_doctor_facts *x,
 		    "siblings of one core: they share its execution units "
 		    "and caches");
 		fix(f, "echo off > /sys/devices/system/cpu/smt/control while "
-		    "measuring, or give each hot thread a core (--cpus)");
+		    "measuring, or give each hot thread a core of its own");
 	} else
 		say(f, LAT_DOCTOR_OK, "on (up to %d per core); each hot "
 		    "thread gets a core of its own", x->topo.max_smt);
@@ -265,9 +265,9 @@ static void judge_idle(const struct lat_doctor_facts *x,
 		say(f, LAT_DOCTOR_OK, "cpu%d: %s", cpu, list);
 		return;
 	}
-	say(f, LAT_DOCTOR_WARN, "cpu%d: %s; a waiter that sleeps (--wait "
-	    "block) can pay %u us to wake", cpu, list, worst);
-	fix(f, "keep hot threads spinning (--wait spin), hold 0 in "
+	say(f, LAT_DOCTOR_WARN, "cpu%d: %s; a waiter that sleeps can pay "
+	    "%u us to wake", cpu, list, worst);
+	fix(f, "keep hot threads spinning rather than sleeping, hold 0 in "
 	    "/dev/cpu_dma_latency while measuring, or echo 1 > "
 	    "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", cpu,
 	    worst_k);
@@ -346,7 +346,7 @@ static void judge_cpus(const struct lat_doctor_facts *x,
 		say(f, LAT_DOCTOR_WARN, "%d nodes; the hot CPUs span %d, so "
 		    "messages cross the interconnect", x->numa_nodes,
 		    x->numa_nodes_hot);
-		fix(f, "keep the pipeline on one node: --cpus from one "
+		fix(f, "keep the pipeline on one node: its CPUs from one "
 		    "node's cpulist (numactl -H)");
 	} else
 		say(f, LAT_DOCTOR_OK, "%d nodes; the hot CPUs are on one",
@@ -432,7 +432,7 @@ static void judge_cgroup(const struct lat_doctor_facts *x,
 		    x->quota_cpus < 1 ? t : "");
 		fix(f, "raise or remove the quota (cpu.max, "
 		    "cpu.cfs_quota_us, docker --cpus, limits.cpu), or keep "
-		    "busy threads below it; latlab pipeline --cpu-quota "
+		    "busy threads below it; latlab's CPU-quota experiment "
 		    "shows the effect");
 	}
 
@@ -694,8 +694,8 @@ static void judge_latlab(const struct lat_doctor_facts *x,
 		say(f, LAT_DOCTOR_INFO, "no: %s is not writable by this user "
 		    "(needs root)", x->cg_child_parent.dir);
 	else
-		say(f, LAT_DOCTOR_INFO, "yes: latlab pipeline --cpu-quota "
-		    "<pct> runs in a child of %s (%s)",
+		say(f, LAT_DOCTOR_INFO, "yes: the pipeline can run under a "
+		    "quota in a child of %s (%s)",
 		    x->cg_child_parent.path,
 		    lat_cgroup_version_name(x->cg.version));
 }

@@ -34,6 +34,44 @@ static void keep_reasons(struct lat_lab *L, const struct lat_instr *in)
 		    lat_instr_reason(in, LAT_PERF_INSTRUCTIONS));
 }
 
+/* The curve row @w belongs to: its experiment, or its arm's baselines. */
+static struct lat_lab_e2e *e2e_curve(struct lat_lab *L,
+				     const struct lat_lab_row *w)
+{
+	char name[sizeof(L->e2e[0].name)];
+
+	if (!w->baseline)
+		snprintf(name, sizeof(name), "%s", lat_lab_exp_name(w->exp));
+	else if (w->arm == LAT_LAB_ARM_DEFAULT)
+		snprintf(name, sizeof(name), "baseline");
+	else
+		snprintf(name, sizeof(name), "baseline, %s arm",
+			 lat_lab_arm_name(w->arm));
+	for (int i = 0; i < L->n_e2e; i++)
+		if (!strcmp(L->e2e[i].name, name))
+			return &L->e2e[i];
+	if (L->n_e2e == LAT_LAB_MAX_CURVES)
+		return NULL;
+	snprintf(L->e2e[L->n_e2e].name, sizeof(name), "%s", name);
+	return &L->e2e[L->n_e2e++];
+}
+
+/* Merge the run's e2e into its curve (opts.keep_e2e). */
+static int keep_e2e(struct lat_lab *L, const struct lat_lab_row *w,
+		    const struct lat_pipe_result *r)
+{
+	struct lat_lab_e2e *c = e2e_curve(L, w);
+	int64_t refused = 0;
+	int rc;
+
+	if (!c || r->n_deltas < 1)
+		return 0;
+	rc = lat_hist_merge_grow(&c->hist, &r->delta[r->n_deltas - 1].hist,
+				 &refused, NULL);
+	c->runs += !rc;
+	return rc;
+}
+
 /* Planned row @i, run. */
 static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 		   void *ctx)
@@ -62,6 +100,8 @@ static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 								       NULL);
 		if (o.counters)
 			keep_reasons(L, &in);
+		if (L->opts.keep_e2e)
+			rc = keep_e2e(L, w, &r);
 	}
 	lat_pipe_result_destroy(&r);
 	lat_instr_destroy(&in);
@@ -73,6 +113,7 @@ int lat_lab_run(struct lat_lab *L, lat_pipe_stop_fn stop, void *ctx,
 {
 	L->n_rows = 0;
 	L->stopped = false;
+	lat_lab_free_e2e(L);
 	memset(L->unavailable, 0, sizeof(L->unavailable));
 	for (int i = 0; i < L->n_plan; i++) {
 		int rc;

@@ -27,6 +27,14 @@
 
 /* ---- who tables ---- */
 
+/* A task name into 16 bytes: a record's comm (16 bytes, maybe without a
+ * NUL) or a shorter literal such as "(idle)". */
+static void copy_comm(char dst[16], const char *comm)
+{
+	strncpy(dst, comm, 15);
+	dst[15] = '\0';
+}
+
 void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 			const char *comm, uint64_t count, uint64_t ns)
 {
@@ -36,7 +44,7 @@ void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 		if (w->who[i].pid == pid) {
 			w->who[i].count += count;
 			w->who[i].ns += ns;
-			memcpy(w->who[i].comm, comm, 16); /* latest name */
+			copy_comm(w->who[i].comm, comm); /* latest name */
 			return;
 		}
 	}
@@ -47,8 +55,7 @@ void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 	}
 	w->who[w->n].pid = pid;
 	w->who[w->n].tgid = tgid;
-	memcpy(w->who[w->n].comm, comm, 16);
-	w->who[w->n].comm[15] = '\0';
+	copy_comm(w->who[w->n].comm, comm);
 	w->who[w->n].count = count;
 	w->who[w->n].ns = ns;
 	w->n++;

@@ -1,7 +1,10 @@
 /*
  * CPU topology from sysfs and the affinity mask; hot-thread placement.
- * Reading is tolerant (a VM may lack cache or topology files); placement
- * is deterministic so tests on fake sysfs trees can assert exact CPUs.
+ * Reading is tolerant of files that do not exist (a VM may lack cache or
+ * topology files) but not of files that could not be read: an fopen that
+ * fails with ENOMEM or EMFILE is not a missing file, and guessing then
+ * would place threads on the wrong cores without a word. Placement is
+ * deterministic so tests on fake sysfs trees can assert exact CPUs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,27 +18,50 @@
 
 #define DEFAULT_ROOT "/sys/devices/system/cpu"
 
-/* Read a small sysfs file into @buf; 0, or -errno. */
+/*
+ * Read a small sysfs file into @buf; 0, or -errno. A read error is an
+ * error too (sysfs reports a failed attribute read that way).
+ */
 static int read_file(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	size_t n;
+	int rc = 0;
 
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, len - 1, f);
+	if (ferror(f))
+		rc = errno ? -errno : -EIO;
 	buf[n] = '\0';
 	fclose(f);
-	return 0;
+	return rc;
+}
+
+/*
+ * The file is absent: the kernel or VM does not provide it, which the
+ * reader tolerates. Anything else (ENOMEM, EMFILE, EACCES, EIO) is a
+ * failure to read what exists and goes back to the caller.
+ */
+static bool absent(int rc)
+{
+	return rc == -ENOENT || rc == -ENOTDIR;
+}
+
+/* Tolerated: absent or unparsable (a value this reader cannot use). */
+static bool tolerable(int rc)
+{
+	return !rc || absent(rc) || rc == -LAT_EFORMAT;
 }
 
 static int read_int(const char *path, int *out)
 {
 	char buf[64], *end;
 	long v;
+	int rc = read_file(path, buf, sizeof(buf));
 
-	if (read_file(path, buf, sizeof(buf)))
-		return -ENOENT;
+	if (rc)
+		return rc;
 	v = strtol(buf, &end, 10);
 	if (end == buf || v < -1 || v > 1000000)
 		return -LAT_EFORMAT;
@@ -184,12 +210,15 @@ static int lowest(const bool *set)
 	return -1;
 }
 
-/* Lowest CPU of the highest-level data or unified cache holding @cpu. */
-static void read_llc(const char *root, int cpu, int *llc, int *level)
+/*
+ * Lowest CPU of the highest-level data or unified cache holding @cpu.
+ * Returns 0 (absent files tolerated) or the -errno of an unreadable one.
+ */
+static int read_llc(const char *root, int cpu, int *llc, int *level)
 {
 	char path[512], type[32], list[4096];
 	bool set[LAT_TOPO_MAX_CPUS];
-	int best = 0;
+	int best = 0, rc = 0;
 
 	*llc = -1;
 	for (int i = 0; i < 16; i++) {
@@ -197,18 +226,23 @@ static void read_llc(const char *root, int cpu, int *llc, int *level)
 
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/level",
 			 root, cpu, i);
-		if (read_int(path, &lv))
+		rc = read_int(path, &lv);
+		if (rc)
 			break; /* the kernel numbers them 0, 1, 2, ... */
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/type",
 			 root, cpu, i);
-		if (!read_file(path, type, sizeof(type)) &&
-		    !strncmp(type, "Instruction", 11))
+		rc = read_file(path, type, sizeof(type));
+		if (!tolerable(rc))
+			break;
+		if (!rc && !strncmp(type, "Instruction", 11))
 			continue;
 		snprintf(path, sizeof(path),
 			 "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu,
 			 i);
-		if (read_file(path, list, sizeof(list)) ||
-		    lat_topo_list_parse(list, set) <= 0)
+		rc = read_file(path, list, sizeof(list));
+		if (!tolerable(rc))
+			break;
+		if (rc || lat_topo_list_parse(list, set) <= 0)
 			continue;
 		if (lv > best) {
 			best = lv;
@@ -216,28 +250,38 @@ static void read_llc(const char *root, int cpu, int *llc, int *level)
 		}
 	}
 	*level = best;
+	return tolerable(rc) ? 0 : rc;
 }
 
-static void read_cpu(const char *root, struct lat_topo *t, int c)
+/* One online CPU's core, package and cache; 0 or -errno (see read_llc). */
+static int read_cpu(const char *root, struct lat_topo *t, int c)
 {
 	struct lat_topo_cpu *cpu = &t->cpu[c];
 	char path[512], list[4096];
 	bool set[LAT_TOPO_MAX_CPUS];
-	int level;
+	int level, rc;
 
 	cpu->core = c;
 	snprintf(path, sizeof(path), "%s/cpu%d/topology/thread_siblings_list",
 		 root, c);
-	if (!read_file(path, list, sizeof(list)) &&
-	    lat_topo_list_parse(list, set) > 0 && set[c])
+	rc = read_file(path, list, sizeof(list));
+	if (!tolerable(rc))
+		return rc;
+	if (!rc && lat_topo_list_parse(list, set) > 0 && set[c])
 		cpu->core = lowest(set);
 	snprintf(path, sizeof(path), "%s/cpu%d/topology/physical_package_id",
 		 root, c);
-	if (read_int(path, &cpu->package) || cpu->package < 0)
+	rc = read_int(path, &cpu->package);
+	if (!tolerable(rc))
+		return rc;
+	if (rc || cpu->package < 0)
 		cpu->package = 0;
-	read_llc(root, c, &cpu->llc, &level);
+	rc = read_llc(root, c, &cpu->llc, &level);
+	if (rc)
+		return rc;
 	if (level > t->llc_level)
 		t->llc_level = level;
+	return 0;
 }
 
 static int affinity_mask(bool *allowed)
@@ -301,9 +345,11 @@ int lat_topo_load(struct lat_topo *t, const char *root, const bool *allowed)
 		rc = -LAT_EFORMAT;
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/isolated", root);
-		if (read_file(path, list, list_len) ||
-		    lat_topo_list_parse(list, isolated) < 0)
+		rc = read_file(path, list, list_len);
+		if (rc || lat_topo_list_parse(list, isolated) < 0)
 			memset(isolated, 0, sizeof(isolated));
+		if (absent(rc))
+			rc = 0;
 	}
 	free(list);
 	if (rc)
@@ -323,8 +369,8 @@ int lat_topo_load(struct lat_topo *t, const char *root, const bool *allowed)
 		cpu->isolated = isolated[c];
 		if (online[c] || isolated[c])
 			t->n_cpus = c + 1;
-		if (online[c])
-			read_cpu(root, t, c);
+		if (online[c] && (rc = read_cpu(root, t, c)))
+			return rc;
 	}
 	count(t);
 	return 0;
