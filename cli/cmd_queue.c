@@ -301,8 +301,19 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 				      o->service_from }, 1, "the input");
 	if (w.have_knee && !w.sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
-	if (w.sweep)
+	if (w.sweep) {
+		struct lat_qsim_sweep s;
+
 		parse_sweep(o, w.sweep);
+		/* refused now, before any output or start line */
+		if (lat_qsim_sweep_init(&s, o->sweep_lo, o->sweep_hi,
+					o->sweep_step, o->knee_slope) == -EINVAL)
+			cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= "
+					"hi <= 10, step > 0 and at most %d "
+					"points", o->sweep_lo, o->sweep_hi,
+					o->sweep_step, LAT_QSIM_MAX_SWEEP);
+		lat_qsim_sweep_destroy(&s);
+	}
 	if (w.rho) {
 		o->cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
 		if (!(o->cfg.rho > 0 && o->cfg.rho < 1))

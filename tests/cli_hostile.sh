@@ -275,6 +275,9 @@ t 2 "--rounds" lab --rounds 21
 t 2 "--only" lab --only nosuch
 t 2 "--events" lab --events 0
 t 2 "given twice" lab --rounds 2 --rounds 3
+t 2 "directory '.*nodir' does not exist" lab --svg @T/nodir/l.svg
+t 2 "is a directory" lab --svg @T/adir
+t 2 "given twice" lab --svg @OUT --svg @T/x.svg
 t 2 "unknown option" lab --bogus
 
 # ---- profile and sched
