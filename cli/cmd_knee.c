@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +439,43 @@ static void restore_autogroup(void)
 	(void)lat_knee_autogroup_restore(autogroup_old);
 }
 
+/*
+ * The autogroup weight belongs to the whole session (the user's shell):
+ * it must come back on every way out. exit() runs the atexit hook and
+ * SIGINT/SIGTERM end the sweep normally; a signal that would kill the
+ * process instead (SIGPIPE from 'latlab knee | head', SIGHUP from a
+ * closed terminal, SIGQUIT, an abort) restores it here, then dies of the
+ * same signal. SIGSEGV and friends are left to the sanitizers' handlers.
+ */
+static void restore_and_die(int sig)
+{
+	(void)lat_knee_autogroup_restore(autogroup_old);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void restore_autogroup_on_exit(int old)
+{
+	static const int fatal[] = { SIGHUP, SIGPIPE, SIGQUIT, SIGABRT,
+				     SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
+				     SIGXFSZ };
+	struct sigaction sa;
+
+	autogroup_old = old;
+	atexit(restore_autogroup);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = restore_and_die;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(*fatal); i++) {
+		struct sigaction was;
+
+		/* an ignored signal stays ignored (nohup keeps SIGHUP off) */
+		if (!sigaction(fatal[i], NULL, &was) &&
+		    was.sa_handler == SIG_DFL)
+			sigaction(fatal[i], &sa, NULL);
+	}
+}
+
 static int knee_main(int argc, char **argv)
 {
 	static struct knee_opts o; /* the sweeps are large */
@@ -463,12 +501,10 @@ static int knee_main(int argc, char **argv)
 	if (o.kp.stage_nice) {
 		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
 							    &o.autogroup_old);
-		/* every way out (a refusal after the floor, a failure)
-		 * gives the session its weight back */
-		if (!o.autogroup_error) {
-			autogroup_old = o.autogroup_old;
-			atexit(restore_autogroup);
-		}
+		/* every way out (a refusal after the floor, a failure, a
+		 * fatal signal) gives the session its weight back */
+		if (!o.autogroup_error)
+			restore_autogroup_on_exit(o.autogroup_old);
 	}
 	floor_and_work(&o, &r);
 	o.kp.base.work_ns = o.base.work_ns;

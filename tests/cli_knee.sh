@@ -86,6 +86,34 @@ for r in d["runs"]:
     assert 1 <= len(r["points"]) < 4 and r["interrupted"], r["points"]
 PY
 
+# A signal that kills the sweep still gives the session its autogroup
+# weight back: the sweep runs in a session of its own, is hung up once it
+# is running (the nice -20 is then in place), and the shell left in that
+# session reads the weight afterwards.
+if [ "$(id -u)" -eq 0 ] && [ -w /proc/self/autogroup ] && command -v setsid >/dev/null; then
+	setsid bash -c '
+		before=$(cut -d" " -f2- /proc/self/autogroup)
+		"$1" knee --rho-list 0.3,0.4 --point-time 2s --work-ns 30us \
+			--force --customers 20000 >/dev/null 2>"$2" &
+		pid=$!
+		for _ in $(seq 1200); do
+			grep -q "measuring the wake-up floor" "$2" && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
+		during=$(cut -d" " -f2- /proc/$pid/autogroup)
+		kill -HUP $pid
+		wait $pid
+		echo "$?|$before|$during|$(cut -d" " -f2- /proc/self/autogroup)"
+	' _ "$LATLAB" "$T_TMP/hup.err" >"$T_TMP/hup" 2>/dev/null
+	IFS='|' read -r rc before during after <"$T_TMP/hup"
+	[ "$rc" = 129 ] || fail "SIGHUP: exit '$rc', expected 129: $(cat "$T_TMP/hup")"
+	[ "$during" = "nice -20" ] || fail "the sweep did not set its autogroup: '$during'"
+	[ "$after" = "$before" ] || fail "SIGHUP left the session at '$after' (was '$before')"
+else
+	echo "note: not root or no autogroups: the SIGHUP restore was not checked"
+fi
+
 # The chart as a reader sees it: rendered by headless Chromium, with the
 # measured points (blue) and the axis labels drawn.
 chromium=$(sed -n 's/^LATLAB_CHROMIUM:[A-Z]*=//p' "$LATLAB_BUILD/CMakeCache.txt")

@@ -87,6 +87,7 @@ if os.geteuid() == 0:
     assert not q.startswith("yes") or "latlab pipeline --cpu-quota" in q, q
 # the report's own rules
 s = d["summary"]
+assert sorted(s) == ["bad", "info", "not_checked", "ok", "warn"], list(s)
 assert sum(s.values()) == len(d["findings"]) >= 25
 for f in d["findings"]:
     if f["level"] in ("warn", "bad"):

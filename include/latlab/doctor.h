@@ -221,8 +221,8 @@ int lat_doctor_print(FILE *out, const struct lat_doctor_report *r);
 
 /*
  * Members "findings" (array of {id, group, check, level, found, fix}),
- * "summary" (counts per level) and "facts" (the numbers behind them) of
- * the JSON object open in @j.
+ * "summary" (counts per level, n/a as "not_checked") and "facts" (the
+ * numbers behind them) of the JSON object open in @j.
  */
 void lat_doctor_write_json(struct lat_json *j,
 			   const struct lat_doctor_facts *f,

@@ -309,7 +309,9 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared);
  * (/proc/self/autogroup), keeping the old value in *@old for
  * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
  * autogroups (nothing to do), or -errno (EACCES/EPERM without
- * CAP_SYS_NICE). The whole session shares the new weight.
+ * CAP_SYS_NICE). The whole session shares the new weight, and keeps it
+ * after the process dies unless restored: lat_knee_autogroup_restore is
+ * async-signal-safe, so a fatal-signal handler can give it back.
  */
 int lat_knee_autogroup_nice(int nice, int *old);
 int lat_knee_autogroup_restore(int old);

@@ -159,9 +159,12 @@ void lat_doctor_write_json(struct lat_json *j,
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
+	/* keys are snake_case like every latlab document ("n/a" is not:
+	 * jq would need .summary["n/a"]); the words match the text summary */
 	lat_json_obj_begin(j, "summary");
 	for (int l = LAT_DOCTOR_OK; l <= LAT_DOCTOR_UNKNOWN; l++)
-		lat_json_int(j, lat_doctor_level_name((enum lat_doctor_level)l),
+		lat_json_int(j, l == LAT_DOCTOR_UNKNOWN ? "not_checked"
+			     : lat_doctor_level_name((enum lat_doctor_level)l),
 			     lat_doctor_count(r, (enum lat_doctor_level)l));
 	lat_json_obj_end(j);
 	write_facts(j, f);

@@ -21,7 +21,8 @@ int lat_knee_acc_init(struct lat_knee_acc *a, uint64_t expected)
 		return -EINVAL;
 	a->expected = expected;
 	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]) && !rc; i++)
-		rc = lat_hist_init(h[i], 1, ACC_HIST_MAX, 3);
+		rc = lat_hist_init(h[i], 1, ACC_HIST_MAX,
+				   LAT_HIST_DEFAULT_SIG_FIGS);
 	if (rc)
 		lat_knee_acc_destroy(a);
 	return rc;

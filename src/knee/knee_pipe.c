@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,17 +139,26 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	return rc;
 }
 
+/* open/write/close and no stdio: a fatal-signal handler restores with it */
 static int autogroup_write(int nice)
 {
-	FILE *f = fopen("/proc/self/autogroup", "w");
+	char buf[16], *p = buf + sizeof(buf);
+	unsigned v = nice < 0 ? -(unsigned)nice : (unsigned)nice;
+	int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
 	int rc = 0;
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
-	if (fprintf(f, "%d\n", nice) < 0)
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = errno ? -errno : -EIO;
+	*--p = '\n';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	if (nice < 0)
+		*--p = '-';
+	if (write(fd, p, (size_t)(buf + sizeof(buf) - p)) < 0)
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
 	return rc;
 }
 

@@ -20,19 +20,6 @@ bool lab_judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a)
 	return r->baseline && r->arm == a && !r->interrupted;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double lab_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * The scatter of @n residuals (run order): their range when there are at
  * most LAT_LAB_SPREAD_WINDOW, else the median of the ranges of every
@@ -54,7 +41,7 @@ static double window_range(const double *res, int n)
 		}
 		range[k++] = hi - lo;
 	}
-	return k ? lab_median(range, k) : 0;
+	return k ? lat_median_sort(range, (size_t)k) : 0;
 }
 
 void lab_arm_trend(const struct lat_lab_row *rows, int n, enum lat_lab_arm a,
@@ -173,7 +160,7 @@ int lat_lab_compare(const struct lat_lab_row *rows, int n,
 		out->tolerance = LAT_LAB_MIN_RATIO;
 		return 0;
 	}
-	out->ratio = exp(lab_median(logr, k));
+	out->ratio = exp(lat_median_sort(logr, (size_t)k));
 	out->spread = t.spread;
 	out->drift = t.drift;
 	lab_classify(out);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "latlab/lab.h"
+#include "latlab/stats.h"
 
 /* An arm's baselines: a least-squares line through (run index, ln v). */
 struct lab_trend {
@@ -24,9 +25,6 @@ bool lab_judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a);
 
 /* Row @r is a run of experiment @e that ran to the end. */
 bool lab_exp_row(const struct lat_lab_row *r, enum lat_lab_exp e);
-
-/* Median of @n (>= 1) values; sorts @v in place. */
-double lab_median(double *v, int n);
 
 /* Trend and spread of arm @a's baselines over statistic @v (per row). */
 void lab_arm_trend(const struct lat_lab_row *rows, int n, enum lat_lab_arm a,

@@ -136,7 +136,7 @@ static void per_event(const struct lat_lab *L, enum lat_lab_exp e,
 			V->base_per_event = fmax(V->base_per_event, pe);
 		}
 	}
-	V->per_event = k ? lab_median(x, k) : 0;
+	V->per_event = k ? lat_median_sort(x, (size_t)k) : 0;
 	snprintf(V->fp_stat, sizeof(V->fp_stat), "%s per event",
 		 lat_lab_metric_name(m));
 }

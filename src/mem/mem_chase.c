@@ -128,7 +128,7 @@ int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,
 	    lines > UINT32_MAX ||
 	    (cfg->order == LAT_MEM_RANDOM && !scratch))
 		return -EINVAL;
-	rc = lat_hist_init(&h, 1, INT64_C(1) << 40, 3);
+	rc = lat_hist_init(&h, 1, INT64_C(1) << 40, LAT_HIST_DEFAULT_SIG_FIGS);
 	if (rc)
 		return rc;
 	if (cfg->order == LAT_MEM_RANDOM) {

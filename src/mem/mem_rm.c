@@ -218,7 +218,8 @@ static int rm_setup(const struct lat_mem_rm_cfg *cfg, struct rm *rm)
 
 	rm->kind = cfg->kind;
 	rm->interval_ns = cfg->write_interval_ns;
-	rc = lat_hist_init(&rm->wh, 1, INT64_C(1) << 42, 3);
+	rc = lat_hist_init(&rm->wh, 1, INT64_C(1) << 42,
+			   LAT_HIST_DEFAULT_SIG_FIGS);
 	if (rc)
 		return rc;
 	rm->tab = aligned_alloc(LAT_PAD_BYTES, sizeof(struct table));
@@ -293,7 +294,8 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 	for (int i = 0; i < n && !rc; i++) {
 		rd[i] = (struct rm_reader){ .rm = rm, .id = i,
 			.cpu = cfg->cpus[i % cfg->n_cpus] };
-		rc = lat_hist_init(&rd[i].h, 1, INT64_C(1) << 42, 3);
+		rc = lat_hist_init(&rd[i].h, 1, INT64_C(1) << 42,
+				   LAT_HIST_DEFAULT_SIG_FIGS);
 	}
 	if (rc) {
 		rm_teardown(rm, rd, n);

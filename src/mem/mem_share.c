@@ -95,11 +95,14 @@ int lat_mem_share_run(const struct lat_mem_share_cfg *cfg,
 	}
 	memset(j, 0, sizeof(*j));
 	memset(block, 0, 4096 + LAT_PAD_BYTES);
-	rc = lat_hist_init(&j->side[0].h, 1, INT64_C(1) << 40, 3);
+	rc = lat_hist_init(&j->side[0].h, 1, INT64_C(1) << 40,
+			   LAT_HIST_DEFAULT_SIG_FIGS);
 	if (!rc)
-		rc = lat_hist_init(&j->side[1].h, 1, INT64_C(1) << 40, 3);
+		rc = lat_hist_init(&j->side[1].h, 1, INT64_C(1) << 40,
+				   LAT_HIST_DEFAULT_SIG_FIGS);
 	if (!rc)
-		rc = lat_hist_init(&all, 1, INT64_C(1) << 40, 3);
+		rc = lat_hist_init(&all, 1, INT64_C(1) << 40,
+				   LAT_HIST_DEFAULT_SIG_FIGS);
 	if (rc)
 		goto out;
 	atomic_init(&j->stop, 0);
