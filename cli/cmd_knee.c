@@ -15,7 +15,8 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "knee.h"
+#include "latlab/knee.h"
+#include "latlab/json.h"
 #include "latlab/fmt.h"
 
 #define CMD "knee"
@@ -104,9 +105,25 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-const char *knee_dist_name(const struct lat_work_dist *d)
+/* The command's options; rep is what the library fills and prints. */
+struct knee_opts {
+	struct lat_knee_report rep;
+	struct lat_work_dist dists[LAT_KNEE_MAX_DISTS];
+	int n_dists;
+	bool work_set;            /* --work-ns given (else 20 x floor) */
+	bool json, force;
+	const char *svg, *hlog_dir;
+};
+
+static int write_svg(const struct knee_opts *o)
 {
-	return d->kind == LAT_WORK_DET ? "det" : d->name;
+	FILE *f = cli_out_open(CMD, o->svg);
+	int err = cli_out_commit(f, lat_knee_svg(f, &o->rep));
+
+	if (err)
+		fprintf(stderr, "latlab knee: writing '%s' failed: %s\n",
+			o->svg, strerror(-err));
+	return err;
 }
 
 static void parse_rho_list(struct knee_opts *o, const char *arg)
@@ -123,15 +140,15 @@ static void parse_rho_list(struct knee_opts *o, const char *arg)
 		if (n == LAT_KNEE_MAX_POINTS)
 			cli_usage_error(CMD, "--rho-list: at most %d points",
 					LAT_KNEE_MAX_POINTS);
-		o->kc.rho[n] = cli_double(CMD, "--rho-list", tok, -1e9, 1e9);
-		if (!(o->kc.rho[n] > 0 && o->kc.rho[n] < 1))
+		o->rep.kc.rho[n] = cli_double(CMD, "--rho-list", tok, -1e9, 1e9);
+		if (!(o->rep.kc.rho[n] > 0 && o->rep.kc.rho[n] < 1))
 			cli_usage_error(CMD, "--rho-list: '%s' is not a "
 					"utilization in (0, 1): at rho >= 1 "
 					"the queue grows without bound", tok);
 		n++;
 	}
-	o->kc.n_rho = n;
-	if (lat_knee_config_check(&o->kc, &why))
+	o->rep.kc.n_rho = n;
+	if (lat_knee_config_check(&o->rep.kc, &why))
 		cli_usage_error(CMD, "--rho-list '%s': %s", arg, why);
 }
 
@@ -145,9 +162,9 @@ static void parse_dists(struct knee_opts *o, const char *arg)
 	o->n_dists = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_dists == KNEE_MAX_DISTS)
+		if (o->n_dists == LAT_KNEE_MAX_DISTS)
 			cli_usage_error(CMD, "--work-dist: at most %d "
-					"distributions", KNEE_MAX_DISTS);
+					"distributions", LAT_KNEE_MAX_DISTS);
 		if (lat_work_dist_parse(&o->dists[o->n_dists++], tok))
 			cli_usage_error(CMD, "--work-dist '%s': expected det, "
 					"exp, lognormal:<cv> or "
@@ -175,7 +192,7 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 	case OPT_POINTS:
 		*points_set = true;
 		n = cli_u64(CMD, "--points", optarg, 0, 1000);
-		if (lat_knee_config_span(&o->kc, 0.3, 0.95, (size_t)n))
+		if (lat_knee_config_span(&o->rep.kc, 0.3, 0.95, (size_t)n))
 			cli_usage_error(CMD, "--points must be between 2 "
 					"and %d: a knee is a bend between "
 					"points", LAT_KNEE_MAX_POINTS);
@@ -185,11 +202,11 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 		parse_rho_list(o, optarg);
 		break;
 	case OPT_WORK:
-		o->base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
+		o->rep.base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
 						  0, KNEE_MAX_WORK_NS);
 		/* 20 x a wake-up floor is microseconds on any machine (a
 		 * hand-off between cores alone costs 50-250 ns) */
-		if (o->base.work_ns < 1000)
+		if (o->rep.base.work_ns < 1000)
 			cli_usage_error(CMD, "--work-ns %s: a service time "
 					"under 1us cannot be paced (it must be "
 					"20 x the wake-up floor, itself over "
@@ -200,29 +217,29 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 		parse_dists(o, optarg);
 		break;
 	case OPT_POINT_TIME:
-		o->kc.point_s = cli_duration_ns(CMD, "--point-time", optarg,
+		o->rep.kc.point_s = cli_duration_ns(CMD, "--point-time", optarg,
 						0, 1e7, 3600e9) / 1e9;
 		break;
 	case OPT_ARRIVALS:
 		if (!strcmp(optarg, "poisson"))
-			o->base.arrivals = LAT_PACE_POISSON;
+			o->rep.base.arrivals = LAT_PACE_POISSON;
 		else if (!strcmp(optarg, "fixed"))
-			o->base.arrivals = LAT_PACE_FIXED;
+			o->rep.base.arrivals = LAT_PACE_FIXED;
 		else
 			cli_usage_error(CMD, "--arrivals must be poisson or "
 					"fixed, not '%s'", optarg);
-		o->kc.poisson = o->base.arrivals == LAT_PACE_POISSON;
+		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
 		break;
 	case OPT_SEED:
-		o->base.seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
+		o->rep.base.seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
 		break;
 	case OPT_CUSTOMERS:
-		o->kc.sim.customers = cli_u64(CMD, "--customers", optarg,
+		o->rep.kc.sim.customers = cli_u64(CMD, "--customers", optarg,
 					      1000, 100000000);
-		o->kc.sim.warmup = o->kc.sim.customers / 10;
+		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
 		break;
 	case OPT_SLOPE:
-		o->kc.knee_slope = cli_double(CMD, "--knee-slope", optarg,
+		o->rep.kc.knee_slope = cli_double(CMD, "--knee-slope", optarg,
 					      1e-3, 1e6);
 		break;
 	case OPT_SVG:
@@ -238,9 +255,9 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 		o->json = true;
 		break;
 	case OPT_NICE:
-		o->kp.stage_nice = (int)cli_double(CMD, "--nice", optarg, -20,
+		o->rep.kp.stage_nice = (int)cli_double(CMD, "--nice", optarg, -20,
 						   19);
-		if (o->kp.stage_nice != atof(optarg))
+		if (o->rep.kp.stage_nice != atof(optarg))
 			cli_usage_error(CMD, "--nice must be a whole number "
 					"from -20 to 19, not '%s'", optarg);
 		break;
@@ -253,12 +270,12 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	const char *why;
 	int c;
 
-	lat_pipe_config_init(&o->base);
-	o->base.arrivals = LAT_PACE_POISSON;
-	o->base.work_ns = 0;
-	lat_knee_config_init(&o->kc);
+	lat_pipe_config_init(&o->rep.base);
+	o->rep.base.arrivals = LAT_PACE_POISSON;
+	o->rep.base.work_ns = 0;
+	lat_knee_config_init(&o->rep.kc);
 	o->n_dists = 1; /* det */
-	o->kp.stage_nice = -20;
+	o->rep.kp.stage_nice = -20;
 	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
@@ -275,10 +292,10 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	/* a distribution that cannot have the asked mean is refused now;
 	 * with the default work it is checked once the floor is known */
 	for (int i = 0; o->work_set && i < o->n_dists; i++)
-		if (lat_work_dist_check(&o->dists[i], o->base.work_ns, &why))
+		if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns, &why))
 			cli_usage_error(CMD, "--work-dist %s with --work-ns: "
 					"%s", o->dists[i].name, why);
-	if (lat_knee_config_check(&o->kc, &why))
+	if (lat_knee_config_check(&o->rep.kc, &why))
 		cli_usage_error(CMD, "%s", why);
 }
 
@@ -289,8 +306,8 @@ static bool stop_on_signal(void *ctx, uint64_t produced, double elapsed_s)
 
 	(void)produced;
 	(void)elapsed_s;
-	o->sig = cli_stop_signal();
-	return o->sig != 0;
+	o->rep.sig = cli_stop_signal();
+	return o->rep.sig != 0;
 }
 
 static void on_point(void *ctx, const struct lat_knee_point *p)
@@ -300,7 +317,7 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 
 	fprintf(stderr, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
 		"= %.3g tau over %llu events\n",
-		knee_dist_name(&o->kp.base.work_dist), p->rho,
+		lat_knee_dist_name(&o->rep.kp.base.work_dist), p->rho,
 		p->rho_asked,
 		lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
 		(unsigned long long)p->events);
@@ -319,45 +336,45 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	const char *why;
 	int rc;
 
-	o->floor_rate = 2000;
+	o->rep.floor_rate = 2000;
 	/* Progress goes to stderr with --json too (stdout is the document):
 	 * a sweep takes minutes. This first line comes once the stop
 	 * signals are caught; a usage refusal after it is one only the
 	 * measured floor could decide. */
 	fprintf(stderr, "latlab knee: measuring the wake-up floor (1000 "
-		"events at %.0f/s)\n", o->floor_rate);
-	rc = lat_knee_floor(r, o->floor_rate, 1000, &o->floor_ns);
+		"events at %.0f/s)\n", o->rep.floor_rate);
+	rc = lat_knee_floor(r, o->rep.floor_rate, 1000, &o->rep.floor_ns);
 	if (rc == 1)
 		return;
 	if (rc)
 		cli_fail(CMD, "measuring the wake-up floor: %s",
 			 lat_strerror(rc));
-	need = LAT_KNEE_FLOOR_FACTOR * o->floor_ns;
+	need = LAT_KNEE_FLOOR_FACTOR * o->rep.floor_ns;
 	if (!o->work_set && need > KNEE_MAX_WORK_NS)
 		cli_usage_error(CMD, "the wake-up floor is %s here (load "
 				"average %.1f): tau would have to be at least "
 				"%s, over the 10 ms a sweep can afford; try "
 				"when the machine is quieter, or give "
-				"--work-ns and --force", ns_(f, o->floor_ns),
-				o->kp.last.loadavg, ns_(m, need));
+				"--work-ns and --force", ns_(f, o->rep.floor_ns),
+				o->rep.kp.last.loadavg, ns_(m, need));
 	if (!o->work_set) {
-		o->base.work_ns = ceil(fmax(need, 20000) / 10000) * 10000;
+		o->rep.base.work_ns = ceil(fmax(need, 20000) / 10000) * 10000;
 		for (int i = 0; i < o->n_dists; i++)
-			if (lat_work_dist_check(&o->dists[i], o->base.work_ns,
+			if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns,
 						&why))
 				cli_usage_error(CMD, "--work-dist %s with the "
 						"default work %s: %s (give "
 						"--work-ns)", o->dists[i].name,
 						lat_fmt_ns(w, sizeof(w),
-							   o->base.work_ns),
+							   o->rep.base.work_ns),
 						why);
 	}
 	fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
-		"%s\n", ns_(f, o->floor_ns), ns_(w, o->base.work_ns));
-	if (o->base.work_ns >= need)
+		"%s\n", ns_(f, o->rep.floor_ns), ns_(w, o->rep.base.work_ns));
+	if (o->rep.base.work_ns >= need)
 		return;
-	lat_fmt_ns(f, sizeof(f), o->floor_ns);
-	lat_fmt_ns(w, sizeof(w), o->base.work_ns);
+	lat_fmt_ns(f, sizeof(f), o->rep.floor_ns);
+	lat_fmt_ns(w, sizeof(w), o->rep.base.work_ns);
 	lat_fmt_ns(m, sizeof(m), need);
 	if (!o->force)
 		cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up "
@@ -372,22 +389,22 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 
 /* Calibrate tau for one distribution. 0, 1 stopped, or -err. */
 static int calibrate_one(struct knee_opts *o, struct lat_knee_runner *r,
-			 struct knee_run *run)
+			 struct lat_knee_run *run)
 {
 	/* half the nominal capacity, for a second (at least 500 events) */
-	double rate = 0.5e9 / o->base.work_ns;
+	double rate = 0.5e9 / o->rep.base.work_ns;
 	uint64_t events = (uint64_t)fmax(500, rate);
 	char t[LAT_FMT_LEN];
 	int rc;
 
-	o->kp.base.work_dist = run->dist;
+	o->rep.kp.base.work_dist = run->dist;
 	rc = lat_knee_calibrate(r, rate, events, &run->tau_ns, &run->cal_cs);
 	if (rc)
 		return rc;
 	run->started = true;
-	run->work_cv = o->kp.last.work_table.cv;
+	run->work_cv = o->rep.kp.last.work_table.cv;
 	fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
-		knee_dist_name(&run->dist),
+		lat_knee_dist_name(&run->dist),
 		lat_fmt_ns(t, sizeof(t), run->tau_ns));
 	return 0;
 }
@@ -401,33 +418,33 @@ static int sweep_all(struct knee_opts *o, struct lat_knee_runner *r)
 {
 	int rc = 0;
 
-	for (int d = 0; d < o->n_dists && !rc && !o->sig; d++) {
-		o->runs[d].dist = o->dists[d];
-		o->n_runs = d + 1;
-		rc = calibrate_one(o, r, &o->runs[d]);
+	for (int d = 0; d < o->n_dists && !rc && !o->rep.sig; d++) {
+		o->rep.runs[d].dist = o->dists[d];
+		o->rep.n_runs = d + 1;
+		rc = calibrate_one(o, r, &o->rep.runs[d]);
 	}
 	/* Every distribution has the same mean work, so they differ only in
 	 * variance if they see the same arrival rate: drive them all from
 	 * the shortest calibrated tau (a neighbour's slice only ever adds
 	 * time, so the shortest is the least disturbed). */
-	o->rate_tau_ns = INFINITY;
-	for (int d = 0; d < o->n_runs; d++)
-		if (o->runs[d].started)
-			o->rate_tau_ns = fmin(o->rate_tau_ns, o->runs[d].tau_ns);
-	for (size_t i = 0; i < o->kc.n_rho && !rc && !o->sig; i++)
-		for (int d = 0; d < o->n_runs && !rc && !o->sig; d++) {
-			struct knee_run *run = &o->runs[d];
+	o->rep.rate_tau_ns = INFINITY;
+	for (int d = 0; d < o->rep.n_runs; d++)
+		if (o->rep.runs[d].started)
+			o->rep.rate_tau_ns = fmin(o->rep.rate_tau_ns, o->rep.runs[d].tau_ns);
+	for (size_t i = 0; i < o->rep.kc.n_rho && !rc && !o->rep.sig; i++)
+		for (int d = 0; d < o->rep.n_runs && !rc && !o->rep.sig; d++) {
+			struct lat_knee_run *run = &o->rep.runs[d];
 
-			o->kp.base.work_dist = run->dist;
-			o->kc.tau_ns = o->rate_tau_ns;
-			rc = lat_knee_sweep_point(&o->kc, r, &run->sweep, i,
+			o->rep.kp.base.work_dist = run->dist;
+			o->rep.kc.tau_ns = o->rep.rate_tau_ns;
+			rc = lat_knee_sweep_point(&o->rep.kc, r, &run->sweep, i,
 						  on_point, o);
 			if (!rc && run->sweep.interrupted)
 				rc = 1;
 		}
-	for (int d = 0; d < o->n_runs; d++) {
-		o->runs[d].sweep.interrupted |= o->sig != 0;
-		lat_knee_sweep_knees(&o->runs[d].sweep, o->kc.knee_slope);
+	for (int d = 0; d < o->rep.n_runs; d++) {
+		o->rep.runs[d].sweep.interrupted |= o->rep.sig != 0;
+		lat_knee_sweep_knees(&o->rep.runs[d].sweep, o->rep.kc.knee_slope);
 	}
 	return rc == 1 ? 0 : rc;
 }
@@ -485,41 +502,47 @@ static int knee_main(int argc, char **argv)
 	parse(&o, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	rc = lat_knee_place(&o.base, &o.oversubscribed);
+	rc = lat_knee_place(&o.rep.base, &o.rep.oversubscribed);
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline: %s",
 			 lat_strerror(rc));
-	o.kp.base = o.base;
-	o.kp.hlog_dir = o.hlog_dir;
+	o.rep.kp.base = o.rep.base;
+	o.rep.kp.hlog_dir = o.hlog_dir;
 	/* kp.stage_nice was set by parse */
-	o.kp.stop = stop_on_signal;
-	o.kp.stop_ctx = &o;
-	lat_knee_pipe_runner(&o.kp, &r);
+	o.rep.kp.stop = stop_on_signal;
+	o.rep.kp.stop_ctx = &o;
+	lat_knee_pipe_runner(&o.rep.kp, &r);
 	cli_catch_stop_signals();
-	if (o.kp.stage_nice) {
-		o.autogroup_error = lat_knee_autogroup_nice(o.kp.stage_nice,
-							    &o.autogroup_old);
+	if (o.rep.kp.stage_nice) {
+		o.rep.autogroup_error =
+			lat_knee_autogroup_nice(o.rep.kp.stage_nice,
+						&o.rep.autogroup_old);
 		/* every way out (a refusal after the floor, a failure, a
 		 * fatal signal) gives the session its weight back */
-		if (!o.autogroup_error)
-			restore_autogroup_on_exit(o.autogroup_old);
+		if (!o.rep.autogroup_error)
+			restore_autogroup_on_exit(o.rep.autogroup_old);
 	}
 	floor_and_work(&o, &r);
-	o.kp.base.work_ns = o.base.work_ns;
-	if (!o.sig)
+	o.rep.kp.base.work_ns = o.rep.base.work_ns;
+	if (!o.rep.sig)
 		rc = sweep_all(&o, &r);
-	if (o.json)
-		knee_print_json(&o);
-	else
-		knee_print_text(&o);
-	if (o.svg && knee_plot(&o))
+	if (o.json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_knee_json(&j, &o.rep);
+		lat_json_finish(&j);
+	} else {
+		lat_knee_print(stdout, &o.rep);
+	}
+	if (o.svg && write_svg(&o))
 		return CLI_EXIT_FAIL;
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
-	if (o.kp.hlog_error)
+	if (o.rep.kp.hlog_error)
 		cli_fail(CMD, "writing the .hlog files: %s",
-			 lat_strerror(o.kp.hlog_error));
-	return o.sig ? 128 + o.sig : CLI_EXIT_OK;
+			 lat_strerror(o.rep.kp.hlog_error));
+	return o.rep.sig ? 128 + o.rep.sig : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_knee = {

@@ -319,4 +319,62 @@ int lat_knee_autogroup_restore(int old);
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 
+/* ---- the report: what `latlab knee` prints, as data and printers ---- */
+
+/* Work distributions one report compares (det, exp, ... side by side). */
+#define LAT_KNEE_MAX_DISTS 4
+
+/* One work distribution's sweep. */
+struct lat_knee_run {
+	struct lat_work_dist dist;
+	double tau_ns;            /* calibrated mean service time */
+	double cal_cs;            /* its c_s at saturation */
+	double work_cv;           /* the drawn table's cv (0 for det) */
+	struct lat_knee_sweep sweep;
+	bool started;             /* the calibration ran */
+};
+
+/* A whole knee experiment: every fact its printers show. */
+struct lat_knee_report {
+	struct lat_pipe_config base; /* arrivals, seed, work_ns */
+	struct lat_knee_config kc;   /* points, point_s, knee_slope */
+	double floor_ns;          /* wake-up floor (p50 pickup, no work) */
+	double floor_rate;        /* events/s the floor was measured at */
+	struct lat_knee_run runs[LAT_KNEE_MAX_DISTS];
+	int n_runs;
+	struct lat_knee_pipe kp;  /* the last run's placement and facts */
+	double rate_tau_ns;       /* the tau every point's rate comes from:
+				   * the shortest calibrated */
+	bool oversubscribed;      /* hot threads share CPUs */
+	int autogroup_error;      /* 0, or -errno of the autogroup nice */
+	int autogroup_old;        /* the autogroup nice restored after */
+	int sig;                  /* signal that stopped the sweep, or 0 */
+};
+
+/* "det", "exp", ...: the short name of a work distribution. */
+const char *lat_knee_dist_name(const struct lat_work_dist *d);
+
+/*
+ * The report for people on @out: placement and nice facts, per run the
+ * measured table, the predictions beside it with their errors, the knees
+ * and the slowed points, then the runs compared rho by rho.
+ */
+void lat_knee_print(FILE *out, const struct lat_knee_report *r);
+
+/*
+ * The same facts as one JSON object written into @j (the caller owns
+ * lat_json_init / lat_json_finish): arrivals, seed, floor, threads,
+ * one entry per started run with its points and knees, signal.
+ */
+struct lat_json;
+void lat_knee_json(struct lat_json *j, const struct lat_knee_report *r);
+
+/*
+ * The chart as a standalone SVG on @out: measured mean waits in units of
+ * tau with 95 % intervals over the achieved rho, Kingman's and the fed
+ * simulator's curves and the knees, one colour per run, log y. Returns 0
+ * or the lat_svg error.
+ */
+int lat_knee_svg(FILE *out, const struct lat_knee_report *r);
+
 #endif

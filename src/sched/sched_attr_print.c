@@ -68,8 +68,12 @@ static void tail_line(FILE *out, const struct lat_sched_attr_sum *s)
 	for (int c = 1; c < LAT_SCHED_NCAUSES; c++)
 		if (s->ns[c] > s->ns[best])
 			best = c;
-	if (!s->total_ns)
+	if (!s->total_ns) {
+		fprintf(out, "tail: with the scheduler probe: no event above "
+			"p99.9 to explain (the slowest share its histogram "
+			"bucket)\n");
 		return;
+	}
 	if (best == LAT_SCHED_CAUSE_FOREIGN)
 		w = &s->foreign;
 	else if (best == LAT_SCHED_CAUSE_OWN)

@@ -1,5 +1,5 @@
 /*
- * latlab knee --svg: measured mean waits (with their 95% intervals) over
+ * The knee chart: measured mean waits (with their 95% intervals) over
  * the achieved utilization, Kingman's and the fed simulator's curves, and
  * the knees, one colour per work distribution. Log y: the wait spans
  * decades between rho 0.3 and 0.95.
@@ -9,14 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "knee.h"
-#include "out_file.h"
+#include "latlab/knee.h"
 #include "latlab/svg.h"
 
-static const char *const colors[KNEE_MAX_DISTS] = { "#1f77b4", "#d62728",
+static const char *const colors[LAT_KNEE_MAX_DISTS] = { "#1f77b4", "#d62728",
 						     "#2ca02c", "#9467bd" };
 /* the same hues, pale: Kingman's knee beside the measured one */
-static const char *const pale[KNEE_MAX_DISTS] = { "#9ecae1", "#f4a582",
+static const char *const pale[LAT_KNEE_MAX_DISTS] = { "#9ecae1", "#f4a582",
 						   "#a1d99b", "#cbc9e2" };
 
 struct curves {
@@ -53,7 +52,7 @@ static void collect(const struct lat_knee_sweep *s, struct curves *c)
 	}
 }
 
-static void range(const struct knee_opts *o, double *x0, double *y0,
+static void range(const struct lat_knee_report *o, double *x0, double *y0,
 		  double *y1)
 {
 	double lo = INFINITY, hi = 0;
@@ -82,10 +81,10 @@ static void range(const struct knee_opts *o, double *x0, double *y0,
 		*y1 = *y0 * 100;
 }
 
-static void draw_run(struct lat_svg *g, const struct knee_run *run, int k)
+static void draw_run(struct lat_svg *g, const struct lat_knee_run *run, int k)
 {
 	char lm[96], lk[96], ls[96], km[64], kk[64];
-	const char *d = knee_dist_name(&run->dist);
+	const char *d = lat_knee_dist_name(&run->dist);
 	struct lat_svg_series meas = { lm, colors[k], NULL, true };
 	struct lat_svg_series king = { lk, colors[k], "7 4", false };
 	struct lat_svg_series sim = { ls, colors[k], "2 3", false };
@@ -121,7 +120,7 @@ static void draw_run(struct lat_svg *g, const struct knee_run *run, int k)
 	}
 }
 
-static int chart(FILE *f, const struct knee_opts *o)
+int lat_knee_svg(FILE *f, const struct lat_knee_report *o)
 {
 	struct lat_svg g;
 	double x0, y0, y1;
@@ -141,16 +140,4 @@ static int chart(FILE *f, const struct knee_opts *o)
 		if (o->runs[r].started)
 			draw_run(&g, &o->runs[r], r);
 	return lat_svg_end(&g);
-}
-
-int knee_plot(const struct knee_opts *o)
-{
-	FILE *f = cli_out_open("knee", o->svg);
-	int err;
-
-	err = cli_out_commit(f, chart(f, o));
-	if (err)
-		fprintf(stderr, "latlab knee: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
-	return err;
 }
