@@ -4,7 +4,10 @@
  * for this benchmark, alternating in one process run.
  *
  * The bare pipeline is the design of issue 15: the same three threads
- * on the same CPUs (the placement latlab chose), the same ring type and
+ * on the same CPUs (the topology's placement, lat_topo_place: on a
+ * machine short of CPUs the producer alone and the stage and consumer
+ * sharing one; where latlab's own policy differs, the line "placement"
+ * says so; --bare-cpus overrides), the same ring type and
  * message size, the same pacer schedule and calibrated 100 ns of work;
  * but no stamps except t0 (the intended send time) and the consumer's end
  * stamp, no aggregator, no sample ring, no counters. Every wait spins 64
@@ -19,6 +22,7 @@
  * side runs first, so drift in the machine's load hits both alike.
  *
  * usage: bench_pipe_peer [--rounds N] [--events N] [--rate R]
+ *                        [--bare-cpus P,S,C]
  *        (defaults 5 rounds, 1000000 events, 200000 events/s)
  */
 #define _GNU_SOURCE
@@ -175,8 +179,9 @@ static void die(const char *what, int rc)
 	exit(1);
 }
 
-/* One bare run; its e2e percentiles in ns. */
-static void run_bare(const struct lat_pipe_config *c, struct pcts *out)
+/* One bare run on @cpu (3 CPUs); its e2e percentiles in ns. */
+static void run_bare(const struct lat_pipe_config *c, const int *cpu,
+		     struct pcts *out)
 {
 	static void *(*const fn[3])(void *) = { bare_producer, bare_stage,
 						bare_consumer };
@@ -187,7 +192,7 @@ static void run_bare(const struct lat_pipe_config *c, struct pcts *out)
 
 	memset(&b, 0, sizeof(b));
 	for (int i = 0; i < 3; i++)
-		b.cpu[i] = c->pin ? c->cpu[i] : -1;
+		b.cpu[i] = c->pin ? cpu[i] : -1;
 	b.events = c->events;
 	b.rate = c->rate;
 	b.work_ns = c->work_ns;
@@ -266,6 +271,24 @@ static void fmt3(const struct pcts *p, char *buf, size_t len)
 	snprintf(buf, len, "%9s %9s %9s", a, b, c);
 }
 
+/* The topology's own placement of three hot threads on this machine. */
+static int topology_placement(int *cpu)
+{
+	struct lat_topo *t = malloc(sizeof(*t));
+	struct lat_topo_place p;
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	rc = lat_topo_load(t, NULL, NULL);
+	if (!rc)
+		rc = lat_topo_place(t, 3, &p);
+	for (int i = 0; !rc && i < 3; i++)
+		cpu[i] = p.cpu[i];
+	free(t);
+	return rc;
+}
+
 static uint64_t arg_u64(const char *name, const char *s, uint64_t lo,
 			uint64_t hi)
 {
@@ -289,13 +312,14 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "events", required_argument, NULL, 'n' },
 		{ "rate", required_argument, NULL, 'R' },
+		{ "bare-cpus", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lat_pipe_config c;
 	unsigned rounds = 5;
 	double ratio[3][MAX_ROUNDS];
 	bool over = false;
-	int opt, rc;
+	int opt, rc, bare_cpu[3], n_bare = 0;
 
 	lat_pipe_config_init(&c);
 	c.events = 1000000;
@@ -306,12 +330,19 @@ int main(int argc, char **argv)
 		else if (opt == 'n')
 			c.events = arg_u64("--events", optarg, 1000,
 					   100000000);
-		else if (opt == 'R')
+		else if (opt == 'b') {
+			n_bare = lat_topo_list_parse_seq(optarg, bare_cpu, 3);
+			if (n_bare != 3) {
+				fprintf(stderr, "bench_pipe_peer: --bare-cpus "
+					"takes three CPUs, got '%s'\n", optarg);
+				return 2;
+			}
+		} else if (opt == 'R')
 			c.rate = (double)arg_u64("--rate", optarg, 1,
 						 10000000);
 		else {
 			fprintf(stderr, "usage: bench_pipe_peer [--rounds N] "
-				"[--events N] [--rate R]\n");
+				"[--events N] [--rate R] [--bare-cpus P,S,C]\n");
 			return 2;
 		}
 	}
@@ -321,16 +352,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = lat_pipe_autoplace(&c, false, &over);
+	if (!rc && !n_bare)
+		rc = topology_placement(bare_cpu);
 	if (rc)
 		die("placement", rc);
 	printf("bench_pipe_peer: latlab pipeline vs a bare pipeline, %u "
 	       "rounds of %llu events at %.0f/s, sides alternating\n",
 	       rounds, (unsigned long long)c.events, c.rate);
-	printf("placement (both): producer cpu %d, stage1 cpu %d, consumer "
-	       "cpu %d%s; latlab waits %s after %u pauses, bare %d pauses "
-	       "then yield\n", c.cpu[0], c.cpu[1], c.cpu[2],
-	       over ? " (hot threads share CPUs)" : "",
-	       lat_wait_kind_name(c.wait), c.wait_spins, BARE_SPINS);
+	printf("placement: latlab producer/stage1/consumer on cpus %d/%d/%d%s, "
+	       "aggregator %s; bare on %d/%d/%d%s\n", c.cpu[0], c.cpu[1],
+	       c.cpu[2], over ? " (hot threads share CPUs)" : "",
+	       c.agg_cpu >= 0 ? "pinned" : c.agg_slice ? "unpinned, slicing"
+						      : "unpinned",
+	       bare_cpu[0], bare_cpu[1], bare_cpu[2],
+	       n_bare ? " (--bare-cpus)" : " (the topology's placement)");
+	printf("waits: latlab %s after %u pauses, producer %s; bare %d "
+	       "pauses then yield, producer yields above %.0f us\n",
+	       lat_wait_kind_name(c.wait), c.wait_spins,
+	       c.pace_yield ? "yields while early"
+			    : "yields while > 8 us early",
+	       BARE_SPINS, BARE_YIELD_ABOVE_NS / 1000);
 	printf("load average at start %.1f on %ld online CPUs\n",
 	       lat_loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
 	printf("\n%-5s %-7s %29s   %29s   %s\n", "round", "first",
@@ -342,9 +383,9 @@ int main(int argc, char **argv)
 
 		if (i % 2 == 0) {
 			run_latlab(&c, &l);
-			run_bare(&c, &b);
+			run_bare(&c, bare_cpu, &b);
 		} else {
-			run_bare(&c, &b);
+			run_bare(&c, bare_cpu, &b);
 			run_latlab(&c, &l);
 		}
 		ratio[0][i] = l.p50 / b.p50;
