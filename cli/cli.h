@@ -8,6 +8,7 @@
 #ifndef LATLAB_CLI_H
 #define LATLAB_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,6 +67,15 @@ _Noreturn void cli_fail(const char *cmd, const char *fmt, ...)
  * exit 2. Call with opterr = 0.
  */
 _Noreturn void cli_bad_option(const char *cmd, char **argv, int c);
+
+/*
+ * getopt_long() for every command (argv[0] is the command's name), that
+ * also refuses, with exit 2, an option taking a value given twice: which
+ * of two values the user meant cannot be guessed, and the last one
+ * winning silently is how a script's default overrides its caller's.
+ */
+int cli_getopt(int argc, char **argv, const char *optstring,
+	       const struct option *longopts);
 
 /*
  * After getopt_long: exit 2 naming the first operand if any is left (for

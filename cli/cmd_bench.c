@@ -124,7 +124,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		bool reps_set = false, iters_set = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":r:n:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":r:n:", options)) != -1) {
 		switch (c) {
 		case 'r':
 			o->reps = (unsigned)cli_u64(CMD, "--reps", optarg,

@@ -92,7 +92,7 @@ static void parse(int argc, char **argv, struct clock_opts *o)
 {
 		int c;
 
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_DRIFT:
 			o->drift_s = cli_double(CMD, "--drift-seconds",
@@ -134,9 +134,22 @@ static void collect(const struct clock_opts *o, struct clock_report *r)
 	if (!r->cal.stable)
 		warn(r, "the three calibrations differ by more than 100 ppm: "
 			"the counter's rate is not steady here");
+	if (o->drift_s > 2) /* a long wait says so, and how to end it */
+		fprintf(stderr, "latlab clock: measuring the drift over %g s "
+			"(Ctrl-C ends it early)\n", o->drift_s);
 	rc = lat_clock_drift(&r->cal.use, o->drift_s, &r->drift);
+	if (!rc && cli_stop_signal()) {
+		static char msg[128];
+
+		snprintf(msg, sizeof(msg), "interrupted: the drift was "
+			 "measured over %.3f s, not the %g s asked",
+			 r->drift.seconds, o->drift_s);
+		warn(r, msg);
+	}
 	if (!rc)
-		rc = lat_clock_read_costs(&r->cal.use, o->pairs, r->costs);
+		/* interrupted: a short measure, not the full one */
+		rc = lat_clock_read_costs(&r->cal.use, cli_stop_signal() ?
+					  1000 : o->pairs, r->costs);
 	if (rc)
 		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
 	for (int k = 0; k < LAT_CLOCK_READ_KINDS; k++)
@@ -346,6 +359,7 @@ static int clock_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
+	cli_catch_stop_signals();
 	collect(&o, &r);
 	if (o.json) {
 		/* Scripts read stdout; a person watching still sees these. */
@@ -357,7 +371,7 @@ static int clock_main(int argc, char **argv)
 	} else {
 		print_text(&o, &r);
 	}
-	return CLI_EXIT_OK;
+	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_clock = {

@@ -92,7 +92,7 @@ static void parse(int argc, char **argv, struct co_opts *o)
 {
 		int c;
 
-	while ((c = getopt_long(argc, argv, ":n:r:s:S:c:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":n:r:s:S:c:", options)) != -1) {
 		switch (c) {
 		case 'n':
 			o->cfg.requests = cli_u64(CMD, "--requests", optarg,

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "cli.h"
@@ -68,13 +69,20 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static bool dir_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 static void parse(int argc, char **argv, struct doctor_args *a)
 {
 	double ms;
 	int c;
 
 	lat_doctor_opts_init(&a->o);
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_JSON:
 			a->json = true;
@@ -101,6 +109,9 @@ static void parse(int argc, char **argv, struct doctor_args *a)
 				cli_usage_error(CMD, "--root needs a "
 						    "directory");
 			a->o.root = optarg;
+			if (!dir_exists(optarg))
+				cli_usage_error(CMD, "--root '%s' is not a "
+						"directory", optarg);
 			break;
 		default:
 			cli_bad_option(CMD, argv, c);

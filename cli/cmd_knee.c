@@ -276,7 +276,7 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	lat_knee_config_init(&o->rep.kc);
 	o->n_dists = 1; /* det */
 	o->rep.kp.stage_nice = -20;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
 		parse_one(o, c, &points_set, &list_set);
@@ -513,6 +513,8 @@ static int knee_main(int argc, char **argv)
 	o.rep.kp.stop_ctx = &o;
 	lat_knee_pipe_runner(&o.rep.kp, &r);
 	cli_catch_stop_signals();
+	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
+		"the points done)\n");
 	if (o.rep.kp.stage_nice) {
 		o.rep.autogroup_error =
 			lat_knee_autogroup_nice(o.rep.kp.stage_nice,
@@ -537,7 +539,10 @@ static int knee_main(int argc, char **argv)
 	}
 	if (o.svg && write_svg(&o))
 		return CLI_EXIT_FAIL;
-	if (rc)
+	/* a stop asked for is not a failure: the points done are shown */
+	if (rc == -EINTR && (o.rep.sig || cli_stop_signal()))
+		o.rep.sig = o.rep.sig ? o.rep.sig : cli_stop_signal();
+	else if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	if (o.rep.kp.hlog_error)
 		cli_fail(CMD, "writing the .hlog files: %s",

@@ -2,6 +2,7 @@
  * latlab lab: the pipeline's diseases side by side. Parses, calls the lab
  * library (src/lab: plan, run, judge) and prints its table or JSON.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,7 +132,7 @@ static void parse(struct args *a, int argc, char **argv)
 	int c;
 
 	lat_lab_opts_init(&a->o);
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_ROUNDS:
 			a->o.rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
@@ -212,6 +213,9 @@ static int lab_main(int argc, char **argv)
 			 lat_strerror(rc));
 	cli_catch_stop_signals();
 	rc = lat_lab_run(&L, stop_on_signal, NULL, stderr);
+	/* stopped while a run was setting up: the runs done are the result */
+	if (rc == -EINTR && cli_stop_signal())
+		rc = 0;
 	if (rc)
 		cli_fail(CMD, "run %d (%s) failed: %s", L.n_rows + 1,
 			 L.row[L.n_rows].name, lat_strerror(rc));

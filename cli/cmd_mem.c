@@ -225,7 +225,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 	uint64_t avail, need;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
 		switch (c) {
 		case OPT_JSON: o->json = true; break;
 		case OPT_QUICK: o->quick = true; break;
@@ -423,6 +423,8 @@ static int mem_main(int argc, char **argv)
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
+	fprintf(stderr, "latlab mem: measuring (Ctrl-C stops it and shows "
+		"what was done)\n");
 	rc = lat_clock_calibrate(&env.cal, 200);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot calibrate the cycle clock: %s",

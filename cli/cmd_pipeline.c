@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "latlab/json.h"
 #include "latlab/pipe.h"
 #include "latlab/topo.h"
+#include "latlab/work.h"
 
 #define CMD "pipeline"
 
@@ -419,7 +421,7 @@ static void parse(struct args *a, int argc, char **argv)
 	lat_pipe_config_init(&a->cfg);
 	a->instr.counters = true;
 	a->instr.flight_post = 64;
-	while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1)
+	while ((c = cli_getopt(argc, argv, ":", options)) != -1)
 		parse_one(a, c, argv);
 	cli_no_operands(CMD, argc, argv);
 	if ((a->flight_post_set || a->flight_out) && !a->instr.flight)
@@ -522,6 +524,7 @@ static void check_hgrm_dir(const char *dir)
 struct watch {
 	const struct lat_pipe_config *cfg;
 	bool show, shown;
+	bool said_running;      /* the one "running" line, long runs only */
 	double drawn_s;
 	int sig;
 };
@@ -536,6 +539,15 @@ static bool watch(void *ctx, uint64_t done, double t)
 	w->sig = cli_stop_signal();
 	if (w->sig)
 		return true;
+	/* set-up is over once events flow: say so for a long run (and a
+	 * test can wait for this line before it sends a Ctrl-C) */
+	if (done && !w->said_running &&
+	    (double)w->cfg->events / w->cfg->rate > 2) {
+		w->said_running = true;
+		fprintf(stderr, "latlab pipeline: running, about %.0f s "
+			"(Ctrl-C stops it with a partial result)\n",
+			(double)w->cfg->events / w->cfg->rate);
+	}
 	if (!w->show || t < 0.5 || t - w->drawn_s < 0.25)
 		return false;
 	w->drawn_s = t;
@@ -643,6 +655,7 @@ static int pipeline_main(int argc, char **argv)
 	struct lat_pipe_result r;
 	struct watch w = { .sig = 0 };
 	FILE *hlog = NULL;
+	char cal_ns[LAT_FMT_LEN];
 	const char *why;
 	int rc, sig;
 
@@ -685,7 +698,27 @@ static int pipeline_main(int argc, char **argv)
 	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
 	if (a.profile_dir)
 		prof = cli_profile_self_begin(CMD, a.profile_dir);
+	/* a long calibration (--work-ns 100ms) says so before it starts */
+	if (lat_work_calibrate_cost_ns(a.cfg.work_ns) > 2e9)
+		fprintf(stderr, "latlab pipeline: calibrating %s of work per "
+			"event, about %.0f s (Ctrl-C stops)\n",
+			lat_fmt_ns(cal_ns, sizeof(cal_ns), a.cfg.work_ns),
+			lat_work_calibrate_cost_ns(a.cfg.work_ns) / 1e9);
 	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
+	if (rc == -EINTR && !r.n_deltas) {
+		/* nothing ran: no partial result; the outputs stay as
+		 * they were (their temporaries are removed) */
+		sig = cli_stop_signal();
+		fprintf(stderr, "latlab pipeline: interrupted by %s during "
+			"start-up: no event was sent\n",
+			sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		if (a.json)
+			printf("{\"command\": \"pipeline\", \"interrupted\": "
+			       "true, \"signal\": %d, \"started\": false}\n",
+			       sig);
+		cli_out_abandon_all();
+		return 128 + sig;
+	}
 	if (prof) /* before the report: the profile is of the run alone */
 		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
 	if (w.shown)

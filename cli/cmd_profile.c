@@ -192,7 +192,7 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 	}
 	opterr = 0;
 	/* GNU order: the --diff <after> operand may come before options */
-	while ((c = getopt_long(argc, argv, ":p:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":p:", options)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pid = (pid_t)cli_u64(CMD, "--pid", optarg, 1,
@@ -542,6 +542,9 @@ static int run_sample(const struct profile_opts *o)
 	/* a spawned command's events started at its exec; this starts the
 	 * off-CPU tracer */
 	rc = lat_prof_start(p);
+	if (!rc) /* on stderr: scripts read stdout; tests wait for it */
+		fprintf(stderr, "latlab profile: sampling pid %d (Ctrl-C "
+			"stops and writes what was sampled)\n", (int)pid);
 	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,20 @@ bad:
 			    "0.1:0.99:0.01, not '%s'", arg);
 }
 
+/*
+ * A coefficient of variation: 0 (deterministic) or 0.001..1000. Below
+ * that the gamma shape 1/cv^2 overflows and every result is NaN.
+ */
+static double cv_arg(const char *flag, const char *arg)
+{
+	double cv = cli_double(CMD, flag, arg, 0, 1000);
+
+	if (cv > 0 && cv < 1e-3)
+		cli_usage_error(CMD, "%s must be 0 (deterministic) or between "
+				"0.001 and 1000, not '%s'", flag, arg);
+	return cv;
+}
+
 static void parse_one(struct queue_opts *o, struct raw *w, int c)
 {
 	struct lat_qsim_config *cfg = &o->rep.cfg;
@@ -189,11 +204,11 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 	switch (c) {
 	case OPT_RHO: w->rho = optarg; break;
 	case OPT_CA:
-		w->ca = cli_double(CMD, "--ca", optarg, 0, 1000);
+		w->ca = cv_arg("--ca", optarg);
 		w->have_ca = true;
 		break;
 	case OPT_CS:
-		w->cs = cli_double(CMD, "--cs", optarg, 0, 1000);
+		w->cs = cv_arg("--cs", optarg);
 		w->have_cs = true;
 		break;
 	case OPT_ARRIVAL: w->arrival = optarg; break;
@@ -247,19 +262,21 @@ static void set_dists(struct queue_opts *o, const struct raw *w)
 		 "--service-from");
 	conflict(w->service != NULL, o->rep.service_from != NULL, "--service",
 		 "--service-from");
-	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL, "--service-mean",
-		 "--service-from");
+	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
+		 "--service-mean", "--service-from");
 	if (w->arrival)
 		parse_dist("--arrival", w->arrival, &o->rep.cfg.arrival);
 	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.arrival, w->have_ca ? w->ca : 1);
+		lat_qsim_dist_from_cv(&o->rep.cfg.arrival,
+				      w->have_ca ? w->ca : 1);
 	if (w->service)
 		parse_dist("--service", w->service, &o->rep.cfg.service);
 	else if (o->rep.service_from)
 		queue_load_service(o->rep.service_from, &o->rep.cfg.service,
 				   &o->rep.tau_ns);
 	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.service, w->have_cs ? w->cs : 1);
+		lat_qsim_dist_from_cv(&o->rep.cfg.service,
+				      w->have_cs ? w->cs : 1);
 }
 
 /* --target-p99: a bare number is in τ; a duration needs τ in ns. */
@@ -290,7 +307,7 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	lat_qsim_config_init(&o->rep.cfg);
 	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
 		parse_one(o, &w, c);
@@ -307,8 +324,21 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 				      o->rep.service_from }, 1, "the input");
 	if (w.have_knee && !w.sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
-	if (w.sweep)
+	if (w.sweep) {
+		struct lat_qsim_sweep s;
+
 		parse_sweep(o, w.sweep);
+		/* refused now, before any output or start line */
+		if (lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
+					o->rep.sweep_step,
+					o->rep.knee_slope) == -EINVAL)
+			cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= "
+					"hi <= 10, step > 0 and at most %d "
+					"points", o->rep.sweep_lo,
+					o->rep.sweep_hi, o->rep.sweep_step,
+					LAT_QSIM_MAX_SWEEP);
+		lat_qsim_sweep_destroy(&s);
+	}
 	if (w.rho) {
 		o->rep.cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
 		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
@@ -488,6 +518,14 @@ static int queue_main(int argc, char **argv)
 	}
 	cli_catch_stop_signals();
 	o.rep.cfg.stop = stop_now;
+	/* a long simulation says so (and how to stop it) before it starts */
+	if (o.sweep || o.rep.target > 0 ||
+	    o.rep.cfg.customers + o.rep.cfg.warmup >= 10000000)
+		fprintf(stderr, "latlab queue: simulating %" PRIu64
+			" customers%s (Ctrl-C stops with what is done)\n",
+			o.rep.cfg.customers + o.rep.cfg.warmup,
+			o.sweep ? " per point" :
+			o.rep.target > 0 ? " per run" : "");
 	if (o.sweep)
 		rc = run_sweep(&o);
 	else if (o.rep.target > 0)

@@ -236,7 +236,7 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	bool ratio_set = false, ticks_set = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
 		switch (c) {
 		case OPT_TAG:
 			o->tag = optarg;

@@ -111,7 +111,7 @@ static void parse(int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof(*a));
 	/* '+': stop at the first operand, so the command's own flags are
 	 * never taken for ours. */
-	while ((c = getopt_long(argc, argv, "+:p:", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+:p:", options)) != -1) {
 		switch (c) {
 		case 'p':
 			a->pid = parse_pid(optarg);
@@ -504,7 +504,11 @@ static int sched_main(int argc, char **argv)
 	if (t.pidfd >= 0)
 		close(t.pidfd);
 	if (t.child && !t.exited) {
-		/* Interrupted: the command got the same Ctrl-C; reap it. */
+		/* Interrupted: a terminal's Ctrl-C reached the command too;
+		 * a signal sent to us alone is passed on, or we would wait
+		 * for the whole command before stopping */
+		if (sig)
+			kill(t.pid, sig);
 		waitpid(t.pid, &t.status, 0);
 		t.exited = true;
 	}

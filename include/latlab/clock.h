@@ -262,7 +262,9 @@ struct lat_clock_drift {
 
 /*
  * Read both clocks (lat_clock_pair_read), sleep @seconds (0.001..3600),
- * read again, convert the counter with @cal. Returns 0 or -EINVAL.
+ * read again, convert the counter with @cal. Returns 0 or -EINVAL. A
+ * signal handled by the caller ends the sleep early; out->seconds is the
+ * interval actually measured.
  */
 int lat_clock_drift(const struct lat_clock_cal *cal, double seconds,
 		    struct lat_clock_drift *out);

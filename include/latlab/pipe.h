@@ -424,8 +424,10 @@ bool lat_pipe_watch(struct lat_pipe *p, lat_pipe_stop_fn stop, void *ctx);
 
 /*
  * start + watch + wait + free: the whole run, stoppable by @stop (may be
- * NULL). Returns lat_pipe_start's error (then @r is zeroed and owns
- * nothing) or lat_pipe_wait's. When @r->interrupted, @stop asked.
+ * NULL), which is also polled (produced 0, elapsed 0) during the work
+ * calibration. Returns lat_pipe_start's error (then @r is zeroed and owns
+ * nothing; -EINTR when @stop asked during the calibration) or
+ * lat_pipe_wait's. When @r->interrupted, @stop asked.
  */
 int lat_pipe_run_until(const struct lat_pipe_config *c,
 		       struct lat_pipe_result *r, lat_pipe_stop_fn stop,

@@ -22,6 +22,7 @@
 #ifndef LATLAB_WORK_H
 #define LATLAB_WORK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,20 @@ uint64_t lat_work_run(uint64_t steps, uint64_t seed);
  */
 int lat_work_calibrate(struct lat_work *w, double target_ns,
 		       const struct lat_clock_cal *cal);
+
+/*
+ * As lat_work_calibrate, polling @stop (may be NULL) between timed calls:
+ * true ends the calibration with -EINTR. Long work (--work-ns 100ms) is
+ * timed fewer times (at least 15, about 0.5 s per length), so the whole
+ * calibration takes about lat_work_calibrate_cost_ns(@target_ns).
+ */
+int lat_work_calibrate_until(struct lat_work *w, double target_ns,
+			     const struct lat_clock_cal *cal,
+			     bool (*stop)(void *ctx), void *ctx);
+
+/* Roughly how long calibrating @target_ns takes, in ns (for a progress
+ * line before a long one). */
+double lat_work_calibrate_cost_ns(double target_ns);
 
 /* ---- work-time distributions -------------------------------------------
  *

@@ -42,7 +42,12 @@ static void sleep_s(double s)
 	struct timespec ts = { .tv_sec = (time_t)s,
 			       .tv_nsec = (long)((s - floor(s)) * 1e9) };
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0)
+	/* a signal the caller catches ends the sleep early (Ctrl-C): the
+	 * interval is then shorter, and measured, not assumed */
+	int e; /* clock_nanosleep returns its error; errno is not set */
+
+	while ((e = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts)) != 0 &&
+	       e != EINTR)
 		;
 }
 

@@ -1,6 +1,7 @@
 /*
  * lat_lab_run: the plan, run by the pipeline library, one row per run.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,7 +96,15 @@ static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 	if (rc)
 		return rc;
 	rc = lat_pipe_run_until(&c, &r, stop, ctx);
-	if (!rc) {
+	if (rc == -EINTR) {
+		/* stopped while the run was still calibrating: a row with
+		 * no event, cut like one stopped later (the lab ends here) */
+		w->events = 0;
+		w->events_planned = c.events;
+		w->exact = true;
+		w->interrupted = true;
+		rc = 0;
+	} else if (!rc) {
 		lat_lab_row_from_result(w, &r, o.counters || o.flight ? &in :
 								       NULL);
 		if (o.counters)

@@ -55,11 +55,67 @@ static double timed_calls(uint64_t steps, int reps, double *mid_mean)
 	return (double)d[reps / 2];
 }
 
-int lat_work_calibrate(struct lat_work *w, double target_ns,
-		       const struct lat_clock_cal *cal)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Timed calls at the target length: fewer for long work, at least 15. */
+static int reps_at(double target_ns, int reps)
+{
+	double budget = 0.5e9 / (target_ns > 1 ? target_ns : 1);
+
+	return budget >= reps ? reps : budget > 15 ? (int)budget : 15;
+}
+
+double lat_work_calibrate_cost_ns(double target_ns)
+{
+	/* the three fixed lengths are ~4 us at most; then two lengths at
+	 * the target (the correction and the check) */
+	return 3e6 + 2.0 * reps_at(target_ns, 401) * target_ns;
+}
+
+/*
+ * timed_calls, polling @stop between calls; for long work the median of
+ * the calls made. Returns -EINTR when stopped (then *@p50 is unset).
+ */
+static int timed_calls_until(uint64_t steps, int reps, double *p50,
+			     double *mid_mean, bool (*stop)(void *ctx),
+			     void *ctx)
+{
+	enum { MAX_REPS = 512 };
+	double part[MAX_REPS], sum = 0;
+	int n = 0, k = 0;
+
+	if (!stop) {
+		*p50 = timed_calls(steps, reps, mid_mean);
+		return 0;
+	}
+	/* one call at a time, the stop polled between them (not inside
+	 * the timed region): a long call is then the longest wait */
+	while (n < reps && n < MAX_REPS) {
+		part[n++] = timed_calls(steps, 1, NULL);
+		if (stop(ctx))
+			return -EINTR;
+	}
+	qsort(part, (size_t)n, sizeof(part[0]), cmp_double);
+	for (int i = n / 4; i < n - n / 4; i++, k++)
+		sum += part[i];
+	*p50 = part[n / 2];
+	if (mid_mean)
+		*mid_mean = k ? sum / k : part[n / 2];
+	return 0;
+}
+
+int lat_work_calibrate_until(struct lat_work *w, double target_ns,
+			     const struct lat_clock_cal *cal,
+			     bool (*stop)(void *ctx), void *ctx)
 {
 	enum { REPS = 401, SHORT = 200, LONG = 4000 };
-	double cpn, base, at_short, at_long, slope, steps, got;
+	double cpn, base, at_short, at_long, slope, steps, got, p50;
+	int reps = reps_at(target_ns, REPS);
 
 	if (!w || !cal || !(target_ns >= 0 && target_ns <= 1e9) ||
 	    !(cal->cycles_per_ns > 0))
@@ -85,12 +141,24 @@ int lat_work_calibrate(struct lat_work *w, double target_ns,
 	steps = SHORT + (target_ns * cpn - at_short) / slope;
 	if (steps < 0)
 		steps = 0;
-	timed_calls((uint64_t)llround(steps), REPS, &got);
+	if (stop && stop(ctx))
+		return -EINTR;
+	if (timed_calls_until((uint64_t)llround(steps), reps, &p50, &got,
+			      stop, ctx))
+		return -EINTR;
 	steps += (target_ns * cpn - got) / slope;
 	w->steps = steps > 0 ? (uint64_t)llround(steps) : 0;
-	w->check_p50_ns = timed_calls(w->steps, REPS, NULL) / cpn;
+	if (timed_calls_until(w->steps, reps, &p50, NULL, stop, ctx))
+		return -EINTR;
+	w->check_p50_ns = p50 / cpn;
 	w->check_error = w->check_p50_ns / target_ns - 1;
 	return 0;
+}
+
+int lat_work_calibrate(struct lat_work *w, double target_ns,
+		       const struct lat_clock_cal *cal)
+{
+	return lat_work_calibrate_until(w, target_ns, cal, NULL, NULL);
 }
 
 enum lat_work_verdict lat_work_check(const struct lat_work *w)

@@ -87,6 +87,10 @@ struct pipe_counters {
 
 struct lat_pipe {
 	struct lat_pipe_config cfg;
+	/* lat_pipe_run_until's stop, polled during the work calibration
+	 * (long work takes seconds to time; Ctrl-C must not wait) */
+	lat_pipe_stop_fn setup_stop;
+	void *setup_stop_ctx;
 	struct lat_clock_cal cal;
 	struct lat_work work;
 	struct lat_work_table table;   /* stage 1, when work_dist is not det */

@@ -58,6 +58,14 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
  * Calibrate the work on the CPU stage 1 will run on (cores may differ in
  * speed), then give the caller its affinity back.
  */
+/* The run's stop, polled while setting up (nothing produced yet). */
+static bool setup_stop(void *ctx)
+{
+	struct lat_pipe *p = ctx;
+
+	return p->setup_stop(p->setup_stop_ctx, 0, 0);
+}
+
 static int calibrate_work(struct lat_pipe *p)
 {
 	cpu_set_t saved;
@@ -67,7 +75,8 @@ static int calibrate_work(struct lat_pipe *p)
 	if (p->cfg.pin &&
 	    !pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
 		moved = !lat_topo_pin_self(p->cfg.cpu[1]);
-	rc = lat_work_calibrate(&p->work, p->cfg.work_ns, &p->cal);
+	rc = lat_work_calibrate_until(&p->work, p->cfg.work_ns, &p->cal,
+				      p->setup_stop ? setup_stop : NULL, p);
 	/* the seed is the arrivals' one, moved: arrivals and work draws
 	 * must not be the same random numbers */
 	if (!rc && p->cfg.work_dist.kind != LAT_WORK_DET)
@@ -268,7 +277,8 @@ static void abort_start(struct lat_pipe *p)
 	stop_helpers(p);
 }
 
-int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
+static int start(const struct lat_pipe_config *c, struct lat_pipe **out,
+		 lat_pipe_stop_fn stop, void *ctx)
 {
 	struct lat_pipe *p;
 	lat_cycles_t start;
@@ -283,6 +293,8 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
 	p->cfg = *c;
+	p->setup_stop = stop;
+	p->setup_stop_ctx = ctx;
 	p->n_hot = lat_pipe_n_hot(c->stages);
 	p->msg_size = LAT_PIPE_MSG_SIZE(c->stages);
 	rc = lat_clock_calibrate(&p->cal, c->calibrate_ms);
@@ -328,6 +340,11 @@ int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
 	atomic_store_explicit(&p->go, PIPE_GO, memory_order_release);
 	*out = p;
 	return 0;
+}
+
+int lat_pipe_start(const struct lat_pipe_config *c, struct lat_pipe **out)
+{
+	return start(c, out, NULL, NULL);
 }
 
 void lat_pipe_stop(struct lat_pipe *p)
@@ -489,7 +506,7 @@ int lat_pipe_run_until(const struct lat_pipe_config *c,
 		       void *ctx)
 {
 	struct lat_pipe *p;
-	int rc = lat_pipe_start(c, &p);
+	int rc = start(c, &p, stop, ctx);
 
 	if (rc) {
 		memset(r, 0, sizeof(*r));
