@@ -188,6 +188,20 @@ static void print_json(const struct opts *o, const struct lat_bench_suite *s,
 	for (int i = LAT_BENCH_FLOOR; i <= LAT_BENCH_TPUT_BATCH; i++)
 		json_figure(&j, &f[i]);
 	lat_json_obj_end(&j);
+	lat_json_obj_begin(&j, "latency_ring");
+	for (int i = LAT_BENCH_SEQ_HANDOFF_8B; i < LAT_BENCH_NFIGS; i++)
+		json_figure(&j, &f[i]);
+	if (f[LAT_BENCH_FLOOR].measured && f[LAT_BENCH_FLOOR].st.median > 0) {
+		double fl = f[LAT_BENCH_FLOOR].st.median;
+
+		lat_json_double(&j, "handoff_8B_over_floor",
+				f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl);
+		lat_json_double(&j, "handoff_64B_over_floor",
+				f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl);
+		lat_json_double(&j, "throughput_ring_handoff_over_floor",
+				f[LAT_BENCH_HANDOFF].st.median / fl);
+	}
+	lat_json_obj_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "internal error writing JSON");
@@ -233,6 +247,19 @@ static void print_text(const struct opts *o, const struct lat_bench_suite *s,
 				  "1/latency because the producer runs ahead "
 				  "and cached indices let many messages share "
 				  "each transfer.", 5);
+	}
+	printf("\nlatency-mode ring (lat_seqring: each slot carries its "
+	       "own sequence)\n");
+	for (int i = LAT_BENCH_SEQ_HANDOFF_8B; i < LAT_BENCH_NFIGS; i++)
+		print_figure(&f[i]);
+	if (s->place.pinned && f[LAT_BENCH_FLOOR].st.median > 0) {
+		double fl = f[LAT_BENCH_FLOOR].st.median;
+
+		printf("  -> handoff / floor: %.2fx (8 B), %.2fx (64 B); the "
+		       "throughput-mode ring's: %.2fx (8 B)\n",
+		       f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl,
+		       f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl,
+		       f[LAT_BENCH_HANDOFF].st.median / fl);
 	}
 }
 
