@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "mem_cli.h"
-#include "wrap.h"
 #include "latlab/fmt.h"
 
 #define MAX_PAIRS 4096
@@ -19,7 +18,7 @@
 static void say(const char *text)
 {
 	printf("  -> ");
-	cli_print_wrapped(text, 5);
+	lat_fmt_paragraph(stdout, text, 5);
 }
 
 /* ---------------------------------------------------------------- */
