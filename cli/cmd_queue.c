@@ -360,6 +360,12 @@ static int run_point(const struct queue_opts *o)
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
+	{
+		char w[256];
+
+		if (queue_util_warning(&r, w, sizeof(w)))
+			fprintf(stderr, "latlab queue: warning: %s\n", w);
+	}
 	if (o->json)
 		queue_json_point(o, &r);
 	else

@@ -30,6 +30,10 @@ struct queue_target {
 	struct lat_qsim_result at; /* final run at rho (histograms kept) */
 };
 
+/* A warning when the achieved utilization is far from rho (see .c). */
+bool queue_util_warning(const struct lat_qsim_result *r, char *buf,
+			size_t len);
+
 void queue_print_point(const struct queue_opts *o,
 		       const struct lat_qsim_result *r);
 void queue_json_point(const struct queue_opts *o,
