@@ -5,7 +5,8 @@
  * same run, rounds interleaved so drift hits both alike.
  *
  * Prints, for 8- and 64-byte elements: same-thread push+pop, cross-core
- * throughput and one-way handoff latency, each the median of the rounds
+ * throughput and one-way handoff latency (and beside them the
+ * latency-mode ring, lat_seqring, with its ratio to ck_ring), each the median of the rounds
  * with min and max, and the latlab/ck ratio (> 1 means latlab is better:
  * for times the ratio is ck/latlab). The cache-line ping-pong floor of
  * the same two CPUs is printed first and measured again inside the
@@ -22,6 +23,7 @@
 #include <ck_ring.h>
 
 #include "latlab/bench.h"
+#include "latlab/seqring.h"
 #include "bench/bench_ring.h"
 #include "latlab/spsc.h"
 
@@ -63,6 +65,12 @@ LAT_BENCH_RING_BURST(lat8, struct lat_spsc, struct e8, l8_push_burst,
 LAT_BENCH_RING(lat64, struct lat_spsc, struct e64, l64_try_push, l64_try_pop)
 LAT_BENCH_RING_BURST(lat64, struct lat_spsc, struct e64, l64_push_burst,
 		     l64_pop_burst, BURST)
+/* the latency-mode ring, timed beside both */
+LAT_SEQRING_TYPED(q8, struct e8)
+LAT_SEQRING_TYPED(q64, struct e64)
+LAT_BENCH_RING(seq8, struct lat_seqring, struct e8, q8_try_push, q8_try_pop)
+LAT_BENCH_RING(seq64, struct lat_seqring, struct e64, q64_try_push,
+	       q64_try_pop)
 LAT_BENCH_RING(ck8, struct ck8, struct e8, CK8_PUSH, CK8_POP)
 LAT_BENCH_RING(ck64, struct ck64, struct e64, CK64_PUSH, CK64_POP)
 
@@ -71,6 +79,7 @@ static uint64_t iters = 2000000;
 
 /* Both rings of each kind, fresh for the run. */
 static struct lat_spsc *lat_r[2][2]; /* [8|64][fwd|back] */
+static struct lat_seqring *seq_r[2][2]; /* [8|64][fwd|back] */
 static struct ck8 ck8_r[2];
 static struct ck64 ck64_r[2];
 
@@ -91,7 +100,9 @@ static void setup(void)
 {
 	for (int d = 0; d < 2; d++) {
 		if (l8_create(RING_SLOTS, &lat_r[0][d]) ||
-		    l64_create(RING_SLOTS, &lat_r[1][d])) {
+		    l64_create(RING_SLOTS, &lat_r[1][d]) ||
+		    q8_create(RING_SLOTS, &seq_r[0][d]) ||
+		    q64_create(RING_SLOTS, &seq_r[1][d])) {
 			fprintf(stderr, "bench_ring_peer: ring create failed\n");
 			exit(1);
 		}
@@ -128,6 +139,40 @@ static int st_ck64(void *c, double *v)
 	(void)c;
 	*v = ck64_same_thread_ns(&ck64_r[0], ST_ITERS);
 	return *v < 0 ? -1 : 0;
+}
+static int st_seq8(void *c, double *v)
+{
+	(void)c;
+	*v = seq8_same_thread_ns(seq_r[0][0], ST_ITERS);
+	return *v < 0 ? -1 : 0;
+}
+static int st_seq64(void *c, double *v)
+{
+	(void)c;
+	*v = seq64_same_thread_ns(seq_r[1][0], ST_ITERS);
+	return *v < 0 ? -1 : 0;
+}
+static int tp_seq8(void *c, double *v)
+{
+	(void)c;
+	return seq8_throughput(&place, seq_r[0][0], iters, v);
+}
+static int tp_seq64(void *c, double *v)
+{
+	(void)c;
+	return seq64_throughput(&place, seq_r[1][0], iters, v);
+}
+static int ho_seq8(void *c, double *v)
+{
+	(void)c;
+	return seq8_handoff_ns(&place, seq_r[0][0], seq_r[0][1], iters / 20,
+			       v);
+}
+static int ho_seq64(void *c, double *v)
+{
+	(void)c;
+	return seq64_handoff_ns(&place, seq_r[1][0], seq_r[1][1], iters / 20,
+				v);
 }
 static int tp_lat8(void *c, double *v)
 {
@@ -211,14 +256,17 @@ static void show(const char *what, enum kind kind,
  */
 static void compare(const char *title, enum kind kind, unsigned reps,
 		    lat_bench_measure_fn f_lat, lat_bench_measure_fn f_ck,
-		    lat_bench_measure_fn f_lat_burst, bool check_floor)
+		    lat_bench_measure_fn f_lat_burst, lat_bench_measure_fn f_seq,
+		    bool check_floor)
 {
-	lat_bench_measure_fn fns[4] = { f_lat, f_ck, f_lat_burst };
-	struct lat_bench_stat st[4];
-	unsigned k = f_lat_burst ? 3 : 2;
+	lat_bench_measure_fn fns[5] = { f_lat, f_ck, f_lat_burst };
+	struct lat_bench_stat st[5];
+	unsigned k = f_lat_burst ? 3 : 2, seq = 0;
 	double ratio, floor = 0;
 	int rc;
 
+	fns[k] = f_seq;
+	seq = k++;
 	if (check_floor)
 		fns[k++] = floor_ns;
 	rc = lat_bench_repeat(fns, NULL, k, 1, reps, st);
@@ -236,20 +284,30 @@ static void compare(const char *title, enum kind kind, unsigned reps,
 		snprintf(label, sizeof(label), "latlab/%d", BURST);
 		show(label, kind, &st[2]);
 	}
+	show("seqring", kind, &st[seq]);
 	if (check_floor) {
 		show("floor", kind, &st[k - 1]);
 		floor = st[k - 1].min;
 	}
-	for (unsigned i = 0; floor > 0 && i < 2; i++)
-		if (st[i].min < floor)
+	for (unsigned i = 0; floor > 0 && i <= seq; i++)
+		if (i != 2 && st[i].min < floor)
 			printf("  IMPLAUSIBLE: %s min %.2f ns is below the "
 			       "%.2f ns cache-line floor: harness bug\n",
-			       i ? "ck_ring" : "latlab", st[i].min, floor);
+			       i == seq ? "seqring" : i ? "ck_ring" : "latlab",
+			       st[i].min, floor);
 	ratio = kind == TIME_NS ? st[1].median / st[0].median
 				: st[0].median / st[1].median;
 	printf("  latlab/ck: %.2fx %s\n", ratio,
 	       kind == TIME_NS ? "(ck time / latlab time)"
 			       : "(latlab rate / ck rate)");
+	ratio = kind == TIME_NS ? st[1].median / st[seq].median
+				: st[seq].median / st[1].median;
+	printf("  seqring/ck: %.2fx", ratio);
+	if (check_floor && st[k - 1].median > 0)
+		printf("; seqring / floor %.2fx, latlab / floor %.2fx",
+		       st[seq].median / st[k - 1].median,
+		       st[0].median / st[k - 1].median);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -285,17 +343,17 @@ int main(int argc, char **argv)
 	       "max %.1f)\n\n", fl.median, fl.min, fl.max);
 
 	compare("same-thread push+pop, 8 B (ns per pair)", TIME_NS, reps,
-		st_lat8, st_ck8, NULL, false);
+		st_lat8, st_ck8, NULL, st_seq8, false);
 	compare("same-thread push+pop, 64 B (ns per pair)", TIME_NS, reps,
-		st_lat64, st_ck64, NULL, false);
+		st_lat64, st_ck64, NULL, st_seq64, false);
 	compare("cross-core throughput, 8 B", RATE, reps, tp_lat8, tp_ck8,
-		tpb_lat8, false);
+		tpb_lat8, tp_seq8, false);
 	compare("cross-core throughput, 64 B", RATE, reps, tp_lat64, tp_ck64,
-		tpb_lat64, false);
+		tpb_lat64, tp_seq64, false);
 	compare("one-way handoff, 8 B (ping-pong round trip / 2)", TIME_NS,
-		reps, ho_lat8, ho_ck8, NULL, true);
+		reps, ho_lat8, ho_ck8, NULL, ho_seq8, true);
 	compare("one-way handoff, 64 B (ping-pong round trip / 2)", TIME_NS,
-		reps, ho_lat64, ho_ck64, NULL, true);
+		reps, ho_lat64, ho_ck64, NULL, ho_seq64, true);
 	return 0;
 }
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "wrap.h"
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
@@ -188,6 +187,20 @@ static void print_json(const struct opts *o, const struct lat_bench_suite *s,
 	for (int i = LAT_BENCH_FLOOR; i <= LAT_BENCH_TPUT_BATCH; i++)
 		json_figure(&j, &f[i]);
 	lat_json_obj_end(&j);
+	lat_json_obj_begin(&j, "latency_ring");
+	for (int i = LAT_BENCH_SEQ_HANDOFF_8B; i < LAT_BENCH_NFIGS; i++)
+		json_figure(&j, &f[i]);
+	if (f[LAT_BENCH_FLOOR].measured && f[LAT_BENCH_FLOOR].st.median > 0) {
+		double fl = f[LAT_BENCH_FLOOR].st.median;
+
+		lat_json_double(&j, "handoff_8B_over_floor",
+				f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl);
+		lat_json_double(&j, "handoff_64B_over_floor",
+				f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl);
+		lat_json_double(&j, "throughput_ring_handoff_over_floor",
+				f[LAT_BENCH_HANDOFF].st.median / fl);
+	}
+	lat_json_obj_end(&j);
 	lat_json_obj_end(&j);
 	if (lat_json_finish(&j))
 		cli_fail(CMD, "internal error writing JSON");
@@ -208,13 +221,13 @@ static void print_text(const struct opts *o, const struct lat_bench_suite *s,
 			 "%d usable CPUs: other processes take turns on these "
 			 "cores and every figure below includes their time "
 			 "slices", s->loadavg, s->place.usable);
-		cli_print_wrapped(warn, 0);
+		lat_fmt_paragraph(stdout, warn, 0);
 	}
 	printf("\ndead-code trap (ns per iteration)\n");
 	print_figure(&f[LAT_BENCH_DCE_UNUSED]);
 	print_figure(&f[LAT_BENCH_DCE_KEPT]);
 	printf("  -> ");
-	cli_print_wrapped(verdict, 5);
+	lat_fmt_paragraph(stdout, verdict, 5);
 	printf("\nSPSC ring, same thread (ns per push+pop pair, hot in L1)\n");
 	print_figure(&f[LAT_BENCH_ST_8B]);
 	print_figure(&f[LAT_BENCH_ST_64B]);
@@ -228,11 +241,24 @@ static void print_text(const struct opts *o, const struct lat_bench_suite *s,
 		print_figure(&f[i]);
 	if (s->place.pinned) {
 		printf("  -> ");
-		cli_print_wrapped("a handoff costs at least one cache-line "
-				  "transfer (the floor); throughput beats "
-				  "1/latency because the producer runs ahead "
-				  "and cached indices let many messages share "
-				  "each transfer.", 5);
+		lat_fmt_paragraph(stdout, "a handoff costs at least one "
+				  "cache-line transfer (the floor); throughput "
+				  "beats 1/latency because the producer runs "
+				  "ahead and cached indices let many messages "
+				  "share each transfer.", 5);
+	}
+	printf("\nlatency-mode ring (lat_seqring: each slot carries its "
+	       "own sequence)\n");
+	for (int i = LAT_BENCH_SEQ_HANDOFF_8B; i < LAT_BENCH_NFIGS; i++)
+		print_figure(&f[i]);
+	if (s->place.pinned && f[LAT_BENCH_FLOOR].st.median > 0) {
+		double fl = f[LAT_BENCH_FLOOR].st.median;
+
+		printf("  -> handoff / floor: %.2fx (8 B), %.2fx (64 B); the "
+		       "throughput-mode ring's: %.2fx (8 B)\n",
+		       f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl,
+		       f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl,
+		       f[LAT_BENCH_HANDOFF].st.median / fl);
 	}
 }
 

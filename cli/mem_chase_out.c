@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "out_file.h"
 #include "mem_cli.h"
-#include "wrap.h"
 #include "latlab/fmt.h"
 #include "latlab/svg.h"
 
@@ -213,7 +212,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 	int last = r->done - 1;
 
 	printf("  -> ");
-	cli_print_wrapped(r->verdict, 5);
+	lat_fmt_paragraph(stdout, r->verdict, 5);
 	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
 		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
 		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
@@ -222,7 +221,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 		 ? "they agree" : "they DISAGREE",
 		 (r->counter_ratio / e->cal.cycles_per_ns - 1) * 100);
 	printf("  -> ");
-	cli_print_wrapped(line, 5);
+	lat_fmt_paragraph(stdout, line, 5);
 	if (last < 0)
 		return;
 	{
@@ -239,7 +238,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 			 lat_fmt_ns(a, sizeof(a), seq),
 			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
 		printf("  -> ");
-		cli_print_wrapped(line, 5);
+		lat_fmt_paragraph(stdout, line, 5);
 		if (r->on[V_HUGE]) {
 			double h = r->pt[V_HUGE][last].p50_ns;
 			char hb[32], c[LAT_FMT_LEN];
@@ -261,7 +260,7 @@ static void print_findings(const struct mem_env *e, const struct chase_run *r)
 				   "few huge pages, or the page walks hit in "
 				   "cache)");
 			printf("  -> ");
-			cli_print_wrapped(line, 5);
+			lat_fmt_paragraph(stdout, line, 5);
 		}
 	}
 }

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "mem_cli.h"
-#include "wrap.h"
 #include "latlab/fmt.h"
 
 #define MAX_PAIRS 4096
@@ -19,7 +18,7 @@
 static void say(const char *text)
 {
 	printf("  -> ");
-	cli_print_wrapped(text, 5);
+	lat_fmt_paragraph(stdout, text, 5);
 }
 
 /* ---------------------------------------------------------------- */
@@ -425,8 +424,8 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 		lat_json_obj_begin(j, "finding");
 		lat_json_double(j, "two_cpus_same_over_padded_p50", two_ratio);
 		lat_json_bool(j, "two_cpus_resolved", two_resolved);
-		lat_json_double(j, "two_cpus_64B_over_128B_p50", adj_ratio);
-		lat_json_bool(j, "two_cpus_64B_resolved", adj_resolved);
+		lat_json_double(j, "two_cpus_64_over_128_bytes_p50", adj_ratio);
+		lat_json_bool(j, "two_cpus_64_over_128_bytes_resolved", adj_resolved);
 		lat_json_double(j, "one_cpu_same_over_padded_p50", one_ratio);
 		lat_json_bool(j, "one_cpu_within_spread", one_within);
 		lat_json_obj_end(j);

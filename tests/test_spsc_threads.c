@@ -20,6 +20,7 @@
 #include "latlab/spsc.h"
 #include "latlab/topo.h"
 #include "latlab/wait.h"
+#include "t_ring_elem.h"
 #include "t_test.h"
 
 #define DEFAULT_ELEMS 200000ull
@@ -50,43 +51,13 @@ struct run {
 	struct lat_wait_stats prod_st, cons_st;
 };
 
-/* Word k of element seq: differs per word so a torn copy shows. */
-static uint64_t word_of(uint64_t seq, unsigned k)
-{
-	uint64_t x = seq * 0x9e3779b97f4a7c15ull + k * 0xbf58476d1ce4e5b9ull;
-
-	x ^= x >> 31;
-	return x;
-}
-
-/* Write element seq into dst; returns the sum of its words. */
-static uint64_t fill(unsigned char *dst, uint64_t seq, size_t size)
-{
-	uint64_t v, sum = seq;
-
-	memcpy(dst, &seq, sizeof(seq));
-	for (unsigned k = 1; k < size / 8; k++) {
-		v = word_of(seq, k);
-		memcpy(dst + 8 * k, &v, sizeof(v));
-		sum += v;
-	}
-	return sum;
-}
-
 static void check(struct run *ru, const unsigned char *src)
 {
-	uint64_t seq, v;
-	bool ok = true;
+	uint64_t seq;
+	bool ok = t_elem_check(src, ru->size, &seq, &ru->recv_sum);
 
-	memcpy(&seq, src, sizeof(seq));
 	if (seq != ru->received && !ru->bad_seq)
 		ru->bad_seq = ru->received + 1;
-	ru->recv_sum += seq;
-	for (unsigned k = 1; k < ru->size / 8; k++) {
-		memcpy(&v, src + 8 * k, sizeof(v));
-		ru->recv_sum += v;
-		ok &= v == word_of(seq, k);
-	}
 	ru->bad_payload += !ok;
 	ru->received++;
 }
@@ -117,14 +88,14 @@ static void *producer(void *arg)
 			want = (size_t)(ru->n - seq);
 		switch (pick % 3) {
 		case 0: /* one element, the waiting helper */
-			ru->sent_sum += fill(batch, seq, ru->size);
+			ru->sent_sum += t_elem_fill(batch, seq, ru->size);
 			lat_wait_push(ru->r, &ru->w, batch, ru->size, NULL,
 				      &ru->prod_st);
 			seq++;
 			continue;
 		case 1: /* burst: whatever prefix fits goes */
 			for (size_t i = 0; i < want; i++)
-				sums[i] = fill(batch + i * ru->size, seq + i,
+				sums[i] = t_elem_fill(batch + i * ru->size, seq + i,
 					       ru->size);
 			got = lat_spsc_push_burst_raw(ru->r, batch, want,
 						      ru->size);
@@ -137,7 +108,7 @@ static void *producer(void *arg)
 			got = want;
 			slots = lat_spsc_reserve(ru->r, &got);
 			for (size_t i = 0; i < got; i++)
-				ru->sent_sum += fill(slots + i * ru->size,
+				ru->sent_sum += t_elem_fill(slots + i * ru->size,
 						     seq + i, ru->size);
 			if (got)
 				lat_spsc_commit(ru->r, got);

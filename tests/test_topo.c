@@ -14,7 +14,7 @@
 
 #include "latlab/topo.h"
 #include "t_test.h"
-#include "t_tree.h"
+#include "t_machine.h"
 
 static char root[256];
 
@@ -23,61 +23,10 @@ static void put(const char *rel, const char *text)
 	t_tree_put(root, rel, text);
 }
 
-/*
- * A fresh machine of @cores physical cores, @smt threads each (Linux
- * numbering: sibling of core c is c + cores), @per_llc cores per
- * last-level cache (0: no cache files, as some VMs), @isolated list.
- */
+/* A fresh fake machine under root (see t_machine.h). */
 static void machine(int cores, int smt, int per_llc, const char *isolated)
 {
-	char rel[128], text[128];
-	int n = cores * smt;
-
-	t_tree_new(root, sizeof(root), "topo");
-	snprintf(text, sizeof(text), "0-%d\n", n - 1);
-	put("online", text);
-	put("isolated", isolated);
-	for (int c = 0; c < n; c++) {
-		int core = c % cores;
-
-		snprintf(rel, sizeof(rel),
-			 "cpu%d/topology/thread_siblings_list", c);
-		if (smt == 2)
-			snprintf(text, sizeof(text), "%d,%d\n", core,
-				 core + cores);
-		else
-			snprintf(text, sizeof(text), "%d\n", c);
-		put(rel, text);
-		snprintf(rel, sizeof(rel), "cpu%d/topology/physical_package_id",
-			 c);
-		put(rel, "0\n");
-		if (!per_llc)
-			continue;
-		snprintf(rel, sizeof(rel), "cpu%d/cache/index0/level", c);
-		put(rel, "1\n");
-		snprintf(rel, sizeof(rel), "cpu%d/cache/index0/type", c);
-		put(rel, "Data\n");
-		snprintf(rel, sizeof(rel), "cpu%d/cache/index0/shared_cpu_list",
-			 c);
-		put(rel, text);
-		snprintf(rel, sizeof(rel), "cpu%d/cache/index1/level", c);
-		put(rel, "3\n");
-		snprintf(rel, sizeof(rel), "cpu%d/cache/index1/type", c);
-		put(rel, "Unified\n");
-		{
-			int lo = core / per_llc * per_llc;
-			int hi = lo + per_llc - 1;
-
-			if (smt == 2)
-				snprintf(text, sizeof(text), "%d-%d,%d-%d\n",
-					 lo, hi, lo + cores, hi + cores);
-			else
-				snprintf(text, sizeof(text), "%d-%d\n", lo, hi);
-		}
-		snprintf(rel, sizeof(rel),
-			 "cpu%d/cache/index1/shared_cpu_list", c);
-		put(rel, text);
-	}
+	t_machine(root, sizeof(root), cores, smt, per_llc, isolated);
 }
 
 static void cleanup(void)

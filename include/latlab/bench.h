@@ -126,6 +126,10 @@ enum lat_bench_fig {
 	LAT_BENCH_HANDOFF,      /* one-way ring handoff, ns */
 	LAT_BENCH_TPUT,         /* messages/s, single push/pop */
 	LAT_BENCH_TPUT_BATCH,   /* messages/s, batches of 32 */
+	/* the latency-mode ring (lat_seqring), in the floor's rounds too */
+	LAT_BENCH_SEQ_HANDOFF_8B,  /* one-way handoff, 8 B, ns */
+	LAT_BENCH_SEQ_HANDOFF_64B, /* one-way handoff, 64 B, ns */
+	LAT_BENCH_SEQ_TPUT,     /* messages/s, 8 B, single push/pop */
 	LAT_BENCH_NFIGS
 };
 

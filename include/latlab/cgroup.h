@@ -60,7 +60,10 @@ struct lat_cgroup {
 struct lat_cgroup_cpu_stat {
 	uint64_t nr_periods;           /* periods with runnable tasks */
 	uint64_t nr_throttled;         /* periods that ran out of quota */
-	uint64_t throttled_ns;         /* time its tasks were held back */
+	uint64_t throttled_ns;         /* time its tasks were held back,
+					* summed over the CPUs' run queues
+					* (the kernel's sum): up to the wall
+					* time x the CPUs, not the wall time */
 };
 
 /*

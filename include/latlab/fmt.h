@@ -36,4 +36,13 @@ void lat_fmt_pad(FILE *out, const char *s, int width);
 /* Write @s left-aligned in @width columns, to @out. */
 void lat_fmt_pad_left(FILE *out, const char *s, int width);
 
+/*
+ * Print @text to @out as one paragraph wrapped at 78 display columns
+ * (UTF-8 aware), ending with a newline; a number and its unit ("12 µs")
+ * stay on one line. The caller has already printed @indent (0..20)
+ * columns of the first line (a "  -> " marker, say); later lines are
+ * indented by as many spaces. Words longer than a line are printed whole.
+ */
+void lat_fmt_paragraph(FILE *out, const char *text, int indent);
+
 #endif

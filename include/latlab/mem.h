@@ -425,7 +425,9 @@ struct lat_mem_rcu_slot {
 struct lat_mem_rcu {
 	_Alignas(LAT_PAD_BYTES) _Atomic(void *) ptr;
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t epoch; /* starts at 1 */
-	uint64_t grace_waits;    /* writer only: readers waited for */
+	/* readers the writer had to wait for; written by the writer only,
+	 * atomic so that another thread may watch it while it waits */
+	_Atomic uint64_t grace_waits;
 	int readers;
 	struct lat_mem_rcu_slot *slot; /* @readers slots, owned */
 };

@@ -33,8 +33,8 @@
  *    dropped counts samples the consumer could not hand to a full sample
  *    ring. Every per-delta histogram holds recorded values: total_count +
  *    overflow_count (values over the histogram's range) = recorded.
- *  - Hot threads are pinned to the CPUs in the config; the aggregator is
- *    never pinned. Signals SIGINT/SIGTERM are blocked in every pipeline
+ *  - Hot threads are pinned to the CPUs in the config; the aggregator
+ *    only to agg_cpu, a CPU no hot thread uses (else it is unpinned). Signals SIGINT/SIGTERM are blocked in every pipeline
  *    thread so that they reach the thread that called lat_pipe_start.
  *  - Nothing here prints on its own; the printers take a FILE * or a
  *    struct lat_json and read only struct lat_pipe_result.
@@ -69,6 +69,10 @@
 #define LAT_PIPE_SAMPLE_RING (1u << 16)
 /* Pauses before yielding when hot threads share a CPU (lat_pipe_place). */
 #define LAT_PIPE_SHARED_SPINS 16
+/* Samples per aggregator slice when it shares CPUs with hot threads. */
+#define LAT_PIPE_AGG_SLICE 32
+/* The producer yields while its next send is further away than this. */
+#define LAT_PIPE_PACE_YIELD_NS 8000
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
 #define LAT_PIPE_HIST_MAX_NS 3600000000000LL
 #define LAT_PIPE_HIST_SIG_FIGS LAT_HIST_DEFAULT_SIG_FIGS
@@ -134,6 +138,11 @@ struct lat_pipe_config {
 	int cpu[LAT_PIPE_MAX_HOT];/* CPU per hot thread when pin */
 	bool pace_yield;          /* producer yields while early (its CPU is
 				   * shared); set by lat_pipe_place */
+	double pace_yield_above_ns; /* producer yields (sched_yield) while its
+				   * next send is more than this away, then
+				   * spins the rest: a CPU it shares with
+				   * anything gets the early time; default
+				   * LAT_PIPE_PACE_YIELD_NS, 0 never */
 	double pace_sleep_ns;     /* producer sleeps (nanosleep) while more
 				   * than this early, then spins or yields
 				   * the rest; 0 (default) never sleeps */
@@ -148,6 +157,14 @@ struct lat_pipe_config {
 				   * larger blocks are mmapped every time */
 	bool share_line;          /* stage 1's and the consumer's counters on
 				   * one cache line (else 128 bytes apart) */
+	int agg_cpu;              /* the aggregator's CPU: one no hot thread
+				   * uses (lat_pipe_place_pool picks it), or
+				   * -1 unpinned (no CPU left, or no pin) */
+	unsigned agg_slice;       /* the aggregator yields its CPU after
+				   * every this many samples, so a hot thread
+				   * its wake-up preempted gets the CPU back
+				   * within a slice; 0 never (it has a CPU of
+				   * its own); set by lat_pipe_place */
 	bool noise;               /* a memory-hammering thread beside them */
 	int noise_cpu;            /* its CPU, -1 unpinned */
 	uint64_t stall_seq;       /* stage 1 busy-waits on this event ... */
@@ -325,10 +342,23 @@ static inline int lat_pipe_n_deltas(int stages)
  * @c->wait_spins becomes LAT_PIPE_SHARED_SPINS, and unless @wait_chosen
  * the wait strategy becomes LAT_WAIT_YIELD (spinners sharing a CPU hand
  * off once per scheduler tick; yielding cannot livelock); otherwise it is
- * LAT_WAIT_SPIN. Returns true when the placement is oversubscribed.
+ * LAT_WAIT_SPIN. Short of CPUs (and not chosen by the user), a consumer
+ * that would share a stage's CPU while the producer has one to itself
+ * moves beside the producer, and the aggregator yields every
+ * LAT_PIPE_AGG_SLICE samples (@c->agg_slice; see docs/pipeline.md for
+ * the measurements). Returns true when the placement is oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);
+
+/*
+ * lat_pipe_place, then the cold threads' CPUs on topology @t: the
+ * aggregator (@c->agg_cpu) and, with @c->noise, the noise thread each on
+ * a CPU no hot thread uses (-1 when none is left, or unpinned). Returns
+ * as lat_pipe_place. Pure: @t may be a fake tree (tests).
+ */
+bool lat_pipe_place_on(struct lat_pipe_config *c, const struct lat_topo *t,
+		       const struct lat_topo_place *p, bool wait_chosen);
 
 /*
  * The default placement on this machine, as `latlab pipeline` does it:

@@ -66,7 +66,8 @@ void lat_mem_rcu_synchronize(struct lat_mem_rcu *r)
 						 memory_order_seq_cst)) != 0 &&
 		       v < e) {
 			if (spins++ == 0)
-				r->grace_waits++;
+				atomic_fetch_add_explicit(&r->grace_waits, 1,
+							  memory_order_relaxed);
 			if (spins < 256)
 				lat_wait_pause();
 			else

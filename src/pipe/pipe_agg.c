@@ -1,5 +1,6 @@
 /*
- * The aggregator: a cold, unpinned thread that drains the sample ring,
+ * The aggregator: a cold thread (on a CPU no hot thread uses when there
+ * is one, else unpinned and yielding every slice) that drains the sample ring,
  * converts stamps to ns deltas, checks them, records the per-delta and
  * per-interval histograms and writes the interval log.
  *
@@ -8,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -49,9 +51,8 @@ int pipe_agg_init(struct lat_pipe *p)
 	/* USE: the hot rings' and the sample ring's depth, 0..capacity */
 	a->n_rings = stages + 2;
 	for (int i = 0; i < a->n_rings; i++) {
-		struct lat_spsc *q = i <= stages ? p->ring[i] : p->samples;
 		int rc = lat_hist_init(&a->depth[i], 1,
-				       (int64_t)lat_spsc_capacity(q),
+				       (int64_t)pipe_ring_capacity(p, i),
 				       LAT_PIPE_HIST_SIG_FIGS);
 
 		if (rc) {
@@ -220,13 +221,11 @@ static void look_at_rings(struct lat_pipe *p)
 		return;
 	a->next_look = now + a->look_every;
 	for (int i = 0; i < a->n_rings; i++) {
-		struct lat_spsc *q = i + 1 < a->n_rings ? p->ring[i]
-							: p->samples;
-		size_t depth = lat_spsc_count(q);
+		size_t depth = pipe_ring_count(p, i);
 
 		lat_hist_record(&a->depth[i], (int64_t)depth);
 		a->nonempty[i] += depth > 0;
-		a->full[i] += depth >= lat_spsc_capacity(q);
+		a->full[i] += depth >= pipe_ring_capacity(p, i);
 		if (depth > a->depth_max[i])
 			a->depth_max[i] = depth;
 	}
@@ -245,7 +244,10 @@ void *pipe_agg_main(void *arg)
 	struct pipe_agg *a = &p->agg;
 	struct lat_pipe_msg m;
 	const size_t size = p->msg_size;
+	const unsigned slice = p->cfg.agg_slice;
 
+	if (p->cfg.agg_cpu >= 0)
+		(void)lat_topo_pin_self(p->cfg.agg_cpu); /* cold: best effort */
 	/* stages beyond K never travel: keep them zero for the hooks */
 	memset(&m, 0, sizeof(m));
 	a->interval_cycles = lat_clock_from_ns(&p->cal,
@@ -267,6 +269,14 @@ void *pipe_agg_main(void *arg)
 		       lat_spsc_try_pop_raw(p->samples, &m, size)) {
 			pipe_agg_consume(p, &m);
 			n++;
+			/* woken on a hot thread's CPU, we preempted it: hand
+			 * the CPU back every slice (a no-op syscall when
+			 * nothing else wants it), unless we are falling
+			 * behind: a full sample ring drops samples */
+			if (slice && n % slice == 0 &&
+			    lat_spsc_count(p->samples) <
+				    LAT_PIPE_SAMPLE_RING / 4)
+				sched_yield();
 		}
 		if (!n && done)
 			break;

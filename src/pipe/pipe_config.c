@@ -24,8 +24,10 @@ void lat_pipe_config_init(struct lat_pipe_config *c)
 	c->pin = true;
 	for (int i = 0; i < LAT_PIPE_MAX_HOT; i++)
 		c->cpu[i] = -1;
+	c->pace_yield_above_ns = LAT_PIPE_PACE_YIELD_NS;
 	c->stamps = true;
 	c->noise_cpu = -1;
+	c->agg_cpu = -1;
 	c->stall_seq = UINT64_MAX;
 	c->interval_s = 1.0;
 	c->calibrate_ms = 200;
@@ -63,6 +65,9 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		msg = "stall_ns must be between 0 and 60 s";
 	else if (c->stall_ns > 0 && c->stall_seq >= c->events)
 		msg = "stall_seq must be below the number of events";
+	else if (!(c->pace_yield_above_ns >= 0 &&
+		   c->pace_yield_above_ns <= 1e9))
+		msg = "pace_yield_above_ns must be between 0 and 1 s";
 	else if (!(c->pace_sleep_ns >= 0 && c->pace_sleep_ns <= 1e9))
 		msg = "pace_sleep_ns must be between 0 and 1 s";
 	else if (!(c->interval_s >= 0.001 && c->interval_s <= 3600))
@@ -79,6 +84,8 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 			 LAT_CGROUP_MIN_QUOTA_US)
 		msg = "cpu_quota of the period must be at least 1 ms (the "
 		      "kernel's floor)";
+	else if (c->agg_cpu < -1 || c->agg_cpu >= LAT_TOPO_MAX_CPUS)
+		msg = "agg_cpu must be -1 or a CPU number";
 	else if (c->burst_threads < 0 || c->burst_threads > LAT_PIPE_MAX_BURST)
 		msg = "burst_threads must be between 0 and 64";
 	if (!msg && c->pin)
@@ -105,6 +112,30 @@ const char *lat_pipe_config_field(const char *why, char *buf, size_t len)
 	return why[n] ? why + n + 1 : why + n;
 }
 
+/*
+ * Short of CPUs, the topology places the producer alone and lets the
+ * stages and the consumer share. The consumer then waits, on the stage's
+ * CPU, for the stage that has just been handed the event: every hand-off
+ * is a turn-taking between two threads of one CPU. Beside the producer
+ * instead, the consumer runs in the producer's idle time between sends,
+ * and the stage that gets each event first has a CPU to itself. Moved
+ * only when the producer is alone and the consumer shares with a stage.
+ */
+static void consumer_beside_producer(struct lat_pipe_config *c, int n)
+{
+	int last = n - 1;
+	bool producer_alone = true, with_stage = false;
+
+	if (n < 3)
+		return;
+	for (int i = 1; i < n; i++)
+		producer_alone &= c->cpu[i] != c->cpu[0];
+	for (int i = 1; i < last; i++)
+		with_stage |= c->cpu[i] == c->cpu[last];
+	if (producer_alone && with_stage)
+		c->cpu[last] = c->cpu[0];
+}
+
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen)
 {
@@ -112,12 +143,14 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 
 	for (int i = 0; i < LAT_PIPE_MAX_HOT; i++)
 		c->cpu[i] = i < p->n ? p->cpu[i] : -1;
+	if (shared && !(p->flags & LAT_TOPO_CHOSEN))
+		consumer_beside_producer(c, p->n);
 	c->pace_yield = false;
 	c->place_flags = p->flags;
 	/* the producer yields while early only if it does not have its CPU
 	 * to itself: otherwise it would just add syscalls to its pacing */
 	for (int i = 1; i < p->n; i++)
-		if (p->cpu[i] == p->cpu[0])
+		if (c->cpu[i] == c->cpu[0])
 			c->pace_yield = true;
 	if (!c->pin) {
 		/* the scheduler places the threads: only "too few CPUs" is
@@ -131,6 +164,21 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 	 * helped by spinning: give the CPU up after a short spin */
 	if (shared && !c->wait_spins)
 		c->wait_spins = LAT_PIPE_SHARED_SPINS;
+	/* an aggregator without a CPU of its own wakes on a hot thread's
+	 * and, having slept, preempts it: give the CPU back every slice */
+	c->agg_slice = shared ? LAT_PIPE_AGG_SLICE : 0;
+	return shared;
+}
+
+bool lat_pipe_place_on(struct lat_pipe_config *c, const struct lat_topo *t,
+		       const struct lat_topo_place *p, bool wait_chosen)
+{
+	bool shared = lat_pipe_place(c, p, wait_chosen);
+
+	c->noise_cpu = c->noise ? lat_topo_unused_cpu(t, p) : -1;
+	/* the aggregator on a CPU no hot thread uses, when there is one:
+	 * its wake-ups then never preempt the pipeline */
+	c->agg_cpu = c->pin ? lat_topo_unused_cpu(t, p) : -1;
 	return shared;
 }
 
@@ -203,9 +251,8 @@ int lat_pipe_place_pool(struct lat_pipe_config *c, const int *cpus,
 	if (!rc && n_cpus > n)
 		rc = place_within(t, cpus, n_cpus, n, &p);
 	if (!rc) {
-		out->oversubscribed = lat_pipe_place(c, &p, wait_chosen);
+		out->oversubscribed = lat_pipe_place_on(c, t, &p, wait_chosen);
 		out->n_usable = t->n_usable;
-		c->noise_cpu = c->noise ? lat_topo_unused_cpu(t, &p) : -1;
 	}
 	free(t);
 	return rc;

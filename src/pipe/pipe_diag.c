@@ -80,8 +80,9 @@ static void print_throttled(FILE *out, const struct lat_pipe_result *r,
 
 	fprintf(out, "tail: CPU quota throttling: the group used its %s of "
 		"CPU per %s period %" PRIu64 " times and every thread of it "
-		"froze until the period ended, %s in all; the fingerprint is "
-		"an e2e spike of up to period - quota = %s",
+		"froze until the period ended, %s in all (summed over the CPUs "
+		"it was held back on, so it can exceed the wall time); the "
+		"fingerprint is an e2e spike of up to period - quota = %s",
 		lat_fmt_ns(a, sizeof(a), (double)q->quota_us * 1e3),
 		lat_fmt_ns(b, sizeof(b), (double)q->period_us * 1e3),
 		q->nr_throttled,
@@ -159,7 +160,7 @@ void pipe_print_quota(FILE *out, const struct lat_pipe_result *r)
 		return;
 	fprintf(out, "cpu quota: %s per %s period (%.0f%% of one CPU), "
 		"cgroup %s %s: %" PRIu64 " periods, %" PRIu64 " throttled, "
-		"%s throttled time%s%s\n",
+		"%s throttled time (summed over CPUs)%s%s\n",
 		lat_fmt_ns(a, sizeof(a), (double)q->quota_us * 1e3),
 		lat_fmt_ns(b, sizeof(b), (double)q->period_us * 1e3),
 		100.0 * (double)q->quota_us / (double)q->period_us,

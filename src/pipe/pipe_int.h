@@ -10,6 +10,7 @@
 #include "latlab/cgroup.h"
 #include "latlab/hist_io.h"
 #include "latlab/pipe.h"
+#include "latlab/seqring.h"
 #include "latlab/spsc.h"
 
 /* seq of the end-of-stream message each thread forwards, then exits */
@@ -101,7 +102,10 @@ struct lat_pipe {
 	uint64_t steal0, ticks0;   /* /proc/stat at the start line, 0 unknown */
 	double loadavg;            /* /proc/loadavg at the start line, or -1 */
 
-	struct lat_spsc *ring[LAT_PIPE_MAX_HOT - 1]; /* ring[i] feeds hot i+1 */
+	/* hot rings: the latency-mode ring (a hand-off moves the slot's
+	 * line only, latlab/seqring.h); the sample ring: the throughput one
+	 * (the aggregator drains it in bursts) */
+	struct lat_seqring *ring[LAT_PIPE_MAX_HOT - 1]; /* ring[i] feeds hot i+1 */
 	struct lat_wait_pair *wait;                   /* one per ring */
 	struct lat_spsc *samples;                     /* consumer -> aggregator */
 	struct pipe_counters *counters;
@@ -131,6 +135,20 @@ struct lat_pipe {
 	atomic_bool consumer_done;     /* after the consumer's last sample */
 	atomic_bool finished;          /* the aggregator has drained */
 };
+
+/* Ring @i of the USE rows: the hot rings q1.., then the sample ring.
+ * Depth (a snapshot, off the hot path) and capacity. */
+static inline size_t pipe_ring_count(const struct lat_pipe *p, int i)
+{
+	return i <= p->cfg.stages ? lat_seqring_count(p->ring[i])
+				  : lat_spsc_count(p->samples);
+}
+
+static inline size_t pipe_ring_capacity(const struct lat_pipe *p, int i)
+{
+	return i <= p->cfg.stages ? lat_seqring_capacity(p->ring[i])
+				  : lat_spsc_capacity(p->samples);
+}
 
 void *pipe_producer_main(void *arg);
 void *pipe_stage_main(void *arg);

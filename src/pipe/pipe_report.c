@@ -52,7 +52,13 @@ static void print_threads(FILE *out, const struct lat_pipe_result *r)
 			fprintf(out, "%s %s unpinned (ended on cpu %d)",
 				i ? "," : "", t->name, t->ran_on);
 	}
-	fprintf(out, "; aggregator unpinned\n");
+	if (r->config.agg_cpu >= 0)
+		fprintf(out, "; aggregator on cpu %d\n", r->config.agg_cpu);
+	else if (r->config.agg_slice)
+		fprintf(out, "; aggregator unpinned, yields every %u samples\n",
+			r->config.agg_slice);
+	else
+		fprintf(out, "; aggregator unpinned\n");
 	for (unsigned f = 1; f <= LAT_TOPO_CHOSEN; f <<= 1)
 		if ((r->config.place_flags & f) && f != LAT_TOPO_CHOSEN)
 			fprintf(out, "placement: %s\n", lat_topo_flag_text(f));
@@ -193,6 +199,11 @@ static void json_threads(struct lat_json *j, const struct lat_pipe_result *r)
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
+	lat_json_int(j, "aggregator_cpu", r->config.agg_cpu);
+	lat_json_uint(j, "aggregator_slice", r->config.agg_slice);
+	lat_json_bool(j, "producer_yields_while_early", r->config.pace_yield);
+	lat_json_double(j, "producer_yields_above_ns",
+			r->config.pace_yield_above_ns);
 	lat_json_obj_end(j);
 }
 

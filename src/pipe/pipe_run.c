@@ -97,8 +97,8 @@ static int setup_rings(struct lat_pipe *p)
 	if (!p->wait)
 		return -ENOMEM;
 	for (int i = 0; i < n_rings; i++) {
-		rc = lat_spsc_create(p->cfg.capacity, p->msg_size,
-				     &p->ring[i]);
+		rc = lat_seqring_create(p->cfg.capacity, p->msg_size,
+					&p->ring[i]);
 		if (!rc)
 			rc = lat_wait_pair_init(&p->wait[i], p->cfg.wait,
 						p->cfg.wait_spins);
@@ -471,7 +471,7 @@ void lat_pipe_free(struct lat_pipe *p)
 	if (!p)
 		return;
 	for (int i = 0; i < LAT_PIPE_MAX_HOT - 1; i++)
-		lat_spsc_free(p->ring[i]);
+		lat_seqring_free(p->ring[i]);
 	lat_spsc_free(p->samples);
 	free(p->wait);
 	free(p->counters);

@@ -61,9 +61,7 @@ static inline void bump(_Atomic uint64_t *c)
 
 static bool ring_has_space(void *ctx)
 {
-	struct lat_spsc *r = ctx;
-
-	return lat_spsc_count(r) < lat_spsc_capacity(r);
+	return lat_seqring_can_push(ctx);
 }
 
 /*
@@ -73,13 +71,13 @@ static bool ring_has_space(void *ctx)
  * successful one carries the time of publication after the wait for
  * space: pace = t_sent - t0 includes back-pressure from a full q1.
  */
-static inline void publish(struct lat_spsc *q, struct lat_wait_pair *w,
+static inline void publish(struct lat_seqring *q, struct lat_wait_pair *w,
 			   struct lat_pipe_msg *m, size_t size, bool stamps,
 			   lat_cycles_t released, struct lat_wait_stats *st)
 {
 	if (stamps)
 		m->t_sent = released;
-	while (!lat_spsc_try_push_raw(q, m, size)) {
+	while (!lat_seqring_try_push_raw(q, m, size)) {
 		lat_wait_until(&w->space, ring_has_space, q, st);
 		if (stamps)
 			m->t_sent = lat_clock_start();
@@ -89,13 +87,16 @@ static inline void publish(struct lat_spsc *q, struct lat_wait_pair *w,
 
 /*
  * Wait for @due, spinning or (when the CPU is shared with the pipeline)
- * yielding; the clock at release, as lat_pace_wait returns it, or 0 when
- * a stop came first. lat_pace_wait itself would not look at the stop
+ * yielding, and yielding anyway while @due is more than @yield_above
+ * away (0: never): whoever else wants this CPU gets the early time, and
+ * the producer is back in its spin well before the send; the clock at
+ * release, as lat_pace_wait returns it, or 0 when a stop came first. lat_pace_wait itself would not look at the stop
  * flag: at --rate 0.01 a Ctrl-C would wait up to 100 s for the next due
  * time. The relaxed load is of a line nobody writes until the stop.
  */
 static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
-					     lat_cycles_t due, bool yielding)
+					     lat_cycles_t due, bool yielding,
+					     lat_cycles_t yield_above)
 {
 	lat_cycles_t now;
 
@@ -103,7 +104,8 @@ static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
 		if (LAT_UNLIKELY(atomic_load_explicit(stop,
 						      memory_order_relaxed)))
 			return 0;
-		if (yielding)
+		if (yielding || (yield_above &&
+				 (int64_t)(due - now) > (int64_t)yield_above))
 			sched_yield();
 		else
 			lat_wait_pause();
@@ -111,14 +113,14 @@ static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
 	return now;
 }
 
-static void push_end(struct lat_spsc *q, struct lat_wait_pair *w, size_t size,
+static void push_end(struct lat_seqring *q, struct lat_wait_pair *w, size_t size,
 		     struct lat_wait_stats *st)
 {
 	struct lat_pipe_msg end;
 
 	memset(&end, 0, sizeof(end));
 	end.seq = PIPE_SEQ_END;
-	lat_wait_push(q, w, &end, size, NULL, st);
+	lat_seqring_wait_push(q, w, &end, size, NULL, st);
 }
 
 /*
@@ -153,7 +155,7 @@ void *pipe_producer_main(void *arg)
 	struct pipe_hot *h = arg;
 	struct lat_pipe *p = h->p;
 	const struct lat_pipe_config *c = &p->cfg;
-	struct lat_spsc *q = p->ring[0];
+	struct lat_seqring *q = p->ring[0];
 	struct lat_wait_pair *w = &p->wait[0];
 	const size_t size = p->msg_size;
 	const bool stamps = c->stamps, yielding = c->pace_yield;
@@ -161,6 +163,11 @@ void *pipe_producer_main(void *arg)
 		c->pace_sleep_ns > 0 ? lat_clock_from_ns(&p->cal,
 							  (lat_ns_t)c->pace_sleep_ns)
 				     : 0;
+	const lat_cycles_t yield_above =
+		c->pace_yield_above_ns > 0
+			? lat_clock_from_ns(&p->cal,
+					    (lat_ns_t)c->pace_yield_above_ns)
+			: 0;
 	struct lat_pipe_msg m;
 	struct lat_pace pace;
 	lat_cycles_t released;
@@ -182,7 +189,8 @@ void *pipe_producer_main(void *arg)
 		m.t0 = lat_pace_due(&pace);
 		if (sleep_above)
 			pace_sleep(&p->stop, m.t0, sleep_above, &p->cal);
-		released = pace_wait_or_stop(&p->stop, m.t0, yielding);
+		released = pace_wait_or_stop(&p->stop, m.t0, yielding,
+					     yield_above);
 		if (LAT_UNLIKELY(!released))
 			break;
 		lat_pace_advance(&pace);
@@ -231,7 +239,7 @@ void *pipe_stage_main(void *arg)
 	struct pipe_hot *h = arg;
 	struct lat_pipe *p = h->p;
 	const int k = h->index; /* 1..K */
-	struct lat_spsc *in = p->ring[k - 1], *out = p->ring[k];
+	struct lat_seqring *in = p->ring[k - 1], *out = p->ring[k];
 	struct lat_wait_pair *win = &p->wait[k - 1], *wout = &p->wait[k];
 	const size_t size = p->msg_size, alloc = p->cfg.alloc_bytes;
 	const bool stamps = p->cfg.stamps, first = k == 1;
@@ -246,7 +254,7 @@ void *pipe_stage_main(void *arg)
 	if (!hot_enter(h))
 		return NULL;
 	for (;;) {
-		lat_wait_pop(in, win, &m, size, NULL, &h->wait);
+		lat_seqring_wait_pop(in, win, &m, size, NULL, &h->wait);
 		if (LAT_UNLIKELY(m.seq == PIPE_SEQ_END))
 			break;
 		if (stamps)
@@ -262,10 +270,10 @@ void *pipe_stage_main(void *arg)
 		}
 		if (stamps)
 			m.work[k - 1].end = lat_clock_end();
-		lat_wait_push(out, wout, &m, size, NULL, &h->wait);
+		lat_seqring_wait_push(out, wout, &m, size, NULL, &h->wait);
 		h->count++;
 	}
-	lat_wait_push(out, wout, &m, size, NULL, &h->wait);
+	lat_seqring_wait_push(out, wout, &m, size, NULL, &h->wait);
 	h->sink = sink;
 	hot_leave(h);
 	return NULL;
@@ -275,7 +283,7 @@ void *pipe_consumer_main(void *arg)
 {
 	struct pipe_hot *h = arg;
 	struct lat_pipe *p = h->p;
-	struct lat_spsc *in = p->ring[h->index - 1];
+	struct lat_seqring *in = p->ring[h->index - 1];
 	struct lat_wait_pair *win = &p->wait[h->index - 1];
 	struct lat_spsc *samples = p->samples;
 	const size_t size = p->msg_size;
@@ -288,7 +296,7 @@ void *pipe_consumer_main(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		lat_wait_pop(in, win, &m, size, NULL, &h->wait);
+		lat_seqring_wait_pop(in, win, &m, size, NULL, &h->wait);
 		if (LAT_UNLIKELY(m.seq == PIPE_SEQ_END))
 			break;
 		m.t_final = lat_clock_end();

@@ -125,8 +125,7 @@ static void fill_rings(struct lat_pipe *p, struct lat_pipe_result *r)
 			snprintf(u->name, sizeof(u->name), "samples");
 		else
 			snprintf(u->name, sizeof(u->name), "q%d", i + 1);
-		u->capacity = lat_spsc_capacity(last ? p->samples
-						     : p->ring[i]);
+		u->capacity = pipe_ring_capacity(p, i);
 		u->looks = (uint64_t)h->total_count;
 		u->nonempty = a->nonempty[i];
 		u->full = a->full[i];
