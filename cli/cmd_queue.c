@@ -385,6 +385,12 @@ static int run_point(const struct queue_opts *o)
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
+	{
+		char w[256];
+
+		if (lat_qsim_util_warning(&r, w, sizeof(w)))
+			fprintf(stderr, "latlab queue: warning: %s\n", w);
+	}
 	if (o->json) {
 		struct lat_json j;
 

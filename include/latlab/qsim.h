@@ -474,6 +474,16 @@ void lat_qsim_print_target(FILE *out, const struct lat_qsim_report *o,
 			   const struct lat_qsim_target_run *t);
 
 /*
+ * The utilization a run achieved against the one asked: far apart (few
+ * customers over very many servers, extreme shapes), the results are not
+ * those of the load asked for. A stable run's busy fraction is within a
+ * few per cent of rho; beyond 5% this writes a warning into @buf and
+ * returns true (lat_qsim_json_point puts it in "warnings").
+ */
+bool lat_qsim_util_warning(const struct lat_qsim_result *r, char *buf,
+			   size_t len);
+
+/*
  * The same facts as one JSON object (mode "point", "sweep" or
  * "target_p99"), written into @j; the caller owns lat_json_init and
  * lat_json_finish. Times are in τ, with tau_ns to convert.

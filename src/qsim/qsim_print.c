@@ -366,6 +366,18 @@ static void json_formulas(struct lat_json *j, const struct lat_qsim_report *o,
 	lat_json_obj_end(j);
 }
 
+bool lat_qsim_util_warning(const struct lat_qsim_result *r, char *buf,
+			   size_t len)
+{
+	if (!(r->customers > 0) ||
+	    fabs(r->utilization - r->rho) <= 0.05 * r->rho)
+		return false;
+	snprintf(buf, len, "achieved utilization %.4f is far from the %.4g "
+		 "asked: more customers (or fewer servers) for the load asked",
+		 r->utilization, r->rho);
+	return true;
+}
+
 void lat_qsim_json_point(struct lat_json *j, const struct lat_qsim_report *o,
 		      const struct lat_qsim_result *r)
 {
@@ -375,6 +387,14 @@ void lat_qsim_json_point(struct lat_json *j, const struct lat_qsim_report *o,
 	/* false when Ctrl-C cut the run: the batches done, still valid */
 	lat_json_bool(j, "complete", r->customers == o->cfg.customers);
 	lat_json_uint(j, "customers_measured", r->customers);
+	{
+		char w[256];
+
+		lat_json_arr_begin(j, "warnings");
+		if (lat_qsim_util_warning(r, w, sizeof(w)))
+			lat_json_str(j, NULL, w);
+		lat_json_arr_end(j);
+	}
 	json_result(j, r);
 	json_dist(j, "wait", &r->wait_hist, r->max_wait, r->wait_q);
 	json_dist(j, "sojourn", &r->sojourn_hist, r->max_sojourn,
