@@ -6,6 +6,7 @@
 #define LATLAB_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Buffer size that always fits lat_fmt_ns()/lat_fmt_rate() output. */
@@ -44,5 +45,8 @@ void lat_fmt_pad_left(FILE *out, const char *s, int width);
  * indented by as many spaces. Words longer than a line are printed whole.
  */
 void lat_fmt_paragraph(FILE *out, const char *text, int indent);
+
+/* "32 KiB", "1.5 MiB": a byte count for people, binary units, in @buf. */
+char *lat_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 #endif
