@@ -712,7 +712,13 @@ static int pipeline_main(int argc, char **argv)
 	warn_work(&r.work);
 	print(&a, &in, &r, sig, sched);
 	dump_flight(&a, &in, flight);
-	/* an interrupted run's hlog holds whole intervals: it is kept */
+	/* an interrupted run's hlog holds whole intervals: it is kept,
+	 * marked partial by a comment line (readers skip comments) */
+	if (hlog && sig && !rc)
+		fprintf(hlog, "#[Partial: interrupted by %s after %llu of %llu "
+			"events]\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+			(unsigned long long)r.produced,
+			(unsigned long long)a.cfg.events);
 	if (hlog)
 		rc = cli_out_commit(hlog, rc);
 	if (rc)
