@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "wrap.h"
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
@@ -222,13 +221,13 @@ static void print_text(const struct opts *o, const struct lat_bench_suite *s,
 			 "%d usable CPUs: other processes take turns on these "
 			 "cores and every figure below includes their time "
 			 "slices", s->loadavg, s->place.usable);
-		cli_print_wrapped(warn, 0);
+		lat_fmt_paragraph(stdout, warn, 0);
 	}
 	printf("\ndead-code trap (ns per iteration)\n");
 	print_figure(&f[LAT_BENCH_DCE_UNUSED]);
 	print_figure(&f[LAT_BENCH_DCE_KEPT]);
 	printf("  -> ");
-	cli_print_wrapped(verdict, 5);
+	lat_fmt_paragraph(stdout, verdict, 5);
 	printf("\nSPSC ring, same thread (ns per push+pop pair, hot in L1)\n");
 	print_figure(&f[LAT_BENCH_ST_8B]);
 	print_figure(&f[LAT_BENCH_ST_64B]);
@@ -242,11 +241,11 @@ static void print_text(const struct opts *o, const struct lat_bench_suite *s,
 		print_figure(&f[i]);
 	if (s->place.pinned) {
 		printf("  -> ");
-		cli_print_wrapped("a handoff costs at least one cache-line "
-				  "transfer (the floor); throughput beats "
-				  "1/latency because the producer runs ahead "
-				  "and cached indices let many messages share "
-				  "each transfer.", 5);
+		lat_fmt_paragraph(stdout, "a handoff costs at least one "
+				  "cache-line transfer (the floor); throughput "
+				  "beats 1/latency because the producer runs "
+				  "ahead and cached indices let many messages "
+				  "share each transfer.", 5);
 	}
 	printf("\nlatency-mode ring (lat_seqring: each slot carries its "
 	       "own sequence)\n");

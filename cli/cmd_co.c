@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "wrap.h"
 #include "latlab/clock.h"
 #include "latlab/co.h"
 #include "latlab/fmt.h"
@@ -393,10 +392,10 @@ static int co_main(int argc, char **argv)
 		for (int i = 0; i < 3; i++)
 			print_row(&rows[i]);
 		printf("\n");
-		cli_print_wrapped(text, 0);
+		lat_fmt_paragraph(stdout, text, 0);
 		load_note(note, sizeof(note), &o, &st);
 		if (note[0])
-			cli_print_wrapped(note, 0);
+			lat_fmt_paragraph(stdout, note, 0);
 	}
 	if (o.svg) {
 		FILE *f = cli_out_open(CMD, o.svg);

@@ -87,23 +87,6 @@ static const char usage[] =
 	"  latlab mem read-mostly --threads 1,2,4,8     # oversubscribe\n"
 	"  latlab mem c2c --cpus 0-7 --rounds 3         # a bigger matrix\n";
 
-char *mem_fmt_bytes(char *buf, size_t len, uint64_t bytes)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0 || v == (double)(uint64_t)v)
-		snprintf(buf, len, "%.0f %s", v, unit[u]);
-	else
-		snprintf(buf, len, "%.3g %s", v, unit[u]);
-	return buf;
-}
-
 /* "4096", "4K", "4KiB", "128M", "1G": bytes, binary suffixes. */
 static uint64_t parse_size(const char *flag, const char *arg)
 {
@@ -316,9 +299,9 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 
 		cli_usage_error(MEM_CMD, "--max-size %s needs %s of memory "
 				    "and only %s is available",
-				    mem_fmt_bytes(a, sizeof(a), o->max_size),
-				    mem_fmt_bytes(b, sizeof(b), need),
-				    mem_fmt_bytes(a, sizeof(a), avail));
+				    lat_fmt_bytes(a, sizeof(a), o->max_size),
+				    lat_fmt_bytes(b, sizeof(b), need),
+				    lat_fmt_bytes(a, sizeof(a), avail));
 	}
 	if (!o->n_threads) { /* 1..usable, then oversubscribed 2x */
 		int u = o->n_cpus;
@@ -368,7 +351,7 @@ static void print_header(const struct mem_opts *o, const struct mem_env *e)
 	for (int i = 0; i < e->caches.n; i++)
 		printf("%s %s %s", i ? "," : "",
 		       lat_mem_cache_name(&e->caches, i),
-		       mem_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
+		       lat_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
 	printf("\n");
 	printf("clock: %.4f counter cycles/ns (calibrated now, as 'latlab "
 	       "clock' does); core clock ~%.2f GHz (estimated from a "

@@ -510,6 +510,24 @@ static void warn_costly(double hz, const struct lat_prof_stats *st)
 		st->reader_cpu_ns / 1e6, st->samples);
 }
 
+/* The summary as one JSON document on stdout (--json). */
+static void print_json(pid_t pid, const struct lat_prof_stats *st,
+		       const struct lat_prof_folded *on,
+		       const struct lat_prof_folded *off, bool offcpu,
+		       double wall_s)
+{
+	struct lat_json j;
+	int rc;
+
+	lat_json_init(&j, stdout);
+	rc = lat_prof_json(&j, pid, st, on, off, offcpu, wall_s);
+	if (rc)
+		cli_fail(CMD, "%s", lat_strerror(rc));
+	if (lat_json_finish(&j))
+		cli_fail(CMD, "JSON output failed");
+	printf("\n");
+}
+
 static int run_sample(const struct profile_opts *o)
 {
 	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
@@ -571,11 +589,11 @@ static int run_sample(const struct profile_opts *o)
 	if (out.off_svg)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		cli_profile_print_json(pid, &st, &on, &off, o->offcpu,
-				       sampled_s);
-	else if (!out.stdout_taken)
-		cli_profile_print_text(pid, &st, &on, &off, o->offcpu,
-				       sampled_s);
+		print_json(pid, &st, &on, &off, o->offcpu, sampled_s);
+	else if (!out.stdout_taken &&
+		 lat_prof_print(stdout, pid, &st, &on, &off, o->offcpu,
+				sampled_s))
+		cli_fail(CMD, "out of memory");
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "out_file.h"
 #include "latlab/qsim.h"
+#include "latlab/json.h"
 #include "queue.h"
 
 #define CMD "queue"
@@ -141,18 +142,38 @@ static double sweep_num(const char *s, char **end, const char *arg)
 	return v;
 }
 
+/* The command's options; rep is what the library's printers read. */
+struct queue_opts {
+	struct lat_qsim_report rep;
+	bool sweep;
+	const char *svg;
+	bool json;
+};
+
+static int write_svg(const struct queue_opts *o,
+		     const struct lat_qsim_sweep *s)
+{
+	FILE *f = cli_out_open(CMD, o->svg);
+	int err = cli_out_commit(f, lat_qsim_sweep_svg(f, &o->rep, s));
+
+	if (err)
+		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
+			o->svg, strerror(-err));
+	return err;
+}
+
 static void parse_sweep(struct queue_opts *o, const char *arg)
 {
 	const char *p = arg;
 	char *end;
 
-	o->sweep_lo = sweep_num(p, &end, arg);
+	o->rep.sweep_lo = sweep_num(p, &end, arg);
 	if (*end != ':')
 		goto bad;
-	o->sweep_hi = sweep_num(end + 1, &end, arg);
+	o->rep.sweep_hi = sweep_num(end + 1, &end, arg);
 	if (*end != ':')
 		goto bad;
-	o->sweep_step = sweep_num(end + 1, &end, arg);
+	o->rep.sweep_step = sweep_num(end + 1, &end, arg);
 	if (*end)
 		goto bad;
 	o->sweep = true;
@@ -178,7 +199,7 @@ static double cv_arg(const char *flag, const char *arg)
 
 static void parse_one(struct queue_opts *o, struct raw *w, int c)
 {
-	struct lat_qsim_config *cfg = &o->cfg;
+	struct lat_qsim_config *cfg = &o->rep.cfg;
 
 	switch (c) {
 	case OPT_RHO: w->rho = optarg; break;
@@ -192,7 +213,7 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 		break;
 	case OPT_ARRIVAL: w->arrival = optarg; break;
 	case OPT_SERVICE: w->service = optarg; break;
-	case OPT_SERVICE_FROM: o->service_from = optarg; break;
+	case OPT_SERVICE_FROM: o->rep.service_from = optarg; break;
 	case OPT_SERVERS:
 		cfg->servers = (unsigned)cli_u64(CMD, "--servers", optarg,
 						     1, 100000);
@@ -210,13 +231,13 @@ static void parse_one(struct queue_opts *o, struct raw *w, int c)
 		cfg->seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
 		break;
 	case OPT_SERVICE_MEAN:
-		o->tau_ns = cli_duration_ns(CMD, "--service-mean", optarg,
+		o->rep.tau_ns = cli_duration_ns(CMD, "--service-mean", optarg,
 						0, 1e-3, 1e15);
 		break;
 	case OPT_SWEEP: w->sweep = optarg; break;
 	case OPT_SVG: o->svg = optarg; break;
 	case OPT_KNEE:
-		o->knee_slope = cli_double(CMD, "--knee-slope", optarg,
+		o->rep.knee_slope = cli_double(CMD, "--knee-slope", optarg,
 					       1e-6, 1e9);
 		w->have_knee = true;
 		break;
@@ -237,23 +258,25 @@ static void set_dists(struct queue_opts *o, const struct raw *w)
 {
 	conflict(w->have_ca, w->arrival != NULL, "--ca", "--arrival");
 	conflict(w->have_cs, w->service != NULL, "--cs", "--service");
-	conflict(w->have_cs, o->service_from != NULL, "--cs",
+	conflict(w->have_cs, o->rep.service_from != NULL, "--cs",
 		 "--service-from");
-	conflict(w->service != NULL, o->service_from != NULL, "--service",
+	conflict(w->service != NULL, o->rep.service_from != NULL, "--service",
 		 "--service-from");
-	conflict(o->tau_ns > 0, o->service_from != NULL, "--service-mean",
-		 "--service-from");
+	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
+		 "--service-mean", "--service-from");
 	if (w->arrival)
-		parse_dist("--arrival", w->arrival, &o->cfg.arrival);
+		parse_dist("--arrival", w->arrival, &o->rep.cfg.arrival);
 	else
-		lat_qsim_dist_from_cv(&o->cfg.arrival, w->have_ca ? w->ca : 1);
+		lat_qsim_dist_from_cv(&o->rep.cfg.arrival,
+				      w->have_ca ? w->ca : 1);
 	if (w->service)
-		parse_dist("--service", w->service, &o->cfg.service);
-	else if (o->service_from)
-		queue_load_service(o->service_from, &o->cfg.service,
-				   &o->tau_ns);
+		parse_dist("--service", w->service, &o->rep.cfg.service);
+	else if (o->rep.service_from)
+		queue_load_service(o->rep.service_from, &o->rep.cfg.service,
+				   &o->rep.tau_ns);
 	else
-		lat_qsim_dist_from_cv(&o->cfg.service, w->have_cs ? w->cs : 1);
+		lat_qsim_dist_from_cv(&o->rep.cfg.service,
+				      w->have_cs ? w->cs : 1);
 }
 
 /* --target-p99: a bare number is in τ; a duration needs τ in ns. */
@@ -265,12 +288,12 @@ static double parse_target(const struct queue_opts *o, const char *arg)
 	 * one; anything else must be a duration */
 	(void)strtod(arg, &end);
 	if (end == arg || *end) {
-		if (!(o->tau_ns > 0))
+		if (!(o->rep.tau_ns > 0))
 			cli_usage_error(CMD, "--target-p99 needs a number "
 					    "(in tau), or a duration with "
 					    "--service-mean, not '%s'", arg);
 		return cli_duration_ns(CMD, "--target-p99", arg, 0, 1e-3,
-					   1e18) / o->tau_ns;
+					   1e18) / o->rep.tau_ns;
 	}
 	return cli_double(CMD, "--target-p99", arg, 1e-9, 1e9);
 }
@@ -282,8 +305,8 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	memset(&w, 0, sizeof(w));
-	lat_qsim_config_init(&o->cfg);
-	o->knee_slope = LAT_QSIM_KNEE_SLOPE;
+	lat_qsim_config_init(&o->rep.cfg);
+	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
 	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
 		if (c == '?' || c == ':')
 			cli_bad_option(CMD, argv, c);
@@ -298,7 +321,7 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 		cli_usage_error(CMD, "--svg needs --sweep");
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
-				      o->service_from }, 1, "the input");
+				      o->rep.service_from }, 1, "the input");
 	if (w.have_knee && !w.sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (w.sweep) {
@@ -306,31 +329,33 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 
 		parse_sweep(o, w.sweep);
 		/* refused now, before any output or start line */
-		if (lat_qsim_sweep_init(&s, o->sweep_lo, o->sweep_hi,
-					o->sweep_step, o->knee_slope) == -EINVAL)
+		if (lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
+					o->rep.sweep_step,
+					o->rep.knee_slope) == -EINVAL)
 			cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= "
 					"hi <= 10, step > 0 and at most %d "
-					"points", o->sweep_lo, o->sweep_hi,
-					o->sweep_step, LAT_QSIM_MAX_SWEEP);
+					"points", o->rep.sweep_lo,
+					o->rep.sweep_hi, o->rep.sweep_step,
+					LAT_QSIM_MAX_SWEEP);
 		lat_qsim_sweep_destroy(&s);
 	}
 	if (w.rho) {
-		o->cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
-		if (!(o->cfg.rho > 0 && o->cfg.rho < 1))
+		o->rep.cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
+		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
 			cli_usage_error(CMD, "--rho must be in (0, 1) for a "
 					    "queue to reach steady state, not "
 					    "'%s' (a --sweep shows the "
 					    "unstable side)", w.rho);
 	}
-	o->cfg.warmup = w.warmup ? cli_u64(CMD, "--warmup", w.warmup, 0,
+	o->rep.cfg.warmup = w.warmup ? cli_u64(CMD, "--warmup", w.warmup, 0,
 					       100000000000ull)
-				 : o->cfg.customers / 10;
-	if (o->cfg.customers < o->cfg.batches)
+				 : o->rep.cfg.customers / 10;
+	if (o->rep.cfg.customers < o->rep.cfg.batches)
 		cli_usage_error(CMD, "--customers must be at least "
 				    "--batches");
 	set_dists(o, &w);
 	if (w.target)
-		o->target = parse_target(o, w.target);
+		o->rep.target = parse_target(o, w.target);
 }
 
 /* Ctrl-C: an interrupted run, its partial result, 128 + signal. */
@@ -346,7 +371,7 @@ static int interrupted(const char *what)
 static int run_point(const struct queue_opts *o)
 {
 	struct lat_qsim_result r;
-	int err = lat_qsim_run(&o->cfg, &r);
+	int err = lat_qsim_run(&o->rep.cfg, &r);
 
 	if (err == -EINTR && r.batches < 2) {
 		lat_qsim_result_destroy(&r);
@@ -360,16 +385,27 @@ static int run_point(const struct queue_opts *o)
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
-	if (o->json)
-		queue_json_point(o, &r);
-	else
-		queue_print_point(o, &r);
+	{
+		char w[256];
+
+		if (lat_qsim_util_warning(&r, w, sizeof(w)))
+			fprintf(stderr, "latlab queue: warning: %s\n", w);
+	}
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_qsim_json_point(&j, &o->rep, &r);
+		lat_json_finish(&j);
+	} else {
+		lat_qsim_print_point(stdout, &o->rep, &r);
+	}
 	lat_qsim_result_destroy(&r);
 	if (err == -EINTR) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "the result is of the first %u "
-			 "of %u batches", r.batches, o->cfg.batches);
+			 "of %u batches", r.batches, o->rep.cfg.batches);
 		return interrupted(what);
 	}
 	return CLI_EXIT_OK;
@@ -396,24 +432,30 @@ static int run_sweep(const struct queue_opts *o)
 	struct lat_qsim_sweep s;
 	int sig, rc = CLI_EXIT_OK, err;
 
-	err = lat_qsim_sweep_init(&s, o->sweep_lo, o->sweep_hi,
-				  o->sweep_step, o->knee_slope);
+	err = lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
+				  o->rep.sweep_step, o->rep.knee_slope);
 	if (err == -EINVAL)
 		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
 				"10, step > 0 and at most %d points",
-				o->sweep_lo, o->sweep_hi, o->sweep_step,
+				o->rep.sweep_lo, o->rep.sweep_hi,
+				o->rep.sweep_step,
 				LAT_QSIM_MAX_SWEEP);
 	if (err)
 		cli_fail(CMD, "%s", lat_strerror(err));
-	err = lat_qsim_sweep_run(&s, &o->cfg, stop_requested, NULL);
+	err = lat_qsim_sweep_run(&s, &o->rep.cfg, stop_requested, NULL);
 	if (err)
 		cli_fail(CMD, "simulation at rho %.4g failed: %s",
 			 s.pts[s.done].rho, lat_strerror(err));
-	if (o->json)
-		queue_json_sweep(o, &s);
-	else
-		queue_print_sweep(o, &s);
-	if (o->svg && queue_plot(o, &s))
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_qsim_json_sweep(&j, &o->rep, &s);
+		lat_json_finish(&j);
+	} else {
+		lat_qsim_print_sweep(stdout, &o->rep, &s);
+	}
+	if (o->svg && write_svg(o, &s))
 		rc = CLI_EXIT_FAIL;
 	lat_qsim_sweep_destroy(&s);
 	sig = cli_stop_signal();
@@ -422,13 +464,14 @@ static int run_sweep(const struct queue_opts *o)
 
 static int run_target(const struct queue_opts *o)
 {
-	struct queue_target t;
-	struct lat_qsim_config cfg = o->cfg;
+	struct lat_qsim_target_run t;
+	struct lat_qsim_config cfg = o->rep.cfg;
 	int err;
 
 	memset(&t, 0, sizeof(t));
 	t.tol = 1e-3;
-	t.status = lat_qsim_target_p99(&o->cfg, o->target, t.tol, &t.found);
+	t.status = lat_qsim_target_p99(&o->rep.cfg, o->rep.target, t.tol,
+				       &t.found);
 	if (t.status == -EINTR) {
 		if (o->json)
 			printf("{\"mode\": \"target_p99\", \"status\": "
@@ -456,10 +499,15 @@ static int run_target(const struct queue_opts *o)
 			cli_fail(CMD, "simulation failed: %s",
 				     lat_strerror(err));
 	}
-	if (o->json)
-		queue_json_target(o, &t);
-	else
-		queue_print_target(o, &t);
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_qsim_json_target(&j, &o->rep, &t);
+		lat_json_finish(&j);
+	} else {
+		lat_qsim_print_target(stdout, &o->rep, &t);
+	}
 	lat_qsim_result_destroy(&t.at);
 	return CLI_EXIT_OK;
 }
@@ -471,25 +519,26 @@ static int queue_main(int argc, char **argv)
 
 	parse(&o, argc, argv);
 	if (cli_parsed()) {
-		lat_qsim_dist_destroy(&o.cfg.service);
+		lat_qsim_dist_destroy(&o.rep.cfg.service);
 		return CLI_EXIT_OK;
 	}
 	cli_catch_stop_signals();
-	o.cfg.stop = stop_now;
+	o.rep.cfg.stop = stop_now;
 	/* a long simulation says so (and how to stop it) before it starts */
-	if (o.sweep || o.target > 0 ||
-	    o.cfg.customers + o.cfg.warmup >= 10000000)
+	if (o.sweep || o.rep.target > 0 ||
+	    o.rep.cfg.customers + o.rep.cfg.warmup >= 10000000)
 		fprintf(stderr, "latlab queue: simulating %" PRIu64
 			" customers%s (Ctrl-C stops with what is done)\n",
-			o.cfg.customers + o.cfg.warmup,
-			o.sweep ? " per point" : o.target > 0 ? " per run" : "");
+			o.rep.cfg.customers + o.rep.cfg.warmup,
+			o.sweep ? " per point" :
+			o.rep.target > 0 ? " per run" : "");
 	if (o.sweep)
 		rc = run_sweep(&o);
-	else if (o.target > 0)
+	else if (o.rep.target > 0)
 		rc = run_target(&o);
 	else
 		rc = run_point(&o);
-	lat_qsim_dist_destroy(&o.cfg.service);
+	lat_qsim_dist_destroy(&o.rep.cfg.service);
 	return rc;
 }
 

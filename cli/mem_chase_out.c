@@ -1,487 +1,62 @@
 /*
- * latlab mem chase: measure every working-set size (random chain on base
- * pages, on huge pages with --hugepages, sequential chain), print the
- * table, find and name the plateaus, check the cycle figures against the
- * counter's rate, draw the curve.
+ * latlab mem chase: the sizes from the options, the sweep and its report
+ * from the library (lat_mem_chase_sweep_run, lat_mem_chase_print/json/
+ * svg), Ctrl-C as the stop, failures as exit codes.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
 #include "mem_cli.h"
-#include "wrap.h"
-#include "latlab/fmt.h"
-#include "latlab/svg.h"
 
-enum { V_RANDOM, V_HUGE, V_SEQ, V_N };
-
-/* "Within one step": sizes are rounded to whole lines, so a size one
- * step from a cache's can be 1.0003 steps away on paper. */
-#define ONE_STEP 1.01
-static const char *const v_key[V_N] = { "random", "random_huge",
-					"sequential" };
-
-struct chase_run {
-	uint64_t sizes[MEM_MAX_SIZES];
-	int n_sizes;
-	int done;                           /* sizes finished */
-	struct lat_mem_point pt[V_N][MEM_MAX_SIZES];
-	bool on[V_N];
-	struct lat_mem_buf buf, huge;
-	struct lat_mem_plateau pl[16];
-	int n_pl;
-	double counter_ratio;               /* cycles/ns over the sweep */
-	double dram_ns;                     /* level beyond the caches */
-	int dram_from;                      /* index, -1 if none */
-	char verdict[1024];
-};
-
-static const char *pages_text(const struct lat_mem_buf *b)
+static bool stop_on_signal(void *ctx)
 {
-	switch (b->pages) {
-	case LAT_MEM_PAGES_HUGETLB:
-		return "MAP_HUGETLB";
-	case LAT_MEM_PAGES_THP:
-		return "transparent huge pages (madvise)";
-	default:
-		return "base pages";
-	}
-}
-
-static const char *plateau_name(const struct mem_env *e,
-				const struct lat_mem_plateau *p)
-{
-	if (p->cache == LAT_MEM_MEMORY)
-		return "DRAM";
-	if (p->cache >= 0)
-		return lat_mem_cache_name(&e->caches, p->cache);
-	return "unnamed";
-}
-
-/* Plateaus on the random p50 curve, the DRAM level and the verdict. */
-static void analyse(const struct mem_opts *o, const struct mem_env *e,
-		    struct chase_run *r)
-{
-	double y[MEM_MAX_SIZES];
-	char *v = r->verdict;
-	size_t len = sizeof(r->verdict), at = 0;
-	double l1 = 0;
-	bool all_match = true;
-
-	/* each size's fastest sample: on a loaded machine the p50 carries
-	 * other processes' evictions (they share the cores and the L3);
-	 * the minimum is what the hardware does when left alone */
-	for (int i = 0; i < r->done; i++)
-		y[i] = r->pt[V_RANDOM][i].min_ns;
-	r->n_pl = lat_mem_plateaus(r->sizes, y, r->done, 0.25,
-				   o->steps < 3 ? 2 : (int)(o->steps * 3 + 3) / 4,
-				   r->pl, 16);
-	if (r->n_pl > 16)
-		r->n_pl = 16;
-	if (r->n_pl < 0)
-		r->n_pl = 0;
-	lat_mem_plateaus_name(r->pl, r->n_pl, r->sizes, &e->caches, o->steps);
-	r->dram_from = -1;
-	for (int k = 0; k < r->n_pl; k++)
-		if (r->pl[k].cache == LAT_MEM_MEMORY) {
-			r->dram_ns = r->pl[k].level;
-			r->dram_from = r->pl[k].first;
-		}
-	if (r->n_pl && r->pl[0].first == 0)
-		l1 = r->pl[0].level;
-	at += (size_t)snprintf(v + at, len - at, "%d plateau%s (each size's "
-			       "fastest sample)", r->n_pl,
-			       r->n_pl == 1 ? "" : "s");
-	for (int k = 0; k < r->n_pl && at < len; k++) {
-		const struct lat_mem_plateau *p = &r->pl[k];
-		char lv[LAT_FMT_LEN], edge[32], cs[32], from[32];
-
-		lat_fmt_ns(lv, sizeof(lv), p->level);
-		mem_fmt_bytes(from, sizeof(from), r->sizes[p->first]);
-		if (p->cache >= 0 && p->edge >= 0) {
-			bool match = fabs(p->steps_off) <= ONE_STEP;
-
-			all_match &= match;
-			mem_fmt_bytes(edge, sizeof(edge), r->sizes[p->edge]);
-			mem_fmt_bytes(cs, sizeof(cs),
-				      e->caches.c[p->cache].size);
-			at += (size_t)snprintf(v + at, len - at,
-				"; %s %s, edge at %s (sysfs %s: %s",
-				plateau_name(e, p), lv, edge, cs,
-				match ? "match" : (p->steps_off < 0
-					? "early" : "late"));
-			if (at < len)
-				at += (size_t)snprintf(v + at, len - at,
-					match ? ")" : " by %.0f steps)",
-					fabs(p->steps_off));
-		} else if (p->cache >= 0) {
-			all_match = false;
-			at += (size_t)snprintf(v + at, len - at,
-				"; %s %s from %s (the sweep ended inside it: "
-				"no edge)", plateau_name(e, p), lv, from);
-		} else if (p->cache == LAT_MEM_MEMORY) {
-			at += (size_t)snprintf(v + at, len - at,
-					       "; DRAM %s from %s", lv, from);
-		} else if (r->dram_from >= 0 && p->first > r->dram_from) {
-			at += (size_t)snprintf(v + at, len - at,
-					       "; %s from %s, slower than DRAM "
-					       "(TLB misses: page walks; compare "
-					       "--hugepages)", lv, from);
-		} else {
-			mem_fmt_bytes(edge, sizeof(edge), r->sizes[p->last]);
-			at += (size_t)snprintf(v + at, len - at,
-					       "; unnamed %s from %s to %s", lv,
-					       from, edge);
-		}
-	}
-	if (at >= len)
-		return;
-	if (r->dram_from < 0 && r->done) {
-		char top[32];
-
-		at += (size_t)snprintf(v + at, len - at, "; DRAM not reached "
-				       "(the sweep stops at %s)",
-				       mem_fmt_bytes(top, sizeof(top),
-						     r->sizes[r->done - 1]));
-	}
-	if (l1 > 0 && r->dram_ns > 0 && at < len) {
-		at += (size_t)snprintf(v + at, len - at, "; DRAM is %.0fx "
-				       "the L1 plateau", r->dram_ns / l1);
-	}
-	if (at < len)
-		snprintf(v + at, len - at, "; %s", all_match
-			 ? "every cache edge is within one step of its sysfs "
-			   "size"
-			 : "not every cache edge is within one step of its "
-			   "sysfs size: a cache shared with other cores or "
-			   "guests, or filling its sets unevenly, runs out "
-			   "before its nominal size");
-}
-
-static void print_table(const struct mem_opts *o, const struct mem_env *e,
-			const struct chase_run *r)
-{
-	printf("\nload-to-use latency by working set: dependent loads, one "
-	       "per 64 B line, %u samples of %u loads per size\n", o->samples,
-	       o->loads);
-	printf("random: a random cycle over the lines (%s)%s%s%s; sequential: "
-	       "line i -> i+1\n", pages_text(&r->buf),
-	       r->on[V_HUGE] ? "; huge: the same on " : "",
-	       r->on[V_HUGE] ? pages_text(&r->huge) : "",
-	       r->on[V_HUGE] ? "" : "");
-	printf("%10s %9s %9s %9s %7s %6s", "size", "p50", "min", "p99",
-	       "cycles", "core");
-	if (r->on[V_HUGE])
-		printf(" %10s", "huge p50");
-	printf(" %10s\n", "seq p50");
-	for (int i = 0; i < r->done; i++) {
-		const struct lat_mem_point *p = &r->pt[V_RANDOM][i];
-		char sz[32], a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
-
-		mem_fmt_bytes(sz, sizeof(sz), p->bytes);
-		lat_fmt_pad(stdout, sz, 10);
-		putchar(' ');
-		lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a), p->p50_ns), 9);
-		putchar(' ');
-		lat_fmt_pad(stdout, lat_fmt_ns(b, sizeof(b), p->min_ns), 9);
-		putchar(' ');
-		lat_fmt_pad(stdout, lat_fmt_ns(c, sizeof(c), p->p99_ns), 9);
-		printf(" %7.1f %6.1f", p->p50_cycles, p->p50_ns * e->core_ghz);
-		if (r->on[V_HUGE]) {
-			putchar(' ');
-			lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-					r->pt[V_HUGE][i].p50_ns), 10);
-		}
-		putchar(' ');
-		lat_fmt_pad(stdout, lat_fmt_ns(a, sizeof(a),
-				r->pt[V_SEQ][i].p50_ns), 10);
-		putchar('\n');
-	}
-	printf("cycles: counter cycles per load at p50 (%.4f per ns); core: "
-	       "p50 x the estimated %.2f GHz core clock\n",
-	       e->cal.cycles_per_ns, e->core_ghz);
-}
-
-/* The sentences under the table: plateaus, the clock, the variants. */
-static void print_findings(const struct mem_env *e, const struct chase_run *r)
-{
-	char line[1400];
-	int last = r->done - 1;
-
-	printf("  -> ");
-	cli_print_wrapped(r->verdict, 5);
-	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
-		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
-		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
-		 r->counter_ratio, e->cal.cycles_per_ns,
-		 fabs(r->counter_ratio / e->cal.cycles_per_ns - 1) < 1e-3
-		 ? "they agree" : "they DISAGREE",
-		 (r->counter_ratio / e->cal.cycles_per_ns - 1) * 100);
-	printf("  -> ");
-	cli_print_wrapped(line, 5);
-	if (last < 0)
-		return;
-	{
-		char a[LAT_FMT_LEN], b[LAT_FMT_LEN], sz[32];
-		double rnd = r->pt[V_RANDOM][last].p50_ns;
-		double seq = r->pt[V_SEQ][last].p50_ns;
-
-		snprintf(line, sizeof(line), "prefetcher: at %s the sequential "
-			 "chain costs %s per load against %s in random order "
-			 "(x%.0f): the hardware sees the stride and fetches "
-			 "ahead; a dependent load in random order cannot be "
-			 "guessed",
-			 mem_fmt_bytes(sz, sizeof(sz), r->sizes[last]),
-			 lat_fmt_ns(a, sizeof(a), seq),
-			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
-		printf("  -> ");
-		cli_print_wrapped(line, 5);
-		if (r->on[V_HUGE]) {
-			double h = r->pt[V_HUGE][last].p50_ns;
-			char hb[32], c[LAT_FMT_LEN];
-
-			snprintf(line, sizeof(line), "huge pages (%s, %s of %s "
-				 "backed): at %s %s per load against %s on base "
-				 "pages; %s",
-				 pages_text(&r->huge),
-				 mem_fmt_bytes(hb, sizeof(hb),
-					       r->huge.huge_bytes),
-				 mem_fmt_bytes(a, sizeof(a), r->huge.len),
-				 mem_fmt_bytes(sz, sizeof(sz), r->sizes[last]),
-				 lat_fmt_ns(b, sizeof(b), h),
-				 lat_fmt_ns(c, sizeof(c), rnd),
-				 h < rnd * 0.9
-				 ? "the difference is the page walk of a TLB "
-				   "miss, gone when one TLB entry covers 2 MiB"
-				 : "no clear difference here (the kernel gave "
-				   "few huge pages, or the page walks hit in "
-				   "cache)");
-			printf("  -> ");
-			cli_print_wrapped(line, 5);
-		}
-	}
-}
-
-static void json_point(struct lat_json *j, const char *key,
-		       const struct lat_mem_point *p)
-{
-	lat_json_obj_begin(j, key);
-	lat_json_double(j, "p50_ns", p->p50_ns);
-	lat_json_double(j, "min_ns", p->min_ns);
-	lat_json_double(j, "p90_ns", p->p90_ns);
-	lat_json_double(j, "p99_ns", p->p99_ns);
-	lat_json_double(j, "max_ns", p->max_ns);
-	lat_json_double(j, "p50_cycles", p->p50_cycles);
-	lat_json_uint(j, "loads", p->loads);
-	lat_json_int(j, "over_range", p->over_range);
-	lat_json_obj_end(j);
-}
-
-static void json_out(struct lat_json *j, const struct mem_opts *o,
-		     const struct mem_env *e, const struct chase_run *r,
-		     bool done)
-{
-	lat_json_obj_begin(j, "chase");
-	lat_json_bool(j, "complete", done);
-	lat_json_int(j, "steps_per_doubling", o->steps);
-	lat_json_int(j, "samples", o->samples);
-	lat_json_int(j, "loads_per_sample", o->loads);
-	lat_json_str(j, "pages", pages_text(&r->buf));
-	if (r->on[V_HUGE]) {
-		lat_json_str(j, "huge_pages", pages_text(&r->huge));
-		lat_json_uint(j, "huge_bytes", r->huge.huge_bytes);
-	}
-	lat_json_double(j, "counter_cycles_per_ns", r->counter_ratio);
-	lat_json_double(j, "calibrated_cycles_per_ns", e->cal.cycles_per_ns);
-	lat_json_arr_begin(j, "points");
-	for (int i = 0; i < r->done; i++) {
-		lat_json_obj_begin(j, NULL);
-		lat_json_uint(j, "bytes", r->sizes[i]);
-		for (int v = 0; v < V_N; v++)
-			if (r->on[v])
-				json_point(j, v_key[v], &r->pt[v][i]);
-		lat_json_double(j, "core_cycles",
-				r->pt[V_RANDOM][i].p50_ns * e->core_ghz);
-		lat_json_obj_end(j);
-	}
-	lat_json_arr_end(j);
-	lat_json_arr_begin(j, "plateaus");
-	for (int k = 0; k < r->n_pl; k++) {
-		const struct lat_mem_plateau *p = &r->pl[k];
-
-		lat_json_obj_begin(j, NULL);
-		lat_json_str(j, "name", plateau_name(e, p));
-		lat_json_uint(j, "first_bytes", r->sizes[p->first]);
-		lat_json_uint(j, "last_bytes", r->sizes[p->last]);
-		lat_json_double(j, "level_ns", p->level);
-		if (p->edge >= 0)
-			lat_json_uint(j, "edge_bytes", r->sizes[p->edge]);
-		if (p->cache >= 0) {
-			lat_json_uint(j, "cache_bytes",
-				      e->caches.c[p->cache].size);
-			lat_json_double(j, "steps_off", p->steps_off);
-			lat_json_bool(j, "match", p->edge >= 0 &&
-				      fabs(p->steps_off) <= ONE_STEP);
-		}
-		lat_json_obj_end(j);
-	}
-	lat_json_arr_end(j);
-	lat_json_double(j, "dram_ns", r->dram_ns);
-	lat_json_double(j, "dram_over_l1",
-			r->n_pl && r->pl[0].first == 0 && r->pl[0].level > 0
-			? r->dram_ns / r->pl[0].level : NAN);
-	lat_json_str(j, "verdict", r->verdict);
-	lat_json_obj_end(j);
-}
-
-static int svg_out(const struct mem_opts *o, const struct mem_env *e,
-		   const struct chase_run *r)
-{
-	static const struct lat_svg_series ser[V_N] = {
-		{ "random order, base pages", "#1f77b4", NULL, true },
-		{ "random order, huge pages", "#d62728", "6 3", true },
-		{ "sequential (prefetched)", "#2ca02c", NULL, true },
-	};
-	double x[MEM_MAX_SIZES], y[V_N][MEM_MAX_SIZES];
-	double lo = INFINITY, hi = 0;
-	struct lat_svg g;
-	FILE *f;
-	int rc;
-
-	if (r->done < 2)
-		return -EINVAL;
-	for (int i = 0; i < r->done; i++) {
-		x[i] = log2((double)r->sizes[i]);
-		for (int v = 0; v < V_N; v++) {
-			y[v][i] = r->on[v] ? r->pt[v][i].p50_ns : NAN;
-			if (r->on[v] && y[v][i] > 0) {
-				lo = fmin(lo, y[v][i]);
-				hi = fmax(hi, y[v][i]);
-			}
-		}
-	}
-	f = cli_out_open(MEM_CMD, o->svg);
-	rc = lat_svg_begin(&g, f, 900, 560, "load-to-use latency by working "
-			   "set (p50 per load)");
-	if (!rc)
-		/* room on the left for the legend, clear of the data */
-		rc = lat_svg_axes(&g, x[0] - 0.3 * (x[r->done - 1] - x[0]),
-				  x[r->done - 1] + 0.25,
-				  lo / 1.5, hi * 1.5, true,
-				  "working set, log2(bytes): 12 = 4 KiB, 20 = "
-				  "1 MiB, 30 = 1 GiB",
-				  "ns per load");
-	if (!rc) {
-		for (int i = 0; i < e->caches.n; i++) {
-			char label[48], b[32];
-
-			snprintf(label, sizeof(label), "%s %s",
-				 lat_mem_cache_name(&e->caches, i),
-				 mem_fmt_bytes(b, sizeof(b),
-					       e->caches.c[i].size));
-			lat_svg_vline(&g, log2((double)e->caches.c[i].size),
-				      "#7f7f7f", label);
-		}
-		for (int v = 0; v < V_N; v++) {
-			if (!r->on[v])
-				continue;
-			lat_svg_line(&g, &ser[v], x, y[v], (size_t)r->done);
-			lat_svg_points(&g, &ser[v], x, y[v], NULL, NULL,
-				       (size_t)r->done);
-			lat_svg_legend(&g, &ser[v]);
-		}
-	}
-	if (!rc)
-		rc = lat_svg_end(&g);
-	return cli_out_commit(f, rc); /* in place only when whole */
-}
-
-static int map_buffers(const struct mem_opts *o, struct chase_run *r)
-{
-	int rc = lat_mem_buf_map(&r->buf, r->sizes[r->n_sizes - 1], false);
-
-	if (!rc && o->hugepages)
-		rc = lat_mem_buf_map(&r->huge, r->sizes[r->n_sizes - 1], true);
-	return rc;
+	(void)ctx;
+	return cli_stop_signal() != 0;
 }
 
 bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	       struct lat_json *j)
 {
-	static struct chase_run r;
-	struct lat_clock_pair c0, c1;
-	uint32_t *scratch;
-	bool done = true;
+	static struct lat_mem_chase_sweep r;
 	int rc;
 
 	r.n_sizes = lat_mem_sizes(o->min_size, o->max_size, o->steps,
-				  r.sizes, MEM_MAX_SIZES);
-	if (r.n_sizes < 0 || r.n_sizes > MEM_MAX_SIZES)
+				  r.sizes, LAT_MEM_CHASE_MAX_SIZES);
+	if (r.n_sizes < 0 || r.n_sizes > LAT_MEM_CHASE_MAX_SIZES)
 		cli_usage_error(MEM_CMD, "--min-size..--max-size at %u "
 				    "steps per doubling makes more than %d "
-				    "sizes", o->steps, MEM_MAX_SIZES);
-	r.on[V_RANDOM] = r.on[V_SEQ] = true;
-	r.on[V_HUGE] = o->hugepages;
-	rc = map_buffers(o, &r);
-	scratch = malloc(r.sizes[r.n_sizes - 1] / LAT_CACHELINE *
-			 sizeof(*scratch));
-	if (rc || !scratch)
+				    "sizes", o->steps, LAT_MEM_CHASE_MAX_SIZES);
+	r.steps = o->steps;
+	r.samples = o->samples;
+	r.loads = o->loads;
+	r.caches = env->caches;
+	r.core_ghz = env->core_ghz;
+	rc = lat_mem_chase_sweep_run(&r, &env->cal, o->hugepages,
+				     stop_on_signal, NULL);
+	if (rc && r.failed < 0)
 		cli_fail(MEM_CMD, "cannot map %llu bytes for the chase: %s",
-			     (unsigned long long)r.sizes[r.n_sizes - 1],
-			     lat_strerror(rc ? rc : -ENOMEM));
-	lat_clock_pair_read(&c0, 5);
-	for (int i = 0; i < r.n_sizes; i++) {
-		struct lat_mem_chase_cfg cfg = {
-			.order = LAT_MEM_RANDOM, .samples = o->samples,
-			.loads_per_sample = o->loads, .seed = 0x6d656d,
-		};
-
-		if (cli_stop_signal()) {
-			done = false;
-			break;
-		}
-		/* the variants of one size back to back: drift in the
-		 * machine's load hits them alike */
-		rc = lat_mem_chase_size(&cfg, &env->cal, &r.buf, scratch,
-					r.sizes[i], &r.pt[V_RANDOM][i]);
-		if (!rc && r.on[V_HUGE])
-			rc = lat_mem_chase_size(&cfg, &env->cal, &r.huge,
-						scratch, r.sizes[i],
-						&r.pt[V_HUGE][i]);
-		cfg.order = LAT_MEM_SEQUENTIAL;
-		if (!rc)
-			rc = lat_mem_chase_size(&cfg, &env->cal, &r.buf, NULL,
-						r.sizes[i], &r.pt[V_SEQ][i]);
-		if (rc)
-			cli_fail(MEM_CMD, "chase at %llu bytes failed: %s",
-				     (unsigned long long)r.sizes[i],
-				     lat_strerror(rc));
-		r.done = i + 1;
-	}
-	lat_clock_pair_read(&c1, 5);
-	r.counter_ratio = (double)(c1.cycles - c0.cycles) /
-			  (double)(c1.raw_ns - c0.raw_ns);
-	analyse(o, env, &r);
+			 (unsigned long long)r.sizes[r.n_sizes - 1],
+			 lat_strerror(rc));
+	if (rc)
+		cli_fail(MEM_CMD, "chase at %llu bytes failed: %s",
+			 (unsigned long long)r.sizes[r.failed],
+			 lat_strerror(rc));
 	if (r.n_pl && r.pl[0].first == 0)
 		env->l1_ns = r.pl[0].level;
-	if (j) {
-		json_out(j, o, env, &r, done);
-	} else {
-		print_table(o, env, &r);
-		print_findings(env, &r);
-	}
+	if (j)
+		lat_mem_chase_json(j, &r, !r.interrupted);
+	else
+		lat_mem_chase_print(stdout, &r);
 	if (o->svg && r.done >= 2) {
-		rc = svg_out(o, env, &r);
+		FILE *f = cli_out_open(MEM_CMD, o->svg);
+
+		/* in place only when whole */
+		rc = cli_out_commit(f, lat_mem_chase_svg(f, &r));
 		if (rc)
 			cli_fail(MEM_CMD, "cannot write '%s': %s", o->svg,
-				     lat_strerror(rc));
+				 lat_strerror(rc));
 	}
-	free(scratch);
-	lat_mem_buf_unmap(&r.buf);
-	lat_mem_buf_unmap(&r.huge);
-	return done;
+	return !r.interrupted;
 }

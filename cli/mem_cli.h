@@ -16,7 +16,7 @@
 #include "latlab/topo.h"
 
 #define MEM_CMD "mem"
-#define MEM_MAX_SIZES 512
+#define MEM_MAX_SIZES LAT_MEM_CHASE_MAX_SIZES
 #define MEM_MAX_THREADS 8
 
 enum mem_what {
@@ -70,8 +70,5 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	       struct lat_json *j);
 bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 	    struct lat_json *j);
-
-/* "32 KiB", "1.5 MiB": a byte count for people, binary units. */
-char *mem_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 #endif

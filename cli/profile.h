@@ -27,16 +27,6 @@ int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid);
 int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
 		 double duration_ns, int *status);
 
-/* The summary for people, and the same facts as one JSON document. */
-void cli_profile_print_text(pid_t pid, const struct lat_prof_stats *st,
-			    const struct lat_prof_folded *on,
-			    const struct lat_prof_folded *off, bool offcpu,
-			    double wall_s);
-void cli_profile_print_json(pid_t pid, const struct lat_prof_stats *st,
-			    const struct lat_prof_folded *on,
-			    const struct lat_prof_folded *off, bool offcpu,
-			    double wall_s);
-
 /*
  * --profile <dir> of a command that runs latlab's own threads: make or
  * check the directory (exit 2 if unusable) and start profiling this

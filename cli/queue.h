@@ -1,54 +1,12 @@
 /*
- * latlab queue internals: options shared by cmd_queue.c (parsing, runs),
- * queue_out.c (text and JSON), queue_plot.c (SVG) and queue_hlog.c
- * (--service-from).
+ * latlab queue internals: --service-from FILE.hlog[:TAG] (queue_hlog.c),
+ * used by cmd_queue.c. The report's printers are the library's
+ * (lat_qsim_print_*, lat_qsim_json_*, lat_qsim_sweep_svg).
  */
 #ifndef LATLAB_CLI_QUEUE_H
 #define LATLAB_CLI_QUEUE_H
 
-#include <stdbool.h>
-#include <stdio.h>
-
 #include "latlab/qsim.h"
-
-struct queue_opts {
-	struct lat_qsim_config cfg;
-	double tau_ns;          /* mean service time in ns; 0: show τ units */
-	const char *service_from;
-	bool sweep;
-	double sweep_lo, sweep_hi, sweep_step;
-	const char *svg;
-	double knee_slope;
-	double target;          /* p99 target in τ; 0 when not asked */
-	bool json;
-};
-
-struct queue_target {
-	int status;             /* lat_qsim_target_p99's return: 0, -ENOENT */
-	struct lat_qsim_target found;
-	double tol;
-	struct lat_qsim_result at; /* final run at rho (histograms kept) */
-};
-
-void queue_print_point(const struct queue_opts *o,
-		       const struct lat_qsim_result *r);
-void queue_json_point(const struct queue_opts *o,
-		      const struct lat_qsim_result *r);
-void queue_print_sweep(const struct queue_opts *o,
-		       const struct lat_qsim_sweep *s);
-void queue_json_sweep(const struct queue_opts *o,
-		      const struct lat_qsim_sweep *s);
-void queue_print_target(const struct queue_opts *o,
-			const struct queue_target *t);
-void queue_json_target(const struct queue_opts *o,
-		       const struct queue_target *t);
-
-/* Kendall's letter for a distribution: M, D, E<k> or G. */
-const char *queue_kendall(const struct lat_qsim_dist *d, char *buf,
-			  size_t len);
-
-/* Write the sweep chart to o->svg; 0 or -errno. */
-int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s);
 
 /*
  * Load FILE.hlog[:TAG] (all interval histograms with that tag, merged)

@@ -162,6 +162,7 @@ t 2 "header with no intervals" queue --service-from @T/header.hlog
 t 2 "negative or backward" queue --service-from @T/backward.hlog
 t 2 "no interval with tag|tag" queue --service-from @IN:nosuch
 t 2 "--service-from and --service-mean|--service-mean and --service-from" queue --service-from @IN --service-mean 1us
+t 0 "achieved utilization .* is far from the 0.5 asked" queue --servers 1000 --customers 2000 --rho 0.5
 t 2 "unknown option" queue --nope
 t 2 "needs a value" queue --rho
 t 2 "unexpected|operand|argument" queue extra

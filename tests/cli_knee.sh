@@ -30,6 +30,14 @@ done
 # latlab queue: the exact D/M/1 wait beside the simulation.
 expect_exit 0 "$LATLAB" queue --arrival det --rho 0.9 --customers 20000
 grep -q 'exact D/M/1: W_q = 4.1787 τ' "$T_TMP/out" || fail "no exact D/M/1 wait 4.1787"
+expect_exit 0 "$LATLAB" queue --arrival det --rho 0.9 --customers 20000 --json
+python3 - "$T_TMP/out" <<'PY' || fail "queue --json lacks the exact D/M/1 wait"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["formulas"]["exact"]
+assert d["config"]["time_unit"] == "tau" and e["name"] == "D/M/1", e
+assert abs(e["wait"] - 4.1787) < 5e-5, e  # sigma = exp(-(1 - sigma) / 0.9)
+PY
 
 # A short real sweep; --force because a loaded machine may measure a
 # floor above the 20us / 20 this work allows.

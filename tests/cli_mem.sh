@@ -76,6 +76,17 @@ for r in rm:
     assert r["read_p50_ns"] <= r["read_p99_ns"] <= r["read_p999_ns"]
     assert r["oversubscribed"] == (r["readers"] > n)
 assert {r["kind"] for r in rm} == {"rwlock", "rcu", "sharded"}
+# every key snake_case (lowercase, digits, _), like every latlab document
+def keys(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from keys(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from keys(v)
+bad = [k for k in keys(d) if not all(c.islower() or c.isdigit() or c == "_" for c in k)]
+assert not bad, bad
 # the findings are the rows' own numbers, not separate guesses
 f = d["read_mostly"]["finding"]
 assert f["readers"] == 2

@@ -53,6 +53,8 @@ if sig_case pipeline INT "running, about" pipeline --duration 60s --rate 20000 \
 		fail "pipeline: partial JSON not marked interrupted and exact"
 	"$LATLAB" report "$T_TMP/p.hlog" >/dev/null 2>&1 ||
 		fail "pipeline: the partial .hlog does not decode"
+	grep -q '^#\[Partial: interrupted by SIGINT' "$T_TMP/p.hlog" ||
+		fail "pipeline: the partial .hlog is not marked partial"
 fi
 # pipeline's work calibration (100 ms of work: seconds to time)
 printf 'old\n' >"$T_TMP/c.hlog"

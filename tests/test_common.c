@@ -1,6 +1,7 @@
 /* Description: error codes to text, duration formatting, JSON nesting. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "latlab/clock.h"
@@ -59,10 +60,38 @@ static void test_json(void)
 	fclose(f);
 }
 
+/* Paragraphs wrap at 78 columns, indent later lines, keep "12 µs" whole. */
+static void test_paragraph(void)
+{
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char text[400];
+
+	T_CHECK(f != NULL);
+	if (!f)
+		return;
+	/* 71 columns of words, then a number and its unit at the edge */
+	snprintf(text, sizeof(text), "%s 12 µs and more", "aaaaaaaaa "
+		 "bbbbbbbbb ccccccccc ddddddddd eeeeeeeee fffffffff "
+		 "ggggggggg");
+	lat_fmt_paragraph(f, text, 5);
+	fclose(f);
+	nl = strchr(buf, '\n');
+	T_CHECK(nl != NULL);
+	if (nl) {
+		/* "12 µs" did not fit after 5 + 69 columns: both moved */
+		T_CHECK(!strncmp(buf + (nl - buf) - 9, "ggggggggg", 9));
+		T_CHECK(!strcmp(nl, "\n     12 µs and more\n"));
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	test_strerror();
 	test_fmt();
 	test_json();
+	test_paragraph();
 	T_DONE();
 }

@@ -6,6 +6,7 @@
 #define LATLAB_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Buffer size that always fits lat_fmt_ns()/lat_fmt_rate() output. */
@@ -35,5 +36,17 @@ void lat_fmt_pad(FILE *out, const char *s, int width);
 
 /* Write @s left-aligned in @width columns, to @out. */
 void lat_fmt_pad_left(FILE *out, const char *s, int width);
+
+/*
+ * Print @text to @out as one paragraph wrapped at 78 display columns
+ * (UTF-8 aware), ending with a newline; a number and its unit ("12 µs")
+ * stay on one line. The caller has already printed @indent (0..20)
+ * columns of the first line (a "  -> " marker, say); later lines are
+ * indented by as many spaces. Words longer than a line are printed whole.
+ */
+void lat_fmt_paragraph(FILE *out, const char *text, int indent);
+
+/* "32 KiB", "1.5 MiB": a byte count for people, binary units, in @buf. */
+char *lat_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 #endif

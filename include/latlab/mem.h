@@ -52,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/bench.h"
 #include "latlab/clock.h"
@@ -533,5 +534,134 @@ struct lat_mem_rm_result {
 int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 		   struct lat_hist *read_cycles, struct lat_hist *write_cycles,
 		   struct lat_mem_rm_result *out);
+
+/* ---- the chase sweep: what `latlab mem chase` runs and reports ------- */
+
+#define LAT_MEM_CHASE_MAX_SIZES 512
+
+/* The orders and pages each size is chased with. */
+enum lat_mem_chase_variant {
+	LAT_MEM_CHASE_RANDOM,   /* random cycle over base pages */
+	LAT_MEM_CHASE_HUGE,     /* the same on huge pages */
+	LAT_MEM_CHASE_SEQ,      /* line i -> i+1: the prefetcher's case */
+	LAT_MEM_CHASE_VARIANTS,
+};
+
+struct lat_mem_chase_sweep {
+	/* in: the sizes (lat_mem_sizes), how to sample, the machine */
+	uint64_t sizes[LAT_MEM_CHASE_MAX_SIZES];
+	int n_sizes;
+	unsigned steps;         /* sizes per doubling */
+	unsigned samples;       /* samples per size */
+	unsigned loads;         /* loads per sample */
+	struct lat_mem_caches caches; /* to name the plateaus after */
+	double core_ghz;        /* estimated core clock, for core cycles */
+	/* out */
+	double cycles_per_ns;   /* the calibration the sweep ran with */
+	int done;               /* sizes finished */
+	int failed;             /* size index a chase failed at, or -1 */
+	bool interrupted;       /* the stop callback ended it */
+	struct lat_mem_point pt[LAT_MEM_CHASE_VARIANTS]
+			       [LAT_MEM_CHASE_MAX_SIZES];
+	bool on[LAT_MEM_CHASE_VARIANTS];
+	struct lat_mem_buf buf, huge; /* what the kernel gave (unmapped) */
+	struct lat_mem_plateau pl[16];
+	int n_pl;
+	double counter_ratio;   /* counter cycles/ns over the sweep */
+	double dram_ns;         /* level beyond the caches, 0 if none */
+	int dram_from;          /* its first size index, -1 if none */
+	char verdict[1024];     /* the plateaus and edges in one sentence */
+};
+
+/*
+ * Chase every size of @r in random order (and on huge pages with
+ * @hugepages) and in sequence, the variants of one size back to back;
+ * measure the counter against CLOCK_MONOTONIC_RAW over the sweep; then
+ * lat_mem_chase_analyse. @stop (may be NULL) is asked before each size.
+ * Returns 0 (r->interrupted says whether @stop ended it), -EINVAL for
+ * no or too many sizes, -ENOMEM or the mapping's -errno (r->done 0), or
+ * a chase's error (r->failed is its size index). @r is large: static or
+ * heap storage.
+ */
+int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
+			    const struct lat_clock_cal *cal, bool hugepages,
+			    bool (*stop)(void *ctx), void *ctx);
+
+/*
+ * The plateaus of the random curve's fastest samples (a loaded machine's
+ * p50 carries other processes' evictions), named after r->caches; the
+ * DRAM level; the verdict sentence. lat_mem_chase_sweep_run calls it.
+ */
+void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r);
+
+/* The table per size and the findings under it, for people, on @out. */
+void lat_mem_chase_print(FILE *out, const struct lat_mem_chase_sweep *r);
+
+/*
+ * The same as a "chase" member of the object open in @j: points per
+ * size and variant, plateaus, DRAM over L1, the verdict; @complete false
+ * when the sweep was interrupted.
+ */
+struct lat_json;
+void lat_mem_chase_json(struct lat_json *j,
+			const struct lat_mem_chase_sweep *r, bool complete);
+
+/*
+ * The chart on @out as a standalone SVG: p50 per load over log2(bytes),
+ * one line per variant, the sysfs cache sizes marked. Needs two sizes
+ * done (-EINVAL otherwise); returns 0 or the lat_svg error.
+ */
+int lat_mem_chase_svg(FILE *out, const struct lat_mem_chase_sweep *r);
+
+/* ---- the core-to-core matrix: what `latlab mem c2c` runs ------------ */
+
+#define LAT_MEM_C2C_MAX_PAIRS 4096
+#define LAT_MEM_C2C_MAX_ROUNDS 64
+
+struct lat_mem_c2c_pair {
+	int a, b;                       /* the CPUs */
+	enum lat_mem_relation rel;      /* SMT siblings, same LLC, ... */
+	double v[LAT_MEM_C2C_MAX_ROUNDS]; /* one-way ns, each round */
+	unsigned n;                     /* rounds done */
+	struct lat_bench_stat st;       /* median, min, max of v */
+};
+
+struct lat_mem_c2c_matrix {
+	/* in */
+	int cpus[LAT_TOPO_MAX_CPUS];    /* the CPUs to pair, in order */
+	int n_cpus;
+	unsigned rounds;                /* at most LAT_MEM_C2C_MAX_ROUNDS */
+	uint64_t iters;                 /* round trips per round */
+	bool rt;                        /* try SCHED_FIFO for each run */
+	double l1_ns;                   /* an L1 hit for the verdict, or 0 */
+	/* out */
+	struct lat_mem_c2c_pair pair[LAT_MEM_C2C_MAX_PAIRS];
+	int n_pairs;
+	int best, worst;                /* pair indices, -1 when none ran */
+	unsigned fifo_runs, runs;       /* runs at SCHED_FIFO, of all runs */
+	bool complete;                  /* false: @stop ended it */
+	int failed;                     /* the pair whose run failed, or -1 */
+	char verdict[600];
+};
+
+/*
+ * Pair every two of m->cpus (up to LAT_MEM_C2C_MAX_PAIRS), name each
+ * pair's relation from @topo, and run m->rounds rounds over all pairs
+ * (lat_mem_c2c_once; @cal is used for SCHED_FIFO runs when m->rt), asking
+ * @stop (may be NULL) before each run; then the statistics per pair and
+ * the verdict. Returns 0, -EINVAL for too many rounds or CPUs, or a
+ * run's error (m->failed names the pair). @m is large: static or heap.
+ */
+int lat_mem_c2c_matrix_run(struct lat_mem_c2c_matrix *m,
+			   const struct lat_topo *topo,
+			   const struct lat_clock_cal *cal,
+			   bool (*stop)(void *ctx), void *ctx);
+
+/* The matrix (up to 16 CPUs), one line per pair, the FIFO count and the
+ * verdict, for people, on @out. */
+void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m);
+
+/* The same as a "c2c" member of the object open in @j. */
+void lat_mem_c2c_json(struct lat_json *j, const struct lat_mem_c2c_matrix *m);
 
 #endif

@@ -355,4 +355,28 @@ int lat_prof_self_end(struct lat_prof_self *s, struct lat_prof **out);
 int lat_prof_write_dir(struct lat_prof *p, const char *dir,
 		       const char *what);
 
+/*
+ * The summary of a profile of @pid, for people on @out: the event and
+ * what was lost, then the threads and the hottest functions (self) on
+ * CPU from @on, and with @offcpu the off-CPU total, threads, reasons
+ * (the frame above the thread) and where each wait left user space from
+ * @off, each heaviest first. @wall_s is the time sampled. Returns 0 or
+ * -ENOMEM (what was printed stays).
+ */
+int lat_prof_print(FILE *out, pid_t pid, const struct lat_prof_stats *st,
+		   const struct lat_prof_folded *on,
+		   const struct lat_prof_folded *off, bool offcpu,
+		   double wall_s);
+
+/*
+ * The same facts as one JSON object written into @j (the caller owns
+ * lat_json_init / lat_json_finish). Returns 0 or -ENOMEM.
+ */
+struct lat_json;
+int lat_prof_json(struct lat_json *j, pid_t pid,
+		  const struct lat_prof_stats *st,
+		  const struct lat_prof_folded *on,
+		  const struct lat_prof_folded *off, bool offcpu,
+		  double wall_s);
+
 #endif

@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/hist.h"
 
@@ -431,5 +432,77 @@ int lat_qsim_sweep_run(struct lat_qsim_sweep *s,
 
 /* Free the points. Safe on a zeroed or destroyed sweep. */
 void lat_qsim_sweep_destroy(struct lat_qsim_sweep *s);
+
+/* ---- the report: what `latlab queue` prints, as printers ------------ */
+
+/* What a report says about the run beside its results. */
+struct lat_qsim_report {
+	struct lat_qsim_config cfg; /* the configuration simulated */
+	double tau_ns;          /* mean service time in ns; 0: times in τ */
+	const char *service_from; /* where an empirical service came from
+				   * (a file name), or NULL */
+	double sweep_lo, sweep_hi, sweep_step; /* a sweep's rho range */
+	double knee_slope;      /* the knee's W_q/tau slope per unit rho */
+	double target;          /* p99 sojourn target in τ; 0: none */
+};
+
+/* The search for the highest rho meeting a p99 target, and its run. */
+struct lat_qsim_target_run {
+	int status;             /* lat_qsim_target_p99's return: 0, -ENOENT */
+	struct lat_qsim_target found;
+	double tol;             /* the bisection's precision in rho */
+	struct lat_qsim_result at; /* final run at rho (histograms kept) */
+};
+
+/* Kendall's letter for a distribution: M, D, E<k> or G, into @buf. */
+const char *lat_qsim_kendall(const struct lat_qsim_dist *d, char *buf,
+			     size_t len);
+
+/*
+ * One point for people on @out: the queue in Kendall's notation, the
+ * simulated wait and sojourn (mean with its 95 % interval, percentiles)
+ * beside the formulas with their errors, and the accounting (Little's
+ * law, values beyond the histograms, correlated batches).
+ */
+void lat_qsim_print_point(FILE *out, const struct lat_qsim_report *o,
+			  const struct lat_qsim_result *r);
+/* A sweep: per rho the mean wait, the formulas, p99 and p99.9; knees. */
+void lat_qsim_print_sweep(FILE *out, const struct lat_qsim_report *o,
+			  const struct lat_qsim_sweep *s);
+/* A target search: the highest rho and the p99 there. */
+void lat_qsim_print_target(FILE *out, const struct lat_qsim_report *o,
+			   const struct lat_qsim_target_run *t);
+
+/*
+ * The utilization a run achieved against the one asked: far apart (few
+ * customers over very many servers, extreme shapes), the results are not
+ * those of the load asked for. A stable run's busy fraction is within a
+ * few per cent of rho; beyond 5% this writes a warning into @buf and
+ * returns true (lat_qsim_json_point puts it in "warnings").
+ */
+bool lat_qsim_util_warning(const struct lat_qsim_result *r, char *buf,
+			   size_t len);
+
+/*
+ * The same facts as one JSON object (mode "point", "sweep" or
+ * "target_p99"), written into @j; the caller owns lat_json_init and
+ * lat_json_finish. Times are in τ, with tau_ns to convert.
+ */
+struct lat_json;
+void lat_qsim_json_point(struct lat_json *j, const struct lat_qsim_report *o,
+			 const struct lat_qsim_result *r);
+void lat_qsim_json_sweep(struct lat_json *j, const struct lat_qsim_report *o,
+			 const struct lat_qsim_sweep *s);
+void lat_qsim_json_target(struct lat_json *j,
+			  const struct lat_qsim_report *o,
+			  const struct lat_qsim_target_run *t);
+
+/*
+ * A sweep as a standalone SVG chart on @out: mean wait with its interval,
+ * the approximate and exact formulas and the p99 over rho, log y.
+ * Returns 0, -ENOMEM, or the lat_svg error.
+ */
+int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,
+		       const struct lat_qsim_sweep *s);
 
 #endif

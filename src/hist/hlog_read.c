@@ -236,14 +236,15 @@ static int parse_interval(struct lat_hlog_reader *r, char *line,
 			r->start_time : 0;
 		r->have_base = true;
 	}
+	/* tags of one interval may share a stamp; going back is refused
+	 * (checked before the decode: nothing to free on the way out) */
+	if (r->intervals && ts + r->base_time < r->last_start - 1e-3)
+		return -LAT_EBADTIME;
+	r->last_start = ts + r->base_time;
 	rc = lat_hist_v2_decode_base64(f[i + 3], strlen(f[i + 3]), &iv->hist);
 	if (rc)
 		return rc;
 	iv->start_s = ts + r->base_time;
-	/* tags of one interval may share a stamp; going back is refused */
-	if (r->intervals && iv->start_s < r->last_start - 1e-3)
-		return -LAT_EBADTIME;
-	r->last_start = iv->start_s;
 	iv->length_s = length;
 	iv->max_field = max;
 	strcpy(iv->hist->tag, iv->tag);

@@ -130,11 +130,15 @@ static void print_knee(FILE *out, const char *what, double k)
 		fprintf(out, " %s not reached", what);
 }
 
-/* The worst factor max(model/meas, meas/model) up to rho 0.9. */
+/* The worst factor max(model/meas, meas/model) over the points asked up
+ * to rho 0.9; *@n of them compared, the highest asked in *@top. */
 static double worst_factor(const struct lat_knee_sweep *s, size_t off,
-			   double *at)
+			   double *at, size_t *n, double *top)
 {
 	double worst = NAN;
+
+	*n = 0;
+	*top = 0;
 
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
@@ -144,6 +148,8 @@ static double worst_factor(const struct lat_knee_sweep *s, size_t off,
 		    !(p->wait.mean > 0))
 			continue;
 		f = fmax(v / p->wait.mean, p->wait.mean / v);
+		++*n;
+		*top = fmax(*top, p->rho_asked);
 		if (!(f <= worst)) {
 			worst = f;
 			*at = p->rho;
@@ -157,7 +163,8 @@ static void print_summary(FILE *out, const struct lat_knee_report *o,
 {
 	const struct lat_knee_sweep *s = &run->sweep;
 	const struct lat_knee_point *hi = NULL;
-	double at_k = NAN, at_s = NAN, fk, fs;
+	double at_k = NAN, at_s = NAN, fk, fs, top, top_s;
+	size_t nk, n_s;
 
 	fprintf(out, "\n  knee (W_q/tau rises %g per unit of rho):",
 		o->kc.knee_slope);
@@ -183,13 +190,17 @@ static void print_summary(FILE *out, const struct lat_knee_report *o,
 			"(measured rho %.4f): W_q = %.3g tau, where Kingman's "
 			"19 x (c_a = c_s = 1, rho 0.95) has no counterpart\n",
 			hi->rho_asked, hi->rho, hi->wait_tau);
+	/* say which points the factor covers: a sweep that stopped early
+	 * (or a --rho-list) may not come near 0.9 */
 	fk = worst_factor(s, offsetof(struct lat_knee_point, kingman_ns),
-			  &at_k);
-	fs = worst_factor(s, offsetof(struct lat_knee_point, sim_ns), &at_s);
+			  &at_k, &nk, &top);
+	fs = worst_factor(s, offsetof(struct lat_knee_point, sim_ns), &at_s,
+			  &n_s, &top_s);
 	if (isfinite(fk))
-		fprintf(out, "  up to rho 0.9: Kingman within a factor %.2f "
-			"of the measured mean (worst at rho %.3f), the fed "
-			"simulator within %.2f (worst at rho %.3f)\n", fk, at_k,
+		fprintf(out, "  over %zu point%s asked up to rho %.3f: Kingman "
+			"within a factor %.2f of the measured mean (worst at "
+			"rho %.3f), the fed simulator within %.2f (worst at "
+			"rho %.3f)\n", nk, nk == 1 ? "" : "s", top, fk, at_k,
 			fs, at_s);
 }
 

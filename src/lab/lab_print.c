@@ -171,7 +171,9 @@ static void print_verdicts(FILE *out, const struct lat_lab *L)
 {
 	fprintf(out, "\nverdicts: each experiment against the baselines run "
 		"just before and after it;\na change counts past ×%.2f, the "
-		"baselines' spread and their drift (each +%.0f%%)\n",
+		"baselines' spread and their drift (each +%.0f%%);\n"
+		"seen / not_seen: the expected fingerprint (for null, 'no "
+		"effect') was or was not seen\n",
 		LAT_LAB_MIN_RATIO, 100 * (LAT_LAB_MARGIN - 1));
 	for (int e = 0; e < LAT_LAB_N_EXP; e++) {
 		const struct lat_lab_verdict *V = &L->verdict[e];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "latlab/fmt.h"
 #include "pipe_int.h"
@@ -281,7 +282,7 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)
 {
-	char path[4096];
+	char path[4096], tmp[4096 + 8];
 
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return -errno;
@@ -292,14 +293,21 @@ int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)
 		if (snprintf(path, sizeof(path), "%s/%s.hgrm", dir,
 			     r->delta[i].name) >= (int)sizeof(path))
 			return -ENAMETOOLONG;
-		f = fopen(path, "w");
+		/* written beside, renamed when whole: a failure never
+		 * leaves a truncated file where the last run's stood */
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		f = fopen(tmp, "w");
 		if (!f)
 			return -errno;
 		rc = lat_hgrm_write(f, &r->delta[i].hist, 5, 1.0, false);
 		if (fclose(f) && !rc)
 			rc = -EIO;
-		if (rc)
+		if (!rc && rename(tmp, path))
+			rc = -errno;
+		if (rc) {
+			unlink(tmp);
 			return rc;
+		}
 	}
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * latlab queue --svg: the sweep as a chart. Log y axis, because the
- * interesting part spans three decades: the mean wait at low load is a
+ * The queue simulator's sweep as a chart (latlab queue's SVG). Log y
+ * axis, because the interesting part spans three decades: the mean wait at low load is a
  * fraction of tau while the p99 near saturation is hundreds.
  */
 #include <errno.h>
@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "out_file.h"
+#include "latlab/qsim.h"
 #include "latlab/svg.h"
-#include "queue.h"
 
 struct series {
 	double *x, *y, *lo, *hi, *approx, *exact, *p99;
@@ -61,7 +59,7 @@ static void y_range(const struct series *v, double *y0, double *y1)
 		*y1 = *y0 * 100;
 }
 
-static void draw(struct lat_svg *g, const struct queue_opts *o,
+static void draw(struct lat_svg *g, const struct lat_qsim_report *o,
 		 const struct lat_qsim_sweep *s, const struct series *v)
 {
 	const struct lat_svg_series sim = { "simulated mean wait W_q, 95% CI",
@@ -95,7 +93,7 @@ static void draw(struct lat_svg *g, const struct queue_opts *o,
 	lat_svg_legend(g, &p99);
 }
 
-static int write_chart(FILE *f, const struct queue_opts *o,
+static int write_chart(FILE *f, const struct lat_qsim_report *o,
 		       const struct lat_qsim_sweep *s, const struct series *v)
 {
 	struct lat_svg g;
@@ -105,8 +103,8 @@ static int write_chart(FILE *f, const struct queue_opts *o,
 
 	snprintf(title, sizeof(title), "%s/%s/%u queue (arrivals %s, service "
 		 "%s): wait vs utilization",
-		 queue_kendall(&o->cfg.arrival, ka, sizeof(ka)),
-		 queue_kendall(&o->cfg.service, ks, sizeof(ks)),
+		 lat_qsim_kendall(&o->cfg.arrival, ka, sizeof(ka)),
+		 lat_qsim_kendall(&o->cfg.service, ks, sizeof(ks)),
 		 o->cfg.servers, o->cfg.arrival.name, o->cfg.service.name);
 	y_range(v, &y0, &y1);
 	err = lat_svg_begin(&g, f, 900, 560, title);
@@ -121,11 +119,11 @@ static int write_chart(FILE *f, const struct queue_opts *o,
 	return lat_svg_end(&g);
 }
 
-int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s)
+int lat_qsim_sweep_svg(FILE *f, const struct lat_qsim_report *o,
+		       const struct lat_qsim_sweep *s)
 {
 	struct series v;
 	double *mem = calloc(7 * (s->done + 1), sizeof(double));
-	FILE *f;
 	int err;
 
 	if (!mem)
@@ -139,11 +137,7 @@ int queue_plot(const struct queue_opts *o, const struct lat_qsim_sweep *s)
 	v.exact = v.approx + s->done + 1;
 	v.p99 = v.exact + s->done + 1;
 	collect(s, &v);
-	f = cli_out_open("queue", o->svg);
-	err = cli_out_commit(f, write_chart(f, o, s, &v));
-	if (err)
-		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
+	err = write_chart(f, o, s, &v);
 	free(mem);
 	return err;
 }

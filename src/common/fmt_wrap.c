@@ -1,9 +1,13 @@
+/*
+ * Paragraphs for people: the explanatory sentences printed under tables,
+ * wrapped at 78 display columns with a number and its unit kept on one
+ * line.
+ */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "latlab/fmt.h"
-#include "wrap.h"
 
 /* Display columns of @n bytes of UTF-8 (continuation bytes take none). */
 static int columns(const char *s, int n)
@@ -36,7 +40,7 @@ static int word_len(const char *s)
 	return n;
 }
 
-void cli_print_wrapped(const char *text, int indent)
+void lat_fmt_paragraph(FILE *out, const char *text, int indent)
 {
 	int col;
 
@@ -50,17 +54,17 @@ void cli_print_wrapped(const char *text, int indent)
 		int w = columns(text, n);
 
 		if (col > indent && col + 1 + w > 78) {
-			printf("\n%*s", indent, "");
+			fprintf(out, "\n%*s", indent, "");
 			col = indent;
 		} else if (col > indent) {
-			printf(" ");
+			fputc(' ', out);
 			col++;
 		}
-		printf("%.*s", n, text);
+		fprintf(out, "%.*s", n, text);
 		col += w;
 		text += n;
 		while (*text == ' ')
 			text++;
 	}
-	printf("\n");
+	fputc('\n', out);
 }
