@@ -614,35 +614,15 @@ static void warn_work(const struct lat_work *w)
 static void dump_flight(const struct args *a, struct lat_instr *in,
 			FILE *csv)
 {
-	struct lat_flight *f = &in->flight;
-	struct lat_flight_rec trigger;
-	char t[LAT_FMT_LEN];
-
 	if (!a->instr.flight)
 		return;
 	fflush(stdout); /* the results, then the recorder's chatter */
 	if (csv) {
 		cli_out_close(CMD, a->flight_out, csv,
-			      lat_flight_dump_csv(f, csv));
+			      lat_flight_dump_csv(&in->flight, csv));
 	}
-	if (f->state == LAT_FLIGHT_RECORDING) {
-		lat_fmt_ns(t, sizeof(t), (double)f->threshold_ns);
-		fprintf(stderr, "flight recorder: never triggered (no e2e "
-			"above %s%s)%s%s\n", f->threshold_ns ? t : "the "
-			"threshold: the warm-up did not finish",
-			a->instr.freeze_auto && f->threshold_ns ? ", auto" : "",
-			csv ? "; last window written to " : "",
-			csv ? a->flight_out : "");
-		return;
-	}
-	if (!csv) {
-		lat_flight_dump_table(f, stderr, 16);
-		return;
-	}
-	lat_flight_get(f, (size_t)lat_flight_trigger_index(f), &trigger);
-	fprintf(stderr, "flight recorder: %s on seq %llu; window written to "
-		"%s\n", lat_flight_state_name(f->state),
-		(unsigned long long)trigger.seq, a->flight_out);
+	lat_flight_print_outcome(stderr, &in->flight, a->instr.freeze_auto,
+				 csv ? a->flight_out : NULL);
 }
 
 static int pipeline_main(int argc, char **argv)

@@ -361,21 +361,10 @@ static void proc_snap(pid_t pid, struct proc_snap *s)
 	lat_sched_proc_read_all(pid, s->v, PROC_MAX_THREADS, &s->n);
 }
 
-static const struct lat_sched_proc *snap_find(const struct proc_snap *s,
-					      pid_t tid)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->v[i].tid == tid)
-			return &s->v[i];
-	return NULL;
-}
-
 static void print_proc(const struct args *a, const struct target *t,
-		       const char *why, const struct proc_snap *s0,
-		       const struct proc_snap *s1)
+		       const char *why, const struct proc_snap *d)
 {
 	struct lat_json j;
-	int i;
 
 	if (a->json) {
 		lat_json_init(&j, stdout);
@@ -384,47 +373,16 @@ static void print_proc(const struct args *a, const struct target *t,
 		lat_json_int(&j, "pid", t->pid);
 		lat_json_str(&j, "source", "proc");
 		lat_json_str(&j, "probe_unavailable", why);
-		lat_json_arr_begin(&j, "threads");
-	} else {
-		print_target(stdout, a, t);
-		printf("probe: unavailable: %s\n"
-		       "fallback: /proc/<pid>/task/<tid>/schedstat and status: "
-		       "totals over the window, no histogram, no attribution\n"
-		       "%8s %-16s %12s %12s %10s %10s\n", why, "tid", "comm",
-		       "on CPU ms", "run delay ms", "voluntary", "involunt.");
-	}
-	for (i = 0; i < s1->n; i++) {
-		const struct lat_sched_proc *e = &s1->v[i];
-		const struct lat_sched_proc *b = snap_find(s0, e->tid);
-		struct lat_sched_proc z = { 0 };
-
-		if (!b)
-			b = &z; /* born during the window */
-		if (a->json) {
-			lat_json_obj_begin(&j, NULL);
-			lat_json_int(&j, "tid", e->tid);
-			lat_json_str(&j, "comm", e->comm);
-			lat_json_uint(&j, "oncpu_ns", e->oncpu_ns - b->oncpu_ns);
-			lat_json_uint(&j, "run_delay_ns",
-				      e->run_delay_ns - b->run_delay_ns);
-			lat_json_uint(&j, "switches_voluntary", e->vol - b->vol);
-			lat_json_uint(&j, "switches_involuntary",
-				      e->invol - b->invol);
-			lat_json_obj_end(&j);
-		} else {
-			printf("%8d %-16s %12.3f %12.3f %10llu %10llu\n",
-			       (int)e->tid, e->comm,
-			       (double)(e->oncpu_ns - b->oncpu_ns) / 1e6,
-			       (double)(e->run_delay_ns - b->run_delay_ns) / 1e6,
-			       (unsigned long long)(e->vol - b->vol),
-			       (unsigned long long)(e->invol - b->invol));
-		}
-	}
-	if (a->json) {
-		lat_json_arr_end(&j);
+		lat_sched_proc_json(&j, "threads", d->v, d->n);
 		lat_json_obj_end(&j);
 		lat_json_finish(&j);
+		return;
 	}
+	print_target(stdout, a, t);
+	printf("probe: unavailable: %s\n"
+	       "fallback: /proc/<pid>/task/<tid>/schedstat and status: "
+	       "totals over the window, no histogram, no attribution\n", why);
+	lat_sched_proc_print(stdout, d->v, d->n);
 }
 
 /*
@@ -451,7 +409,8 @@ static int run_proc(struct args *a, struct target *t, const char *why)
 		waitpid(t->pid, &t->status, 0);
 		t->exited = true;
 	}
-	print_proc(a, t, why, &s0, &s1);
+	lat_sched_proc_delta(s0.v, s0.n, s1.v, s1.n);
+	print_proc(a, t, why, &s1);
 	free(s0.v);
 	free(s1.v);
 	return sig ? 128 + sig : CLI_EXIT_OK;

@@ -198,22 +198,50 @@ static void test_spike(void)
 	lat_flight_destroy(&f);
 }
 
+/* lat_flight_print_outcome into a string. */
+static char *outcome(struct lat_flight *f, bool auto_thr, const char *csv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	lat_flight_print_outcome(out, f, auto_thr, csv);
+	fclose(out);
+	return buf;
+}
+
 /* Disarmed until armed; post = 0 freezes on the trigger itself. */
 static void test_arm_and_short_window(void)
 {
 	struct lat_flight f;
 	uint64_t seq;
+	char *text;
 
 	T_EQ_I64(lat_flight_init(&f, CAP, ND, names, 0, 0), 0);
 	for (seq = 0; seq < BACKLOG + 3; seq++)
 		T_CHECK(!push_seq(&f, seq));     /* spike and backlog ignored */
 	T_EQ_I64(f.state, LAT_FLIGHT_RECORDING);
 	T_EQ_I64(lat_flight_trigger_index(&f), -1);
+	text = outcome(&f, true, NULL); /* no threshold yet: not "auto" */
+	T_CHECK(!strcmp(text, "flight recorder: never triggered (no e2e "
+			"above the threshold: the warm-up did not finish)\n"));
+	free(text);
 	T_EQ_I64(lat_flight_arm(&f, 10000), 0);
+	text = outcome(&f, true, "w.csv");
+	T_CHECK(strstr(text, "never triggered (no e2e above 10") != NULL);
+	T_CHECK(strstr(text, ", auto); last window written to w.csv\n"));
+	free(text);
 	for (; seq < 1000 && !push_seq(&f, seq); seq++)
 		;
 	T_EQ_I64(seq, LATE);
 	T_EQ_I64(lat_flight_trigger_index(&f), CAP - 1); /* the last one */
+	text = outcome(&f, false, "w.csv");
+	T_CHECK(strstr(text, " on seq ") && strstr(text, "; window written "
+						   "to w.csv\n"));
+	free(text);
+	text = outcome(&f, false, NULL); /* the table itself */
+	T_CHECK(strstr(text, "<- trigger") != NULL);
+	free(text);
 	lat_flight_destroy(&f);
 
 	/* Trigger before the ring fills: the window is what was seen. */

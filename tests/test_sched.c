@@ -226,8 +226,32 @@ static void test_many_threads(void)
 	lat_sched_state_destroy(&st);
 }
 
+/* /proc fallback: the window's share per thread, a newborn whole. */
+static void test_proc_delta(void)
+{
+	struct lat_sched_proc before[2] = {
+		{ .tid = 10, .oncpu_ns = 1000, .run_delay_ns = 50, .vol = 3,
+		  .invol = 1 },
+		{ .tid = 11, .oncpu_ns = 7, .vol = 1 },
+	};
+	struct lat_sched_proc after[2] = {
+		{ .tid = 12, .oncpu_ns = 400, .run_delay_ns = 9, .vol = 2 },
+		{ .tid = 10, .oncpu_ns = 3500, .run_delay_ns = 80, .vol = 5,
+		  .invol = 4 },
+	};
+
+	lat_sched_proc_delta(before, 2, after, 2);
+	T_EQ_I64(after[0].oncpu_ns, 400);      /* born in the window */
+	T_EQ_I64(after[0].run_delay_ns, 9);
+	T_EQ_I64(after[1].oncpu_ns, 2500);
+	T_EQ_I64(after[1].run_delay_ns, 30);
+	T_EQ_I64(after[1].vol, 2);
+	T_EQ_I64(after[1].invol, 3);
+}
+
 int main(void)
 {
+	test_proc_delta();
 	test_sleeps();
 	test_preempt_and_cpu();
 	test_window_and_unpaired();

@@ -157,6 +157,17 @@ size_t lat_flight_analyze(struct lat_flight *f, struct lat_flight_col *cols);
 int lat_flight_dump_table(struct lat_flight *f, FILE *out, size_t before);
 
 /*
+ * The recorder's outcome for people on @out, after a run: "never
+ * triggered" with the threshold (", auto" when @auto_threshold; the
+ * warm-up not finished when there is none yet), or, triggered, the
+ * window as lat_flight_dump_table (16 rows before the trigger) when
+ * @csv_path is NULL, else one line naming the trigger's seq and the file
+ * the caller wrote the CSV to. Writes to @f's scratch (lat_flight_analyze).
+ */
+void lat_flight_print_outcome(FILE *out, struct lat_flight *f,
+			      bool auto_threshold, const char *csv_path);
+
+/*
  * Write the whole window as CSV: seq,t0_ns,<delta names>,e2e_ns,mark with
  * values in ns and mark "trigger" or "slow:<columns>" or empty. Returns 0
  * or -EIO.

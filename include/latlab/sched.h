@@ -310,4 +310,22 @@ int lat_sched_proc_read(pid_t pid, pid_t tid, struct lat_sched_proc *p);
 int lat_sched_proc_read_all(pid_t pid, struct lat_sched_proc *out, int max,
 			    int *n);
 
+/*
+ * Turn the snapshot @after into what happened since @before, thread by
+ * thread (matched by tid): on-CPU time, run delay, slices and switches.
+ * A thread absent from @before was born during the window and keeps its
+ * totals. No allocation.
+ */
+void lat_sched_proc_delta(const struct lat_sched_proc *before, int n_before,
+			  struct lat_sched_proc *after, int n_after);
+
+/* The per-thread table for people: tid, comm, on CPU and run delay in
+ * ms, voluntary and involuntary switches; a header line first. */
+void lat_sched_proc_print(FILE *out, const struct lat_sched_proc *d, int n);
+
+/* The same rows as a JSON array @key (times in ns) written into @j. */
+struct lat_json;
+void lat_sched_proc_json(struct lat_json *j, const char *key,
+			 const struct lat_sched_proc *d, int n);
+
 #endif

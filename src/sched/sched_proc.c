@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/json.h"
 #include "latlab/sched.h"
 
 static int slurp(pid_t pid, pid_t tid, const char *file, char *buf,
@@ -121,4 +122,54 @@ int lat_sched_proc_read_all(pid_t pid, struct lat_sched_proc *out, int max,
 	}
 	closedir(dir);
 	return rc;
+}
+
+void lat_sched_proc_delta(const struct lat_sched_proc *before, int n_before,
+			  struct lat_sched_proc *after, int n_after)
+{
+	for (int i = 0; i < n_after; i++) {
+		struct lat_sched_proc *e = &after[i];
+		const struct lat_sched_proc *b = NULL;
+
+		for (int k = 0; k < n_before && !b; k++)
+			if (before[k].tid == e->tid)
+				b = &before[k];
+		if (!b)
+			continue; /* born during the window: all of it */
+		e->oncpu_ns -= b->oncpu_ns;
+		e->run_delay_ns -= b->run_delay_ns;
+		e->timeslices -= b->timeslices;
+		e->vol -= b->vol;
+		e->invol -= b->invol;
+	}
+}
+
+void lat_sched_proc_print(FILE *out, const struct lat_sched_proc *d, int n)
+{
+	fprintf(out, "%8s %-16s %12s %12s %10s %10s\n", "tid", "comm",
+		"on CPU ms", "run delay ms", "voluntary", "involunt.");
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%8d %-16s %12.3f %12.3f %10llu %10llu\n",
+			(int)d[i].tid, d[i].comm,
+			(double)d[i].oncpu_ns / 1e6,
+			(double)d[i].run_delay_ns / 1e6,
+			(unsigned long long)d[i].vol,
+			(unsigned long long)d[i].invol);
+}
+
+void lat_sched_proc_json(struct lat_json *j, const char *key,
+			 const struct lat_sched_proc *d, int n)
+{
+	lat_json_arr_begin(j, key);
+	for (int i = 0; i < n; i++) {
+		lat_json_obj_begin(j, NULL);
+		lat_json_int(j, "tid", d[i].tid);
+		lat_json_str(j, "comm", d[i].comm);
+		lat_json_uint(j, "oncpu_ns", d[i].oncpu_ns);
+		lat_json_uint(j, "run_delay_ns", d[i].run_delay_ns);
+		lat_json_uint(j, "switches_voluntary", d[i].vol);
+		lat_json_uint(j, "switches_involuntary", d[i].invol);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
 }

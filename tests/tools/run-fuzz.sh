@@ -7,6 +7,9 @@
 # Usage: tests/tools/run-fuzz.sh BUILD_DIR SECONDS
 set -u
 build=${1:?usage: run-fuzz.sh BUILD_DIR SECONDS}
+# absolute: a target may change its working directory (fuzz_cli_argv
+# works in a scratch one), and the artifact prefix must still resolve
+build=$(cd "$build" && pwd)
 seconds=${2:?usage: run-fuzz.sh BUILD_DIR SECONDS}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
