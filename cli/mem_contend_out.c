@@ -24,162 +24,37 @@ static void say(const char *text)
 /* ---------------------------------------------------------------- */
 /* core to core                                                      */
 
-struct c2c_pair {
-	int a, b;
-	enum lat_mem_relation rel;
-	double v[MAX_ROUNDS];
-	unsigned n;
-	struct lat_bench_stat st;
-};
+static bool stop_on_signal(void *ctx)
+{
+	(void)ctx;
+	return cli_stop_signal() != 0;
+}
 
 bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	     struct lat_json *j)
 {
-	static struct c2c_pair p[MAX_PAIRS];
-	int np = 0, best = -1, worst = -1;
-	unsigned fifo_runs = 0, runs;
-	bool done = true;
-	char verdict[600];
+	static struct lat_mem_c2c_matrix m;
+	int rc;
 
-	for (int x = 0; x < o->n_cpus; x++)
-		for (int y = x + 1; y < o->n_cpus && np < MAX_PAIRS; y++) {
-			p[np] = (struct c2c_pair){ .a = o->cpus[x],
-						   .b = o->cpus[y] };
-			p[np].rel = lat_mem_relation_of(&env->topo, p[np].a,
-							p[np].b);
-			np++;
-		}
-	for (unsigned r = 0; r < o->rounds && done; r++)
-		for (int i = 0; i < np; i++) {
-			bool rt;
-			int rc;
-
-			if (cli_stop_signal()) {
-				done = false;
-				break;
-			}
-			rc = lat_mem_c2c_once(p[i].a, p[i].b, o->c2c_iters,
-					      o->rt ? &env->cal : NULL,
-					      &p[i].v[p[i].n], &rt);
-			fifo_runs += rt;
-			if (rc)
-				cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu "
-					     "%d failed: %s", p[i].a, p[i].b,
-					     lat_strerror(rc));
-			p[i].n++;
-		}
-	runs = 0;
-	for (int i = 0; i < np; i++)
-		runs += p[i].n;
-	for (int i = 0; i < np; i++) {
-		if (!p[i].n)
-			continue;
-		lat_bench_stat_of(p[i].v, p[i].n, &p[i].st);
-		if (best < 0 || p[i].st.median < p[best].st.median)
-			best = i;
-		if (worst < 0 || p[i].st.median > p[worst].st.median)
-			worst = i;
-	}
-	if (np == 0) {
-		snprintf(verdict, sizeof(verdict), "skipped: one usable CPU, "
-			 "no pair to hand a line between");
-	} else if (best < 0) {
-		snprintf(verdict, sizeof(verdict), "interrupted before any "
-			 "pair finished");
-	} else {
-		char a[LAT_FMT_LEN], b[LAT_FMT_LEN];
-		int at = snprintf(verdict, sizeof(verdict), "a cache line "
-				  "moves from core to core in %s%s "
-				  "(cpu %d <-> cpu %d, %s)",
-				  lat_fmt_ns(a, sizeof(a), p[best].st.median),
-				  worst != best ? " at best" : "",
-				  p[best].a, p[best].b,
-				  lat_mem_relation_text(p[best].rel));
-		if (worst != best)
-			at += snprintf(verdict + at, sizeof(verdict) - at,
-				       ", %s at worst (cpu %d <-> cpu %d, %s)",
-				       lat_fmt_ns(b, sizeof(b),
-						  p[worst].st.median),
-				       p[worst].a, p[worst].b,
-				       lat_mem_relation_text(p[worst].rel));
-		if (env->l1_ns > 0)
-			snprintf(verdict + at, sizeof(verdict) - at,
-				 "; that is %.0fx an L1 hit (%s): sharing a "
-				 "written line between cores costs this on "
-				 "every hand-off", p[best].st.median /
-				 env->l1_ns,
-				 lat_fmt_ns(b, sizeof(b), env->l1_ns));
-	}
-	if (j) {
-		lat_json_obj_begin(j, "c2c");
-		lat_json_bool(j, "complete", done);
-		lat_json_uint(j, "round_trips_per_round", o->c2c_iters);
-		lat_json_int(j, "fifo_runs", fifo_runs);
-		lat_json_int(j, "runs", runs);
-		lat_json_arr_begin(j, "pairs");
-		for (int i = 0; i < np; i++) {
-			if (!p[i].n)
-				continue;
-			lat_json_obj_begin(j, NULL);
-			lat_json_int(j, "cpu_a", p[i].a);
-			lat_json_int(j, "cpu_b", p[i].b);
-			lat_json_str(j, "relation",
-				     lat_mem_relation_text(p[i].rel));
-			lat_json_double(j, "median_ns", p[i].st.median);
-			lat_json_double(j, "min_ns", p[i].st.min);
-			lat_json_double(j, "max_ns", p[i].st.max);
-			lat_json_int(j, "rounds", p[i].st.reps);
-			lat_json_obj_end(j);
-		}
-		lat_json_arr_end(j);
-		lat_json_str(j, "verdict", verdict);
-		lat_json_obj_end(j);
-		return done;
-	}
-	printf("\ncore-to-core: one-way cache-line hand-off (ping-pong round "
-	       "trip / 2), median of %u rounds of %llu round trips\n",
-	       o->rounds, (unsigned long long)o->c2c_iters);
-	if (np && o->n_cpus <= 16) {
-		printf("%8s", "");
-		for (int y = 0; y < o->n_cpus; y++)
-			printf(" %8s%d", "cpu", o->cpus[y]);
-		printf("\n");
-		for (int x = 0; x < o->n_cpus; x++) {
-			printf("%5s%-3d", "cpu", o->cpus[x]);
-			for (int y = 0; y < o->n_cpus; y++) {
-				char a[LAT_FMT_LEN] = "-";
-
-				for (int i = 0; i < np; i++)
-					if (p[i].n &&
-					    ((p[i].a == o->cpus[x] &&
-					      p[i].b == o->cpus[y]) ||
-					     (p[i].b == o->cpus[x] &&
-					      p[i].a == o->cpus[y])))
-						lat_fmt_ns(a, sizeof(a),
-							   p[i].st.median);
-				putchar(' ');
-				lat_fmt_pad(stdout, a, 9 + (o->cpus[y] > 9));
-			}
-			printf("\n");
-		}
-	}
-	for (int i = 0; i < np; i++) {
-		char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
-
-		if (!p[i].n)
-			continue;
-		printf("  cpu %d <-> cpu %d  %-18s %s (min %s, max %s)\n",
-		       p[i].a, p[i].b, lat_mem_relation_text(p[i].rel),
-		       lat_fmt_ns(a, sizeof(a), p[i].st.median),
-		       lat_fmt_ns(b, sizeof(b), p[i].st.min),
-		       lat_fmt_ns(c, sizeof(c), p[i].st.max));
-	}
-	printf("%u of %u runs at SCHED_FIFO%s\n", fifo_runs, runs,
-	       fifo_runs == runs ? " (other processes could not take the "
-	       "CPUs mid-run)" : "; the others may include scheduler time "
-	       "slices on a loaded machine");
-	say(verdict);
-	return done;
+	memcpy(m.cpus, o->cpus, sizeof(m.cpus));
+	m.n_cpus = o->n_cpus;
+	m.rounds = o->rounds;
+	m.iters = o->c2c_iters;
+	m.rt = o->rt;
+	m.l1_ns = env->l1_ns;
+	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->cal, stop_on_signal,
+				    NULL);
+	if (rc && m.failed >= 0)
+		cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu %d failed: %s",
+			 m.pair[m.failed].a, m.pair[m.failed].b,
+			 lat_strerror(rc));
+	if (rc)
+		cli_fail(MEM_CMD, "%s", lat_strerror(rc));
+	if (j)
+		lat_mem_c2c_json(j, &m);
+	else
+		lat_mem_c2c_print(stdout, &m);
+	return m.complete;
 }
 
 /* ---------------------------------------------------------------- */

@@ -613,4 +613,55 @@ void lat_mem_chase_json(struct lat_json *j,
  */
 int lat_mem_chase_svg(FILE *out, const struct lat_mem_chase_sweep *r);
 
+/* ---- the core-to-core matrix: what `latlab mem c2c` runs ------------ */
+
+#define LAT_MEM_C2C_MAX_PAIRS 4096
+#define LAT_MEM_C2C_MAX_ROUNDS 64
+
+struct lat_mem_c2c_pair {
+	int a, b;                       /* the CPUs */
+	enum lat_mem_relation rel;      /* SMT siblings, same LLC, ... */
+	double v[LAT_MEM_C2C_MAX_ROUNDS]; /* one-way ns, each round */
+	unsigned n;                     /* rounds done */
+	struct lat_bench_stat st;       /* median, min, max of v */
+};
+
+struct lat_mem_c2c_matrix {
+	/* in */
+	int cpus[LAT_TOPO_MAX_CPUS];    /* the CPUs to pair, in order */
+	int n_cpus;
+	unsigned rounds;                /* at most LAT_MEM_C2C_MAX_ROUNDS */
+	uint64_t iters;                 /* round trips per round */
+	bool rt;                        /* try SCHED_FIFO for each run */
+	double l1_ns;                   /* an L1 hit for the verdict, or 0 */
+	/* out */
+	struct lat_mem_c2c_pair pair[LAT_MEM_C2C_MAX_PAIRS];
+	int n_pairs;
+	int best, worst;                /* pair indices, -1 when none ran */
+	unsigned fifo_runs, runs;       /* runs at SCHED_FIFO, of all runs */
+	bool complete;                  /* false: @stop ended it */
+	int failed;                     /* the pair whose run failed, or -1 */
+	char verdict[600];
+};
+
+/*
+ * Pair every two of m->cpus (up to LAT_MEM_C2C_MAX_PAIRS), name each
+ * pair's relation from @topo, and run m->rounds rounds over all pairs
+ * (lat_mem_c2c_once; @cal is used for SCHED_FIFO runs when m->rt), asking
+ * @stop (may be NULL) before each run; then the statistics per pair and
+ * the verdict. Returns 0, -EINVAL for too many rounds or CPUs, or a
+ * run's error (m->failed names the pair). @m is large: static or heap.
+ */
+int lat_mem_c2c_matrix_run(struct lat_mem_c2c_matrix *m,
+			   const struct lat_topo *topo,
+			   const struct lat_clock_cal *cal,
+			   bool (*stop)(void *ctx), void *ctx);
+
+/* The matrix (up to 16 CPUs), one line per pair, the FIFO count and the
+ * verdict, for people, on @out. */
+void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m);
+
+/* The same as a "c2c" member of the object open in @j. */
+void lat_mem_c2c_json(struct lat_json *j, const struct lat_mem_c2c_matrix *m);
+
 #endif
