@@ -449,11 +449,11 @@ static int sweep_all(struct knee_opts *o, struct lat_knee_runner *r)
 	return rc == 1 ? 0 : rc;
 }
 
-static int autogroup_old;
+static int autogroup_old, autogroup_set;
 
 static void restore_autogroup(void)
 {
-	(void)lat_knee_autogroup_restore(autogroup_old);
+	(void)lat_knee_autogroup_restore(autogroup_old, autogroup_set);
 }
 
 /*
@@ -466,12 +466,12 @@ static void restore_autogroup(void)
  */
 static void restore_and_die(int sig)
 {
-	(void)lat_knee_autogroup_restore(autogroup_old);
+	(void)lat_knee_autogroup_restore(autogroup_old, autogroup_set);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void restore_autogroup_on_exit(int old)
+static void restore_autogroup_on_exit(int old, int set)
 {
 	static const int fatal[] = { SIGHUP, SIGPIPE, SIGQUIT, SIGABRT,
 				     SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
@@ -479,6 +479,7 @@ static void restore_autogroup_on_exit(int old)
 	struct sigaction sa;
 
 	autogroup_old = old;
+	autogroup_set = set;
 	atexit(restore_autogroup);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = restore_and_die;
@@ -522,7 +523,8 @@ static int knee_main(int argc, char **argv)
 		/* every way out (a refusal after the floor, a failure, a
 		 * fatal signal) gives the session its weight back */
 		if (!o.rep.autogroup_error)
-			restore_autogroup_on_exit(o.rep.autogroup_old);
+			restore_autogroup_on_exit(o.rep.autogroup_old,
+						  o.rep.kp.stage_nice);
 	}
 	floor_and_work(&o, &r);
 	o.rep.kp.base.work_ns = o.rep.base.work_ns;

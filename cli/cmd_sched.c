@@ -20,7 +20,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "latlab/hist_io.h"
 #include "latlab/json.h"
 #include "latlab/sched.h"
 #include "latlab/topo.h"
@@ -312,39 +311,9 @@ static void print_target(FILE *out, const struct args *a,
 
 static int write_hlog(const char *path, const struct lat_sched_result *r)
 {
-	static const char *const names[3] = { "rq_wakeup", "rq_preempt",
-					      "blocked" };
-	struct lat_hlog_writer *w;
-	double len = (double)(r->to_ns - r->from_ns) / 1e9;
-	int rc, i, k;
-
 	FILE *f = cli_out_open(CMD, path);
 
-	rc = lat_hlog_writer_open_stream(f, NULL, &w);
-	if (rc)
-		return cli_out_commit(f, rc);
-	for (k = -1; k < r->n_threads && !rc; k++) {
-		const struct lat_sched_thread *t = k < 0 ? &r->total
-							  : &r->threads[k];
-		const struct lat_hist *h[3] = { t->rq_wakeup, t->rq_preempt,
-						t->blocked };
-
-		if (!h[0])
-			continue;
-		for (i = 0; i < 3 && !rc; i++) {
-			char tag[64];
-
-			if (k < 0)
-				snprintf(tag, sizeof(tag), "%s", names[i]);
-			else
-				snprintf(tag, sizeof(tag), "tid%d.%s",
-					 (int)t->tid, names[i]);
-			rc = lat_hlog_writer_write_interval(w, tag, 0, len,
-							    h[i]);
-		}
-	}
-	i = lat_hlog_writer_close(w);
-	return cli_out_commit(f, rc ? rc : i);
+	return cli_out_commit(f, lat_sched_write_hlog(f, r));
 }
 
 /* The fallback: /proc totals over the window, per thread. */

@@ -201,6 +201,7 @@ t 2 "--arrivals" pipeline --arrivals chaotic
 t 2 "--duration" pipeline --duration -1s
 t 2 "--duration" pipeline --duration 10lightyears
 t 2 "--events.*--duration|--duration.*--events" pipeline --events 10 --duration 1s
+t 2 "--duration is shorter than one event at --rate 0.001/s" pipeline --duration 2min --rate 0.001 --hlog @OUT
 t 2 "--work-ns" pipeline --work-ns -5ns
 t 2 "--work-dist" pipeline --work-dist lognormal:nan
 t 2 "--cpus" pipeline --cpus 99999

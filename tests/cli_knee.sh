@@ -95,25 +95,32 @@ for r in d["runs"]:
 PY
 
 # A signal that kills the sweep still gives the session its autogroup
-# weight back: the sweep runs in a session of its own, is hung up once it
-# is running (the nice -20 is then in place), and the shell left in that
-# session reads the weight afterwards.
+# weight back, and two overlapping sweeps in one session leave it where
+# it was: sweeps A then B run in a session of their own, each is hung up
+# once it is running (nice -20 then in place), A first; the shell left in
+# that session reads the weight afterwards. (B saw -20 as its old value:
+# restoring that would leave the user's session at -20.)
 if [ "$(id -u)" -eq 0 ] && [ -w /proc/self/autogroup ] && command -v setsid >/dev/null; then
 	setsid bash -c '
+		sweep() { # stderr file: start a sweep, wait until it runs
+			"$L" knee --rho-list 0.3,0.4 --point-time 2s --work-ns 30us \
+				--force --customers 20000 >/dev/null 2>"$1" &
+			pid=$!
+			for _ in $(seq 1200); do
+				grep -q "measuring the wake-up floor" "$1" && break
+				kill -0 $pid 2>/dev/null || break
+				sleep 0.1
+			done
+		}
+		L=$1
 		before=$(cut -d" " -f2- /proc/self/autogroup)
-		"$1" knee --rho-list 0.3,0.4 --point-time 2s --work-ns 30us \
-			--force --customers 20000 >/dev/null 2>"$2" &
-		pid=$!
-		for _ in $(seq 1200); do
-			grep -q "measuring the wake-up floor" "$2" && break
-			kill -0 $pid 2>/dev/null || break
-			sleep 0.1
-		done
-		during=$(cut -d" " -f2- /proc/$pid/autogroup)
-		kill -HUP $pid
-		wait $pid
-		echo "$?|$before|$during|$(cut -d" " -f2- /proc/self/autogroup)"
-	' _ "$LATLAB" "$T_TMP/hup.err" >"$T_TMP/hup" 2>/dev/null
+		sweep "$2.a"; a=$pid
+		during=$(cut -d" " -f2- /proc/$a/autogroup)
+		sweep "$2.b"; b=$pid
+		kill -HUP $a; wait $a; rc=$?
+		kill -HUP $b; wait $b
+		echo "$rc|$before|$during|$(cut -d" " -f2- /proc/self/autogroup)"
+	' _ "$LATLAB" "$T_TMP/hup" >"$T_TMP/hup" 2>/dev/null
 	IFS='|' read -r rc before during after <"$T_TMP/hup"
 	[ "$rc" = 129 ] || fail "SIGHUP: exit '$rc', expected 129: $(cat "$T_TMP/hup")"
 	[ "$during" = "nice -20" ] || fail "the sweep did not set its autogroup: '$during'"

@@ -103,14 +103,19 @@ wait_for_group() {
 }
 
 # SIGINT: partial results, exit 130, group gone.
-"$LATLAB" pipeline --cpu-quota 20 --events 20000000 --no-counters >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+"$LATLAB" pipeline --cpu-quota 20 --events 20000000 --no-counters --json >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
 pid=$!
 if wait_for_group "$pid"; then
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?
 	[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, not 130: $(head -c 300 "$T_TMP/int.err")"
-	grep -q 'interrupted' "$T_TMP/int.out" || fail "SIGINT: no partial results"
+	python3 - "$T_TMP/int.out" <<'PY' || fail "SIGINT: no partial results in the JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interrupted"] is True and d["signal"] == 2, (d["interrupted"], d["signal"])
+assert d["accounting"]["exact"] is True, d["accounting"]
+PY
 	[ ! -e "$cgdir/latlab-$pid" ] || fail "SIGINT: cgroup latlab-$pid left behind"
 else
 	kill -KILL "$pid" 2>/dev/null

@@ -310,11 +310,17 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared);
  * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
  * autogroups (nothing to do), or -errno (EACCES/EPERM without
  * CAP_SYS_NICE). The whole session shares the new weight, and keeps it
- * after the process dies unless restored: lat_knee_autogroup_restore is
- * async-signal-safe, so a fatal-signal handler can give it back.
+ * after the process dies unless restored.
+ *
+ * lat_knee_autogroup_restore(@old, @set) writes @old back only while the
+ * autogroup is still at @set, the value this process put there: if
+ * another sweep in the session (or the user) changed it since, it is
+ * theirs and stays. Two overlapping sweeps so leave the first one's old
+ * value, whichever ends last. It is async-signal-safe (open/read/write),
+ * so a fatal-signal handler can give the weight back.
  */
 int lat_knee_autogroup_nice(int nice, int *old);
-int lat_knee_autogroup_restore(int old);
+int lat_knee_autogroup_restore(int old, int set);
 
 /* A runner over lat_pipe_run_until with @p as its context. */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);

@@ -283,6 +283,13 @@ int lat_sched_print(FILE *out, const struct lat_sched_result *r);
 /* The same facts as members of the JSON object open in @j. */
 void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r);
 
+/*
+ * The run's histograms as an .hlog on @out, one interval spanning the
+ * trace: "rq_wakeup", "rq_preempt", "blocked" for the total, then
+ * "tid<N>.<name>" per thread. Returns 0 or the hlog writer's error.
+ */
+int lat_sched_write_hlog(FILE *out, const struct lat_sched_result *r);
+
 /* One line per watched CPU: "cpu 1: silent: 0 foreign switches ..." */
 int lat_sched_print_cpus(FILE *out, const struct lat_sched_result *r);
 

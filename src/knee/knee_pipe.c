@@ -177,8 +177,47 @@ int lat_knee_autogroup_nice(int nice, int *old)
 	return autogroup_write(nice);
 }
 
-int lat_knee_autogroup_restore(int old)
+/* The session's autogroup nice now, by read() alone (signal-safe). */
+static int autogroup_read(int *nice)
 {
+	char buf[96], *p;
+	int fd = open("/proc/self/autogroup", O_RDONLY | O_CLOEXEC), neg;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -LAT_EFORMAT;
+	buf[n] = '\0';
+	/* "/autogroup-7 nice -20" */
+	for (p = buf; *p && !(p[0] == 'n' && p[1] == 'i' && p[2] == 'c' &&
+			      p[3] == 'e' && p[4] == ' '); p++)
+		;
+	if (!*p)
+		return -LAT_EFORMAT;
+	p += 5;
+	neg = *p == '-';
+	p += neg;
+	if (*p < '0' || *p > '9')
+		return -LAT_EFORMAT;
+	for (*nice = 0; *p >= '0' && *p <= '9'; p++)
+		*nice = *nice * 10 + (*p - '0');
+	if (neg)
+		*nice = -*nice;
+	return 0;
+}
+
+int lat_knee_autogroup_restore(int old, int set)
+{
+	int now = set;
+
+	/* another run in this session (or the user) changed it since: the
+	 * weight is theirs now, and the last to leave restores the first
+	 * value (two sweeps: the second saw -20 as its "old") */
+	if (!autogroup_read(&now) && now != set)
+		return 0;
 	return autogroup_write(old);
 }
 

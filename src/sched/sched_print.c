@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "latlab/fmt.h"
+#include "latlab/hist_io.h"
 #include "latlab/sched.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
@@ -305,4 +306,39 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
+}
+
+int lat_sched_write_hlog(FILE *out, const struct lat_sched_result *r)
+{
+	static const char *const names[3] = { "rq_wakeup", "rq_preempt",
+					      "blocked" };
+	struct lat_hlog_writer *w;
+	double len = (double)(r->to_ns - r->from_ns) / 1e9;
+	int rc, i, k;
+
+	rc = lat_hlog_writer_open_stream(out, NULL, &w);
+	if (rc)
+		return rc;
+	for (k = -1; k < r->n_threads && !rc; k++) {
+		const struct lat_sched_thread *t = k < 0 ? &r->total
+							  : &r->threads[k];
+		const struct lat_hist *h[3] = { t->rq_wakeup, t->rq_preempt,
+						t->blocked };
+
+		if (!h[0])
+			continue;
+		for (i = 0; i < 3 && !rc; i++) {
+			char tag[64];
+
+			if (k < 0)
+				snprintf(tag, sizeof(tag), "%s", names[i]);
+			else
+				snprintf(tag, sizeof(tag), "tid%d.%s",
+					 (int)t->tid, names[i]);
+			rc = lat_hlog_writer_write_interval(w, tag, 0, len,
+							    h[i]);
+		}
+	}
+	i = lat_hlog_writer_close(w);
+	return rc ? rc : i;
 }
