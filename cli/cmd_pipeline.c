@@ -420,6 +420,9 @@ static void parse(struct args *a, int argc, char **argv)
 
 	lat_pipe_config_init(&a->cfg);
 	a->instr.counters = true;
+	/* software counters from /proc: perf events would make every yield
+	 * of the hot threads cost more (latlab/perfctr.h) */
+	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
 	a->instr.flight_post = 64;
 	while ((c = cli_getopt(argc, argv, ":", options)) != -1)
 		parse_one(a, c, argv);
