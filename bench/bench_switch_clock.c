@@ -13,17 +13,28 @@
  * syscalls, no switch), and the hand-off with the /proc sources instead
  * of perf (task-clock then IS sum_exec_runtime: the gap must vanish, and
  * the wall time per switch shows what perf's own sched-in/out costs).
+ * And one counted thread against another process on the same CPU,
+ * yielding to it or preempted by it every time it wakes from a 50 us
+ * sleep (the counted thread spins for rounds x 5 us there).
  *
- * Why a gap at all (kernel/sched/core.c, kernel/events/core.c): the
- * scheduler charges sum_exec_runtime from rq_clock_task, which __schedule
- * reads once (update_rq_clock) before it picks the next task; the next
- * task's exec_start is that reading, so the whole switch is charged to
- * it. perf's task-clock advances only while the task's perf context is
- * scheduled in: it stops in prepare_task_switch (perf_event_task_sched_out)
- * and restarts in finish_task_switch (perf_event_task_sched_in). The
- * stretch between the two, switch_mm + switch_to + perf's own
- * bookkeeping, is in the CPU clock of one of the two threads and in the
- * task-clock of neither.
+ * Why a gap at all (kernel/sched/core.c, fair.c; kernel/events/core.c):
+ * the scheduler charges sum_exec_runtime from rq_clock_task, which
+ * __schedule reads once (update_rq_clock) before it picks the next task;
+ * the next task's exec_start is that reading, so the whole switch is
+ * charged to the task switched TO. perf's task-clock advances only while
+ * the task's perf context is scheduled in: it stops in
+ * prepare_task_switch (perf_event_task_sched_out) and restarts in
+ * finish_task_switch (perf_event_task_sched_in). Between two counted
+ * threads the stretch between those two, switch_mm + switch_to + perf's
+ * own bookkeeping, is in the CPU clock of one and the task-clock of
+ * neither: the gap grows by that much per switch. Against an uncounted
+ * task only one side of each switch is ours, and the sign can flip: a
+ * wakeup that preempts us sets need_resched and asks __schedule to skip
+ * its clock update (wakeup_preempt: rq_clock_skip_update, "save a useless
+ * back to back clock update"), so the scheduler charges the wakee from
+ * the moment of the wakeup while perf keeps charging us until the switch
+ * -- the interrupt's tail and the way out to __schedule count in our
+ * task-clock and in the wakee's CPU clock.
  *
  * usage: bench_switch_clock [cpu [reps]]   (defaults: the last usable
  * CPU, 3). Prints one line per run, then the fits. Needs perf_event_open
@@ -34,12 +45,14 @@
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,11 +60,21 @@
 #include "latlab/perfctr.h"
 #include "latlab/topo.h"
 
-enum mode { ALONE_YIELD, PAIR_FUTEX, PAIR_YIELD, PAIR_FUTEX_PROC };
+enum mode {
+	ALONE_YIELD,     /* one counted thread yields, nobody to switch to */
+	PAIR_FUTEX,      /* two counted threads hand the CPU over */
+	PAIR_YIELD,      /* two counted threads yield to each other */
+	PAIR_FUTEX_PROC, /* PAIR_FUTEX counted from /proc instead of perf */
+	FOREIGN_YIELD,   /* one counted thread yields to another process */
+	FOREIGN_WAKE,    /* one counted thread spins; another process wakes
+			  * every 50 us on the same CPU and preempts it */
+	NMODES
+};
 
 static const char *const mode_name[] = {
 	[ALONE_YIELD] = "alone-yield", [PAIR_FUTEX] = "pair-futex",
 	[PAIR_YIELD] = "pair-yield", [PAIR_FUTEX_PROC] = "futex-proc",
+	[FOREIGN_YIELD] = "foreign-yld", [FOREIGN_WAKE] = "foreign-wake",
 };
 
 struct shared {
@@ -126,7 +149,11 @@ static void *side_main(void *arg)
 	s->err = lat_perf_start(&perf);
 	w0 = lat_bench_now_ns();
 	c0 = thread_cpu_ns();
-	if (sh->mode == ALONE_YIELD || sh->mode == PAIR_YIELD)
+	if (sh->mode == FOREIGN_WAKE)
+		/* spin for rounds x 5 us: the preemptions come to us */
+		while (lat_bench_now_ns() - w0 < 5e3 * (double)sh->rounds)
+			lat_bench_clobber();
+	else if (sh->mode != PAIR_FUTEX && sh->mode != PAIR_FUTEX_PROC)
 		for (long i = 0; i < sh->rounds; i++)
 			sched_yield();
 	else
@@ -184,13 +211,53 @@ static int run_once(enum mode mode, long rounds, int cpu, struct point *o)
 	uint64_t st0;
 	int rc = 0;
 
-	sh.nthreads = mode == ALONE_YIELD ? 1 : 2;
+	pid_t child = -1;
+
+	sh.nthreads = mode == PAIR_FUTEX || mode == PAIR_YIELD ||
+				      mode == PAIR_FUTEX_PROC
+			      ? 2 : 1;
+	if (mode == FOREIGN_YIELD || mode == FOREIGN_WAKE) {
+		/* another process (its own mm) on the same CPU, yielding or
+		 * sleeping 50 us at a time; it says when it is pinned */
+		int ready[2];
+		char c = 0;
+
+		if (pipe(ready))
+			return -errno;
+		child = fork();
+		if (child < 0)
+			return -errno;
+		if (child == 0) {
+			struct timespec nap = { 0, 50000 };
+
+			lat_topo_pin_self(cpu);
+			if (write(ready[1], &c, 1) != 1)
+				_exit(1);
+			for (;;)
+				if (mode == FOREIGN_YIELD)
+					sched_yield();
+				else
+					nanosleep(&nap, NULL);
+		}
+		if (read(ready[0], &c, 1) != 1)
+			c = 1;
+		close(ready[0]);
+		close(ready[1]);
+		if (c) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return -ECHILD;
+		}
+	}
 	pthread_barrier_init(&sh.start, NULL, (unsigned)sh.nthreads);
 	st0 = steal_ticks(cpu);
 	for (int i = 0; i < sh.nthreads; i++) {
 		side[i] = (struct side){ .sh = &sh, .me = i };
-		if (pthread_create(&th[i], NULL, side_main, &side[i]))
+		if (pthread_create(&th[i], NULL, side_main, &side[i])) {
+			if (child > 0)
+				kill(child, SIGKILL), waitpid(child, NULL, 0);
 			return -EAGAIN; /* before the barrier: nothing waits */
+		}
 	}
 	*o = (struct point){ .mode = mode, .rounds = rounds };
 	for (int i = 0; i < sh.nthreads; i++) {
@@ -202,6 +269,10 @@ static int run_once(enum mode mode, long rounds, int cpu, struct point *o)
 		o->task_ns += (double)side[i].task_clock_ns;
 		if (side[i].wall_ns > o->wall_ns)
 			o->wall_ns = side[i].wall_ns;
+	}
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
 	}
 	o->steal_ticks = (double)(steal_ticks(cpu) - st0);
 	o->gap_ns = o->cpu_ns - o->task_ns;
@@ -258,7 +329,8 @@ int main(int argc, char **argv)
 {
 	static const long rounds[] = { 0, 5000, 20000, 50000, 100000 };
 	static const enum mode modes[] = { ALONE_YIELD, PAIR_FUTEX,
-					   PAIR_YIELD, PAIR_FUTEX_PROC };
+					   PAIR_YIELD, PAIR_FUTEX_PROC,
+					   FOREIGN_YIELD, FOREIGN_WAKE };
 	struct point pt[MAX_POINTS];
 	struct lat_topo topo;
 	int n = 0, cpu = argc > 1 ? atoi(argv[1]) : -1;
@@ -324,7 +396,7 @@ int main(int argc, char **argv)
 				n++;
 			}
 	printf("fit gap = intercept + slope * switches (least squares, %d "
-	       "runs per mode):\n", n / 4);
+	       "runs per mode):\n", n / NMODES);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		struct line l;
 
