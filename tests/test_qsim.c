@@ -248,7 +248,7 @@ static void test_gim1(void)
  */
 static double dmc_chain_p_wait(unsigned c, double rho)
 {
-	enum { N = 1500 };
+	enum { N = 600 }; /* sigma^N below 1e-50 at the loads checked */
 	static double q[N], v[N], acc[N], w[N];
 	double lam = 1 / rho; /* c * T */
 	double p_wait = 0;
@@ -256,14 +256,16 @@ static double dmc_chain_p_wait(unsigned c, double rho)
 	memset(q, 0, sizeof(q));
 	q[0] = 1;
 	for (int it = 0; it < 20000; it++) {
-		double pk = exp(-lam), moved = 0;
+		double pk = exp(-lam), moved = 0, cum = 0;
 
 		/* the arrival joins; the last state absorbs the (tiny) rest */
 		memset(v, 0, sizeof(v));
 		for (int i = 0; i < N; i++)
 			v[i + 1 < N ? i + 1 : N - 1] += q[i];
 		memset(acc, 0, sizeof(acc));
-		for (int k = 0; k < 200 && pk > 1e-300; k++) {
+		/* until the Poisson weights left are below 1e-15 */
+		for (int k = 0; k < 200 && cum < 1 - 1e-15; k++) {
+			cum += pk;
 			for (int n = 0; n < N; n++)
 				acc[n] += pk * v[n];
 			/* one uniformized step: leave n with prob min(n,c)/c */
