@@ -398,40 +398,28 @@ static void test_gimc(void)
 	T_CHECK(lat_qsim_gimc(&exp_d, 1, 3, &g) == -EINVAL);
 }
 
-/* D/M/3 simulated: the exact mean, P(W > 0) and sojourn p99 inside the
- * simulation's intervals. */
-static void test_dmc_simulated(void)
+/*
+ * D/M/c simulated (c = 1: GI/M/1 by sigma; c = 3: Takacs) against the
+ * exact mean, sojourn p99 and p50, P(W > 0) and the wait's p90 (a wait
+ * is P(W > 0) e^-c(1-sigma)t beyond 0), each inside its interval.
+ */
+static void test_dm_simulated(unsigned servers, double rel, double rel_p)
 {
 	struct lat_qsim_config c;
 	struct lat_qsim_result r;
 	struct lat_qsim_formulas f;
+	double rate;
 
-	config(&c, "det", "exp", 0.8, 3, 1000000);
+	config(&c, "det", "exp", 0.8, servers, 1000000);
 	lat_qsim_formulas(&c, &f);
+	rate = servers * (1 - f.sigma);
 	run(&c, &r);
-	check_ci("D/M/3 W_q", &r.wait, f.exact_wait, 0.05);
-	check_ci("D/M/3 P(W > 0)", &r.p_wait, f.exact_p_wait, 0.02);
-	check_ci("D/M/3 p99", &r.p99, f.exact_p99, 0.04);
-	lat_qsim_result_destroy(&r);
-}
-
-/* D/M/1 simulated against its exact mean and p99 sojourn. */
-static void test_dm1_simulated(void)
-{
-	struct lat_qsim_config c;
-	struct lat_qsim_result r;
-	struct lat_qsim_formulas f;
-
-	config(&c, "det", "exp", 0.8, 1, 1000000);
-	lat_qsim_formulas(&c, &f);
-	run(&c, &r);
-	check_ci("D/M/1 W_q", &r.wait, f.exact_wait, 0.04);
-	check_ci("D/M/1 p99", &r.p99, f.exact_p99, 0.04);
-	check_ci("D/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
-	check_ci("D/M/1 P(W > 0)", &r.p_wait, f.sigma, 0.01);
-	/* the wait is sigma e^-(1-sigma)t beyond 0: its p90 */
-	check_ci("D/M/1 wait p90", &r.wait_q[1],
-		 log(f.sigma / 0.1) / (1 - f.sigma), 0.04);
+	check_ci("D/M/c W_q", &r.wait, f.exact_wait, rel);
+	check_ci("D/M/c p99", &r.p99, f.exact_p99, 0.04);
+	check_ci("D/M/c sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
+	check_ci("D/M/c P(W > 0)", &r.p_wait, f.exact_p_wait, rel_p);
+	check_ci("D/M/c wait p90", &r.wait_q[1],
+		 log(f.exact_p_wait / 0.1) / rate, 0.04);
 	lat_qsim_result_destroy(&r);
 }
 
@@ -701,9 +689,9 @@ int main(void)
 			lat_qsim_mmc_wait(2, 0.9), 0.06);
 	test_exact_mean("M/M/4", "exp", 0.9, 4, 4000000,
 			lat_qsim_mmc_wait(4, 0.9), 0.06);
-	test_dm1_simulated();
+	test_dm_simulated(1, 0.04, 0.01);
 	test_gimc();
-	test_dmc_simulated();
+	test_dm_simulated(3, 0.05, 0.02);
 	test_dd(1);
 	test_dd(4);
 	test_reproducible();
