@@ -272,6 +272,9 @@ struct lat_lab_opts {
 				       * baseline and null, nothing else */
 	unsigned calibrate_ms;        /* pipeline clock calibration */
 	bool counters;                /* per-thread counters (else n/a) */
+	unsigned apart_wait_ms;       /* share-line: how long to wait for
+				       * its CPUs to be apart
+				       * (LAT_LAB_APART_WAIT_MS) */
 	bool keep_e2e;                /* keep each curve's merged e2e
 				       * histogram (struct lat_lab.e2e) for
 				       * lat_lab_write_svg */
@@ -373,7 +376,7 @@ int lat_lab_handoff_ns(int a, int b, double *ns);
  * with @stop (may be NULL), counters on every hot thread, the flight
  * recorder on the stall. A line per run goes to @progress (may be NULL).
  * share-line: the hand-off between its writers' CPUs is measured before
- * and after; while it says one core the lab waits (LAT_LAB_APART_WAIT_MS,
+ * and after; while it says one core the lab waits (opts.apart_wait_ms,
  * polling @stop), and a run whose CPUs were not apart at both ends is run
  * again, LAT_LAB_LINE_TRIES in all (the last one kept, marked one_core).
  * Stops early when @stop asks (L->stopped; the cut row is marked

@@ -94,7 +94,7 @@ static bool apart(double handoff_ns)
 }
 
 /*
- * Wait, up to LAT_LAB_APART_WAIT_MS, until the host runs the writers'
+ * Wait, up to opts.apart_wait_ms, until the host runs the writers'
  * CPUs on different cores; the last hand-off measured. A stop ends the
  * wait (the run that follows then stops at once).
  */
@@ -104,7 +104,7 @@ static double wait_apart(const struct lat_lab *L, const struct lat_lab_row *w,
 	const struct timespec poll = { 0, APART_POLL_MS * 1000000L };
 	double ns = writers_handoff(L, w);
 
-	if (apart(ns))
+	if (apart(ns) || !L->opts.apart_wait_ms)
 		return ns;
 	if (progress)
 		fprintf(progress, "latlab lab: cpu %d and cpu %d hand a line "
@@ -112,8 +112,8 @@ static double wait_apart(const struct lat_lab *L, const struct lat_lab_row *w,
 			"costs nothing; waiting up to %d s for them to be "
 			"apart\n", L->place.cpu[w->arm][1],
 			L->place.cpu[w->arm][2], ns,
-			LAT_LAB_APART_WAIT_MS / 1000);
-	for (int t = 0; t < LAT_LAB_APART_WAIT_MS / APART_POLL_MS; t++) {
+			L->opts.apart_wait_ms / 1000);
+	for (unsigned t = 0; t < L->opts.apart_wait_ms / APART_POLL_MS; t++) {
 		if (stop && stop(ctx, 0, 0))
 			break;
 		nanosleep(&poll, NULL);
