@@ -19,8 +19,8 @@
  *   no spread  a side has fewer than 2 non-empty intervals (an .hgrm
  *              file, a short run): only the ratio is known.
  *
- * The merged histograms come from lat_hlog_load(); the per-interval
- * values from lat_compare_read_spreads(), one more pass over the log.
+ * lat_compare_load() reads a file once into both: the merged histograms
+ * (lat_hlog_load's) and the per-interval values.
  * The percentiles are the summary row's and max (lat_compare_level).
  *
  * Nothing here prints. Not for a hot path: reading and bands allocate.
@@ -68,9 +68,21 @@ struct lat_compare_spreads {
 };
 
 /*
- * Read @path (an .hlog) and keep each interval's values at
- * every level, per tag (@tag: NULL for every tag, else only that
- * one). Returns 0, or a negative code with @s->why set: -errno (open),
+ * Load @path as lat_hlog_load(@path, @tag, @scale, @d) does and, in the
+ * same pass, keep each selected interval's values at every level, per tag
+ * (an .hgrm keeps none: its spread is unknown). One open, one read: a
+ * FIFO or a pipe works. Returns 0 or lat_hlog_load's codes (also -ENOMEM
+ * for the spreads), with @d->why and @s->why set. Release both with
+ * lat_hlog_data_free and lat_compare_spreads_free (also after a failure).
+ */
+int lat_compare_load(const char *path, const char *tag, double scale,
+		     struct lat_hlog_data *d, struct lat_compare_spreads *s);
+
+/*
+ * The spreads alone, in a pass of its own over @path (an .hlog; a FIFO
+ * has no second pass: load it with lat_compare_load): each interval's
+ * values at every level, per tag (@tag: NULL for every tag, else only
+ * that one). Returns 0, or a negative code with @s->why set: -errno (open),
  * the reader's codes (with the line), -LAT_EFORMAT (more than
  * LAT_HLOG_MAX_TAGS tags), -ENOMEM. Release with
  * lat_compare_spreads_free (also after a failure).
