@@ -23,12 +23,15 @@
  * (lat_hlog_load's) and the per-interval values.
  * The percentiles are the summary row's and max (lat_compare_level).
  *
- * Nothing here prints. Not for a hot path: reading and bands allocate.
+ * Nothing prints except the printers below, to the FILE * they are
+ * given. Not for a hot path: reading and bands allocate.
  */
 #ifndef LATLAB_COMPARE_H
 #define LATLAB_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "latlab/hist_io.h"
 
@@ -150,5 +153,63 @@ int lat_compare_same_tags(const struct lat_hlog_data *const *d,
 /* The tag named @name in @d (as lat_compare_tags lists them), or NULL. */
 const struct lat_hlog_tag *lat_compare_find_tag(const struct lat_hlog_data *d,
 						const char *name);
+
+/* ---- several files against the first (`latlab report --compare`) ---- */
+
+/* Files one comparison or one chart may hold. */
+#define LAT_COMPARE_MAX_FILES 16
+
+/* One file of a comparison; zero it, then set path, data, ns_per_value. */
+struct lat_compare_file {
+	const char *path;
+	const struct lat_hlog_data *data;   /* lat_hlog_load's */
+	double ns_per_value;                /* lat_hlog_ns_per_value */
+	struct lat_compare_spreads spreads; /* lat_compare_files_read;
+					     * none for an .hgrm */
+};
+
+/*
+ * Check that the @n (1..LAT_COMPARE_MAX_FILES) files hold the same tags
+ * (lat_compare_same_tags). Returns 0, -LAT_ECOMPAT with one line in
+ * @why, or -EINVAL.
+ */
+int lat_compare_files_check(const struct lat_compare_file *f, int n,
+			    char *why, size_t len);
+
+/*
+ * Read every .hlog's spreads (@tag as lat_compare_read_spreads). Returns
+ * 0, or lat_compare_read_spreads's code with its line in @why. Release
+ * with lat_compare_files_release (also after a failure).
+ */
+int lat_compare_files_read(struct lat_compare_file *f, int n,
+			   const char *tag, char *why, size_t len);
+void lat_compare_files_release(struct lat_compare_file *f, int n);
+
+/*
+ * For people on @out: the files and their non-empty intervals, what a
+ * band is, then per tag and file a table of every percentile beside the
+ * first file's, with both bands, the ratio and the verdict. Returns 0 or
+ * lat_compare_cell's error (the table stops there).
+ */
+int lat_compare_print(FILE *out, const struct lat_compare_file *f, int n);
+
+/*
+ * The same as one JSON object into @j (the caller owns lat_json_init /
+ * lat_json_finish): files[] {file, intervals}, tags[] {tag,
+ * percentiles[] {name, level, files[] {value_ns, band_lo_ns, band_hi_ns,
+ * ratio, verdict}}}. Returns 0 or lat_compare_cell's error.
+ */
+struct lat_json;
+int lat_compare_json(struct lat_json *j, const struct lat_compare_file *f,
+		     int n);
+
+/*
+ * Every tag of every file as one percentile spectrum (lat_svg_percentiles)
+ * on @out: one line per file and tag, colour by tag when a file has
+ * several, dash pattern by file; @linear: a linear latency axis. Returns
+ * 0, -E2BIG (more than LAT_SVG_MAX_CURVES lines) or the writer's error.
+ */
+int lat_compare_svg(FILE *out, const struct lat_compare_file *f, int n,
+		    bool linear);
 
 #endif
