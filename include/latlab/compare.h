@@ -159,13 +159,16 @@ const struct lat_hlog_tag *lat_compare_find_tag(const struct lat_hlog_data *d,
 /* Files one comparison or one chart may hold. */
 #define LAT_COMPARE_MAX_FILES 16
 
-/* One file of a comparison; zero it, then set path, data, ns_per_value. */
+/*
+ * One file of a comparison; zero it, load it with lat_compare_load (data
+ * and spreads in one pass), then set path and ns_per_value.
+ */
 struct lat_compare_file {
 	const char *path;
-	const struct lat_hlog_data *data;   /* lat_hlog_load's */
+	const struct lat_hlog_data *data;   /* lat_compare_load's */
 	double ns_per_value;                /* lat_hlog_ns_per_value */
-	struct lat_compare_spreads spreads; /* lat_compare_files_read;
-					     * none for an .hgrm */
+	struct lat_compare_spreads spreads; /* lat_compare_load's; none
+					     * for an .hgrm */
 };
 
 /*
@@ -176,13 +179,7 @@ struct lat_compare_file {
 int lat_compare_files_check(const struct lat_compare_file *f, int n,
 			    char *why, size_t len);
 
-/*
- * Read every .hlog's spreads (@tag as lat_compare_read_spreads). Returns
- * 0, or lat_compare_read_spreads's code with its line in @why. Release
- * with lat_compare_files_release (also after a failure).
- */
-int lat_compare_files_read(struct lat_compare_file *f, int n,
-			   const char *tag, char *why, size_t len);
+/* Free every file's spreads (also after a failed load). */
 void lat_compare_files_release(struct lat_compare_file *f, int n);
 
 /*
