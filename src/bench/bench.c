@@ -265,3 +265,55 @@ int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 	free(pp);
 	return rc;
 }
+
+struct two_line_pp {
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t x; /* written by a */
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t y; /* written by b */
+	uint64_t iters;
+};
+
+static void two_line_a(void *arg)
+{
+	struct two_line_pp *pp = arg;
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		/* release pairs with b's acquire of x; acquire with b's
+		 * release of y: the counters are the messages */
+		atomic_store_explicit(&pp->x, i, memory_order_release);
+		while (atomic_load_explicit(&pp->y, memory_order_acquire) != i)
+			lat_wait_pause();
+	}
+}
+
+static void two_line_b(void *arg)
+{
+	struct two_line_pp *pp = arg;
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		while (atomic_load_explicit(&pp->x, memory_order_acquire) != i)
+			lat_wait_pause();
+		atomic_store_explicit(&pp->y, i, memory_order_release);
+	}
+}
+
+int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
+				uint64_t iters, double *one_way_ns)
+{
+	struct two_line_pp *pp;
+	double ns;
+	int rc;
+
+	if (!p->pinned || iters == 0)
+		return -EINVAL;
+	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	atomic_init(&pp->x, 0);
+	atomic_init(&pp->y, 0);
+	pp->iters = iters;
+	rc = lat_bench_pair(p, two_line_a, two_line_b, pp, &ns);
+	if (!rc)
+		*one_way_ns = ns / (2.0 * (double)iters);
+	free(pp);
+	return rc;
+}

@@ -118,6 +118,14 @@ void lat_bench_suite_json(struct lat_json *j, const struct lat_bench_suite *s)
 		lat_json_double(j, "throughput_ring_handoff_over_floor",
 				f[LAT_BENCH_HANDOFF].st.median / fl);
 	}
+	if (f[LAT_BENCH_FLOOR2].measured && f[LAT_BENCH_FLOOR2].st.median > 0) {
+		double fl2 = f[LAT_BENCH_FLOOR2].st.median;
+
+		lat_json_double(j, "handoff_8B_over_floor_two_lines",
+				f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl2);
+		lat_json_double(j, "handoff_64B_over_floor_two_lines",
+				f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl2);
+	}
 	lat_json_obj_end(j);
 	lat_json_obj_end(j);
 }
@@ -178,6 +186,20 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s)
 			     f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl,
 			     f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl,
 			     f[LAT_BENCH_HANDOFF].st.median / fl);
+	}
+	if (s->place.pinned && f[LAT_BENCH_FLOOR2].st.median > 0) {
+		double fl2 = f[LAT_BENCH_FLOOR2].st.median;
+
+		char msg[240];
+
+		snprintf(msg, sizeof(msg), "handoff / floor with a line each "
+			 "way: %.2fx (8 B), %.2fx (64 B). A handoff timed "
+			 "through two rings moves a line each way, and the "
+			 "reader holds each line when it is next written.",
+			 f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl2,
+			 f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl2);
+		fprintf(out, "  -> ");
+		lat_fmt_paragraph(out, msg, 5);
 	}
 }
 
