@@ -28,7 +28,6 @@
 
 #define T_RING_DEFAULT_ELEMS 200000ull
 #define T_RING_SANITIZED_MAX_ELEMS 100000ull
-#define MAX_ELEM 64
 
 static uint64_t n_elems = T_RING_DEFAULT_ELEMS;
 static struct lat_bench_place place; /* producer cpu[0], consumer cpu[1] */

@@ -22,6 +22,7 @@
 #define T_RING_FREE lat_spsc_free
 #include "t_ring_run.h"
 
+#define MAX_ELEM 64
 #define MAX_BURST 16
 
 static uint64_t xorshift(uint64_t *s)
