@@ -216,15 +216,23 @@ static void hgrm_notes(const struct report_opts *o,
 			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
 }
 
-/* Load one file; exit 2 if it is unreadable. */
+/*
+ * Load one file, and for --compare its spreads in the same pass (a FIFO
+ * or <(cmd) has no second reading); exit 2 if it is unreadable.
+ */
 static struct lat_hlog_data *load(const struct report_opts *o,
-				  const char *path)
+				  const char *path,
+				  struct lat_compare_spreads *spreads)
 {
 	struct lat_hlog_data *d = calloc(1, sizeof(*d));
+	int rc;
 
 	if (!d)
 		cli_fail("report", "out of memory");
-	if (lat_hlog_load(path, o->tag, o->ns_per_value, d))
+	rc = spreads ? lat_compare_load(path, o->tag, o->ns_per_value, d,
+					spreads)
+		     : lat_hlog_load(path, o->tag, o->ns_per_value, d);
+	if (rc)
 		cli_usage_error("report", "%s", d->why);
 	if (d->is_hgrm && o->tag)
 		cli_usage_error("report", "--tag applies to .hlog files; "
@@ -326,19 +334,14 @@ static int report_main(int argc, char **argv)
 	if (cli_parsed())
 		return CLI_EXIT_OK;
 	for (int i = 0; i < o.npaths; i++) {
-		d[i] = load(&o, o.paths[i]);
-		f[i] = (struct lat_compare_file){
-			.path = o.paths[i], .data = d[i],
-			.ns_per_value = lat_hlog_ns_per_value(d[i],
-							      o.ns_per_value),
-		};
+		d[i] = load(&o, o.paths[i], o.compare ? &f[i].spreads : NULL);
+		f[i].path = o.paths[i];
+		f[i].data = d[i];
+		f[i].ns_per_value = lat_hlog_ns_per_value(d[i], o.ns_per_value);
 	}
 	if (o.compare && lat_compare_files_check(f, o.npaths, why,
 						 sizeof(why)))
 		cli_usage_error("report", "--compare: %s", why);
-	if (o.compare && lat_compare_files_read(f, o.npaths, o.tag, why,
-						sizeof(why)))
-		cli_usage_error("report", "%s", why);
 	for (int i = 0; i < o.npaths; i++)
 		notes(&o, o.paths[i], d[i]);
 	if (o.compare)

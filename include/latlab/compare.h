@@ -19,8 +19,8 @@
  *   no spread  a side has fewer than 2 non-empty intervals (an .hgrm
  *              file, a short run): only the ratio is known.
  *
- * The merged histograms come from lat_hlog_load(); the per-interval
- * values from lat_compare_read_spreads(), one more pass over the log.
+ * lat_compare_load() reads a file once into both: the merged histograms
+ * (lat_hlog_load's) and the per-interval values.
  * The percentiles are the summary row's and max (lat_compare_level).
  *
  * Nothing prints except the printers below, to the FILE * they are
@@ -71,9 +71,21 @@ struct lat_compare_spreads {
 };
 
 /*
- * Read @path (an .hlog) and keep each interval's values at
- * every level, per tag (@tag: NULL for every tag, else only that
- * one). Returns 0, or a negative code with @s->why set: -errno (open),
+ * Load @path as lat_hlog_load(@path, @tag, @scale, @d) does and, in the
+ * same pass, keep each selected interval's values at every level, per tag
+ * (an .hgrm keeps none: its spread is unknown). One open, one read: a
+ * FIFO or a pipe works. Returns 0 or lat_hlog_load's codes (also -ENOMEM
+ * for the spreads), with @d->why and @s->why set. Release both with
+ * lat_hlog_data_free and lat_compare_spreads_free (also after a failure).
+ */
+int lat_compare_load(const char *path, const char *tag, double scale,
+		     struct lat_hlog_data *d, struct lat_compare_spreads *s);
+
+/*
+ * The spreads alone, in a pass of its own over @path (an .hlog; a FIFO
+ * has no second pass: load it with lat_compare_load): each interval's
+ * values at every level, per tag (@tag: NULL for every tag, else only
+ * that one). Returns 0, or a negative code with @s->why set: -errno (open),
  * the reader's codes (with the line), -LAT_EFORMAT (more than
  * LAT_HLOG_MAX_TAGS tags), -ENOMEM. Release with
  * lat_compare_spreads_free (also after a failure).
@@ -147,13 +159,16 @@ const struct lat_hlog_tag *lat_compare_find_tag(const struct lat_hlog_data *d,
 /* Files one comparison or one chart may hold. */
 #define LAT_COMPARE_MAX_FILES 16
 
-/* One file of a comparison; zero it, then set path, data, ns_per_value. */
+/*
+ * One file of a comparison; zero it, load it with lat_compare_load (data
+ * and spreads in one pass), then set path and ns_per_value.
+ */
 struct lat_compare_file {
 	const char *path;
-	const struct lat_hlog_data *data;   /* lat_hlog_load's */
+	const struct lat_hlog_data *data;   /* lat_compare_load's */
 	double ns_per_value;                /* lat_hlog_ns_per_value */
-	struct lat_compare_spreads spreads; /* lat_compare_files_read;
-					     * none for an .hgrm */
+	struct lat_compare_spreads spreads; /* lat_compare_load's; none
+					     * for an .hgrm */
 };
 
 /*
@@ -164,13 +179,7 @@ struct lat_compare_file {
 int lat_compare_files_check(const struct lat_compare_file *f, int n,
 			    char *why, size_t len);
 
-/*
- * Read every .hlog's spreads (@tag as lat_compare_read_spreads). Returns
- * 0, or lat_compare_read_spreads's code with its line in @why. Release
- * with lat_compare_files_release (also after a failure).
- */
-int lat_compare_files_read(struct lat_compare_file *f, int n,
-			   const char *tag, char *why, size_t len);
+/* Free every file's spreads (also after a failed load). */
 void lat_compare_files_release(struct lat_compare_file *f, int n);
 
 /*

@@ -356,6 +356,24 @@ int lat_hlog_load(const char *path, const char *tag, double scale,
 		  struct lat_hlog_data *d);
 
 /*
+ * Called by lat_hlog_load_each for every selected interval of an .hlog,
+ * in file order, once it is merged (@iv->hist is freed after the call).
+ * Return 0 to go on, or a negative code: the load stops and returns it.
+ * Never called for an .hgrm (it has no intervals).
+ */
+typedef int (*lat_hlog_each_fn)(void *ctx,
+				const struct lat_hlog_interval *iv);
+
+/*
+ * lat_hlog_load that also hands each selected interval to @each (NULL:
+ * none) in the same pass: the file is opened and read once, so a FIFO or
+ * a pipe (<(cmd)) can be both merged and looked at interval by interval.
+ */
+int lat_hlog_load_each(const char *path, const char *tag, double scale,
+		       struct lat_hlog_data *d, lat_hlog_each_fn each,
+		       void *ctx);
+
+/*
  * The summary row of @h (a tag's or the total) in ns: lat_hist_summarize
  * at the file's scale, with an .hgrm footer's exact mean, stddev and max
  * where the rebuilt histogram is only approximate.

@@ -1,6 +1,6 @@
 /*
  * Several files compared with the first, as `latlab report --compare`
- * shows them: the spreads read, then each file's percentiles beside the
+ * shows them: each file's percentiles beside the
  * baseline's with their bands, ratio and verdict, as a table for people
  * or one JSON object.
  */
@@ -27,23 +27,6 @@ int lat_compare_files_check(const struct lat_compare_file *f, int n,
 		names[i] = f[i].path;
 	}
 	return lat_compare_same_tags(d, names, (size_t)n, why, len);
-}
-
-int lat_compare_files_read(struct lat_compare_file *f, int n,
-			   const char *tag, char *why, size_t len)
-{
-	for (int i = 0; i < n; i++) {
-		int rc;
-
-		if (f[i].data->is_hgrm)
-			continue;
-		rc = lat_compare_read_spreads(f[i].path, tag, &f[i].spreads);
-		if (rc) {
-			snprintf(why, len, "%s", f[i].spreads.why);
-			return rc;
-		}
-	}
-	return 0;
 }
 
 void lat_compare_files_release(struct lat_compare_file *f, int n)
