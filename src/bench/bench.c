@@ -209,8 +209,12 @@ int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
 	return *sum == iters * (iters - 1) / 2 ? 0 : -EPROTO;
 }
 
+/* Both floors' state: the one-line floor uses line only, the two-line
+ * floor x (written by a) and y (written by b), each on its own lines. */
 struct line_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t x;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t y;
 	uint64_t iters;
 };
 
@@ -245,8 +249,9 @@ static void line_pp_b(void *arg)
 	}
 }
 
-int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
-			    double *one_way_ns)
+/* Run a and b on a fresh struct line_pp; one way = round trip / 2. */
+static int pingpong(const struct lat_bench_place *p, uint64_t iters,
+		    lat_bench_fn a, lat_bench_fn b, double *one_way_ns)
 {
 	struct line_pp *pp;
 	double ns;
@@ -258,23 +263,25 @@ int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 	if (!pp)
 		return -ENOMEM;
 	atomic_init(&pp->line, 0);
+	atomic_init(&pp->x, 0);
+	atomic_init(&pp->y, 0);
 	pp->iters = iters;
-	rc = lat_bench_pair(p, line_pp_a, line_pp_b, pp, &ns);
+	rc = lat_bench_pair(p, a, b, pp, &ns);
 	if (!rc)
 		*one_way_ns = ns / (2.0 * (double)iters);
 	free(pp);
 	return rc;
 }
 
-struct two_line_pp {
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t x; /* written by a */
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t y; /* written by b */
-	uint64_t iters;
-};
+int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
+			    double *one_way_ns)
+{
+	return pingpong(p, iters, line_pp_a, line_pp_b, one_way_ns);
+}
 
 static void two_line_a(void *arg)
 {
-	struct two_line_pp *pp = arg;
+	struct line_pp *pp = arg;
 
 	for (uint64_t i = 1; i <= pp->iters; i++) {
 		/* release pairs with b's acquire of x; acquire with b's
@@ -287,7 +294,7 @@ static void two_line_a(void *arg)
 
 static void two_line_b(void *arg)
 {
-	struct two_line_pp *pp = arg;
+	struct line_pp *pp = arg;
 
 	for (uint64_t i = 1; i <= pp->iters; i++) {
 		while (atomic_load_explicit(&pp->x, memory_order_acquire) != i)
@@ -299,21 +306,5 @@ static void two_line_b(void *arg)
 int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
 				uint64_t iters, double *one_way_ns)
 {
-	struct two_line_pp *pp;
-	double ns;
-	int rc;
-
-	if (!p->pinned || iters == 0)
-		return -EINVAL;
-	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
-	if (!pp)
-		return -ENOMEM;
-	atomic_init(&pp->x, 0);
-	atomic_init(&pp->y, 0);
-	pp->iters = iters;
-	rc = lat_bench_pair(p, two_line_a, two_line_b, pp, &ns);
-	if (!rc)
-		*one_way_ns = ns / (2.0 * (double)iters);
-	free(pp);
-	return rc;
+	return pingpong(p, iters, two_line_a, two_line_b, one_way_ns);
 }
