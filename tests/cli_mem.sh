@@ -22,7 +22,7 @@ assert pts[0]["bytes"] == 4096 and pts[-1]["bytes"] == 2 << 20
 for a, b in zip(pts, pts[1:]):
     assert b["bytes"] > a["bytes"]
 for p in pts:
-    for v in ("random", "sequential"):
+    for v in ("random", "sequential", "page_local"):
         f = p[v]
         assert 0 < f["min_ns"] <= f["p50_ns"] <= f["p90_ns"] <= f["p99_ns"] <= f["max_ns"], p
         assert f["loads"] == c["samples"] * c["loads_per_sample"]
@@ -37,6 +37,14 @@ for p in pl:  # each plateau's level is the median of its sizes' minima
     mins = sorted(q["random"]["min_ns"] for q in pts
                   if p["first_bytes"] <= q["bytes"] <= p["last_bytes"])
     assert mins[0] <= p["level_ns"] <= mins[-1], p
+# the finder ran on the page-by-page curve too; the quick sweep stops
+# below the last-level cache, and the note says so instead of a verdict
+assert c["plateaus_by_curve"]["random"] == pl
+assert c["plateaus_by_curve"]["page_local"][0]["name"] == "L1d"
+llc = c["llc"]
+assert not llc["seen_at_sysfs_size"]
+assert "not measured" in llc["note"], llc
+assert c["thp_enabled"] in ("always", "madvise", "never", "")
 PY
 python3 -c "import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])" \
 	"$T_TMP/chase.svg" || fail "the chase SVG is not well-formed XML"
@@ -48,6 +56,11 @@ import json, sys
 c = json.load(open(sys.argv[1]))["chase"]
 assert c["huge_pages"] in ("MAP_HUGETLB", "transparent huge pages (madvise)", "base pages")
 assert all("random_huge" in p for p in c["points"])
+# what the kernel gave is reported after the buffer is gone, not zeroed
+assert c["huge_buffer_bytes"] == 256 << 10, c["huge_buffer_bytes"]
+assert 0 <= c["huge_bytes"] <= c["huge_buffer_bytes"]
+assert c["huge_pages"] != "base pages" or c["huge_errno"] > 0
+assert "random_huge" in c["plateaus_by_curve"]
 PY
 
 # The contention experiments, at normal priority and short.

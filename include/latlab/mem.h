@@ -139,6 +139,14 @@ struct lat_mem_buf {
  */
 int lat_mem_buf_map(struct lat_mem_buf *b, size_t len, bool huge);
 
+/*
+ * The transparent huge page mode from <sys_root>/kernel/mm/
+ * transparent_hugepage/enabled (NULL: "/sys"): the bracketed word
+ * ("always", "madvise", "never") into @out. Returns 0, -errno (no such
+ * file: no THP in this kernel), -LAT_EFORMAT, or -EINVAL.
+ */
+int lat_mem_thp_mode(const char *sys_root, char *out, size_t len);
+
 /* Unmap @b's memory and zero @b. Safe on a zeroed struct. */
 void lat_mem_buf_unmap(struct lat_mem_buf *b);
 
@@ -152,6 +160,20 @@ void lat_mem_buf_unmap(struct lat_mem_buf *b);
  * 1..UINT32_MAX; n == 1 gives next[0] == 0. Returns 0 or -EINVAL.
  */
 int lat_mem_cycle_build(uint32_t *next, size_t n, uint64_t seed);
+
+/*
+ * The same, page by page: one cycle through all n indices that visits
+ * the @per_page (1..LAT_MEM_MAX_PAGE_LINES) consecutive indices of one
+ * page, in a random order of their own, before it moves on to the next
+ * page of a random cycle of pages (the last page may be partial). Laid
+ * over 4 KiB pages (per_page 64) it misses the TLB once per 64 loads
+ * instead of on almost every load, so a cache's capacity shows without
+ * the page walks of a random chase over more pages than the TLB holds.
+ * Deterministic for a given @seed. Returns 0 or -EINVAL. No allocation.
+ */
+#define LAT_MEM_MAX_PAGE_LINES 1024
+int lat_mem_cycle_build_paged(uint32_t *next, size_t n, unsigned per_page,
+			      uint64_t seed);
 
 /*
  * Lay a chain in @base: line i (at base + i * LAT_CACHELINE) holds a
@@ -194,6 +216,8 @@ int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
 	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
+	LAT_MEM_PAGE_LOCAL,   /* lat_mem_cycle_build_paged over the base
+			       * page size: one TLB miss per page */
 };
 
 struct lat_mem_chase_cfg {
@@ -544,6 +568,8 @@ enum lat_mem_chase_variant {
 	LAT_MEM_CHASE_RANDOM,   /* random cycle over base pages */
 	LAT_MEM_CHASE_HUGE,     /* the same on huge pages */
 	LAT_MEM_CHASE_SEQ,      /* line i -> i+1: the prefetcher's case */
+	LAT_MEM_CHASE_PAGED,    /* random, but page by page (base pages):
+				 * one TLB miss per page, not per load */
 	LAT_MEM_CHASE_VARIANTS,
 };
 
@@ -565,12 +591,26 @@ struct lat_mem_chase_sweep {
 			       [LAT_MEM_CHASE_MAX_SIZES];
 	bool on[LAT_MEM_CHASE_VARIANTS];
 	struct lat_mem_buf buf, huge; /* what the kernel gave (unmapped) */
-	struct lat_mem_plateau pl[16];
+	char thp[16];           /* transparent_hugepage/enabled: "always",
+				 * "madvise", "never", "" when unknown */
+	struct lat_mem_plateau pl[16]; /* of the random curve, base pages */
 	int n_pl;
+	/* the same finder on every random curve (base pages, huge pages,
+	 * page by page; none for sequential): where each cache's edge is
+	 * with a TLB miss on almost every load, and without */
+	struct lat_mem_plateau vpl[LAT_MEM_CHASE_VARIANTS][16];
+	int vn_pl[LAT_MEM_CHASE_VARIANTS];
+	bool llc_seen;          /* some curve's last-level edge is within
+				 * one step of its sysfs size */
+	int llc_edge;           /* the largest last-level edge on any curve
+				 * (size index), -1 when none */
+	int llc_edge_variant;   /* the curve it is on */
 	double counter_ratio;   /* counter cycles/ns over the sweep */
 	double dram_ns;         /* level beyond the caches, 0 if none */
 	int dram_from;          /* its first size index, -1 if none */
 	char verdict[1024];     /* the plateaus and edges in one sentence */
+	char llc_note[1024];    /* the last-level cache: each curve's edge,
+				 * and whether the sysfs size was seen */
 };
 
 /*
@@ -590,7 +630,11 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 /*
  * The plateaus of the random curve's fastest samples (a loaded machine's
  * p50 carries other processes' evictions), named after r->caches; the
- * DRAM level; the verdict sentence. lat_mem_chase_sweep_run calls it.
+ * DRAM level; the verdict sentence; the same finder on the huge-page and
+ * page-by-page curves, and the note on the last-level cache (llc_*):
+ * whether any curve reaches its sysfs size, and if none does, the
+ * evidence (each curve's edge) rather than a claimed match.
+ * lat_mem_chase_sweep_run calls it.
  */
 void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r);
 
