@@ -281,7 +281,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    LAT_CACHELINE,
 				    (unsigned long long)o->min_size);
 	if (!o->max_size) { /* 4x the last-level cache, as the lesson needs */
-		uint64_t llc = lat_mem_caches_llc(&env->caches);
+		uint64_t llc = lat_topo_caches_llc(&env->caches);
 
 		o->max_size = llc ? 4 * llc : 64u << 20;
 	}
@@ -330,7 +330,7 @@ static void env_load(struct mem_env *env, struct mem_opts *o)
 	if (!o->n_cpus)
 		cli_fail(MEM_CMD, "no usable CPU");
 	env->usable = o->n_cpus;
-	rc = lat_mem_caches_load(&env->caches, NULL, o->cpus[0]);
+	rc = lat_topo_caches_load(&env->caches, NULL, o->cpus[0]);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot read the cache sizes: %s",
 			     lat_strerror(rc));
@@ -350,7 +350,7 @@ static void print_header(const struct mem_opts *o, const struct mem_env *e)
 		printf(" none listed in sysfs");
 	for (int i = 0; i < e->caches.n; i++)
 		printf("%s %s %s", i ? "," : "",
-		       lat_mem_cache_name(&e->caches, i),
+		       lat_topo_cache_name(&e->caches, i),
 		       lat_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
 	printf("\n");
 	printf("clock: %.4f counter cycles/ns (calibrated now, as 'latlab "
@@ -375,7 +375,7 @@ static void json_env(struct lat_json *j, const struct mem_opts *o,
 	lat_json_arr_begin(j, "caches");
 	for (int i = 0; i < e->caches.n; i++) {
 		lat_json_obj_begin(j, NULL);
-		lat_json_str(j, "name", lat_mem_cache_name(&e->caches, i));
+		lat_json_str(j, "name", lat_topo_cache_name(&e->caches, i));
 		lat_json_int(j, "level", e->caches.c[i].level);
 		lat_json_uint(j, "size_bytes", e->caches.c[i].size);
 		lat_json_int(j, "shared_cpus", e->caches.c[i].shared_cpus);

@@ -1,10 +1,12 @@
 /*
  * Description: lat_mem without timing: the random permutation is one
- * cycle over every line and the chain laid from it walks every line once;
- * working-set sizes; the plateau finder and naming on synthetic curves
- * (clean, noisy, a cache that runs out early, a ramp, a flat line, a
- * spike); caches and MemAvailable from fake sysfs/proc trees; buffers on
- * base and huge pages; one chase size's bookkeeping; CPU relations.
+ * cycle over every line (and page by page, each page entered once) and
+ * the chain laid from it walks every line once; working-set sizes; the
+ * plateau finder and naming on synthetic curves (clean, noisy, a cache
+ * that runs out early, an L3 that drifts up, a ramp, a flat line, a
+ * spike); the THP mode and MemAvailable from fake sysfs/proc trees;
+ * buffers on base and huge pages; one chase size's bookkeeping; CPU
+ * relations.
  */
 #include <errno.h>
 #include <math.h>
@@ -187,13 +189,13 @@ static void test_sizes(void)
 	T_EQ_I64(lat_mem_sizes(4096, 8192, 17, s, 128), -EINVAL);
 }
 
-static struct lat_mem_caches model_caches(void)
+static struct lat_topo_caches model_caches(void)
 {
-	struct lat_mem_caches c = { .n = 3 };
+	struct lat_topo_caches c = { .n = 3 };
 
-	c.c[0] = (struct lat_mem_cache){ 1, "Data", 32 << 10, 64, 1 };
-	c.c[1] = (struct lat_mem_cache){ 2, "Unified", 1 << 20, 64, 1 };
-	c.c[2] = (struct lat_mem_cache){ 3, "Unified", 32u << 20, 64, 8 };
+	c.c[0] = (struct lat_topo_cache){ 1, "Data", 32 << 10, 64, 1 };
+	c.c[1] = (struct lat_topo_cache){ 2, "Unified", 1 << 20, 64, 1 };
+	c.c[2] = (struct lat_topo_cache){ 3, "Unified", 32u << 20, 64, 8 };
 	return c;
 }
 
@@ -224,7 +226,7 @@ static void model_curve(const uint64_t *s, int n, double eff, double noise,
 
 static void test_plateaus(void)
 {
-	struct lat_mem_caches c = model_caches();
+	struct lat_topo_caches c = model_caches();
 	struct lat_mem_plateau p[16];
 	uint64_t s[128];
 	double y[128];
@@ -317,48 +319,13 @@ static void test_plateaus(void)
 	}
 }
 
-static void test_caches(void)
+/* The THP mode and MemAvailable from fake /sys and /proc trees (the
+ * caches are lat_topo's: tests/test_topo.c). */
+static void test_meminfo(void)
 {
-	struct lat_mem_caches c;
 	char path[300];
 
 	t_tree_new(root, sizeof(root), "mem");
-	put("cpu0/cache/index0/level", "1\n");
-	put("cpu0/cache/index0/type", "Data\n");
-	put("cpu0/cache/index0/size", "48K\n");
-	put("cpu0/cache/index0/coherency_line_size", "64\n");
-	put("cpu0/cache/index0/shared_cpu_list", "0,4\n");
-	put("cpu0/cache/index1/level", "1\n");
-	put("cpu0/cache/index1/type", "Instruction\n");
-	put("cpu0/cache/index1/size", "32K\n");
-	put("cpu0/cache/index2/level", "2\n");
-	put("cpu0/cache/index2/type", "Unified\n");
-	put("cpu0/cache/index2/size", "2048K\n");
-	/* index3 missing: holes are tolerated */
-	put("cpu0/cache/index4/level", "3\n");
-	put("cpu0/cache/index4/type", "Unified\n");
-	put("cpu0/cache/index4/size", "36M\n");
-	put("cpu0/cache/index4/shared_cpu_list", "0-7\n");
-	T_EQ_I64(lat_mem_caches_load(&c, root, 0), 0);
-	T_EQ_I64(c.n, 3);
-	T_EQ_I64(c.c[0].size, 48 << 10);
-	T_EQ_I64(c.c[0].shared_cpus, 2);
-	T_EQ_I64(c.c[0].line, 64);
-	T_EQ_I64(c.c[1].size, 2 << 20);
-	T_EQ_I64(c.c[2].size, 36u << 20);
-	T_EQ_I64(c.c[2].shared_cpus, 8);
-	T_EQ_I64(lat_mem_caches_llc(&c), 36u << 20);
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 0), "L1d"));
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 2), "L3"));
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 9), "L?"));
-	/* a CPU without a cache directory: none, not an error */
-	T_EQ_I64(lat_mem_caches_load(&c, root, 1), 0);
-	T_EQ_I64(c.n, 0);
-	T_EQ_I64(lat_mem_caches_llc(&c), 0);
-	/* a size that does not parse is an error, not a zero */
-	put("cpu0/cache/index2/size", "lots\n");
-	T_EQ_I64(lat_mem_caches_load(&c, root, 0), -LAT_EFORMAT);
-	T_EQ_I64(lat_mem_caches_load(&c, root, -1), -EINVAL);
 
 	{ /* the THP mode is the bracketed word */
 		char mode[16];
@@ -478,7 +445,7 @@ int main(void)
 	test_sizes();
 	test_cycle_paged();
 	test_plateaus();
-	test_caches();
+	test_meminfo();
 	test_buffers_and_chase();
 	test_relation();
 	T_DONE();

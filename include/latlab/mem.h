@@ -61,41 +61,7 @@
 #include "latlab/topo.h"
 
 /* ------------------------------------------------------------------ */
-/* Caches, as sysfs describes them                                     */
-
-#define LAT_MEM_MAX_CACHES 8
-
-struct lat_mem_cache {
-	int level;            /* 1, 2, 3, ... */
-	char type[16];        /* "Data", "Unified" (instruction caches are
-			       * left out: a data chase never touches them) */
-	uint64_t size;        /* bytes */
-	int line;             /* coherency_line_size, bytes (0: unknown) */
-	int shared_cpus;      /* CPUs in shared_cpu_list (0: unknown) */
-};
-
-struct lat_mem_caches {
-	int n;                /* data and unified caches, ascending size */
-	struct lat_mem_cache c[LAT_MEM_MAX_CACHES];
-};
-
-/*
- * Read @cpu's data and unified caches under @sysfs_root (NULL:
- * "/sys/devices/system/cpu"): cpu<N>/cache/index<i>/{level,type,size,
- * coherency_line_size,shared_cpu_list}. Sizes accept K, M and G suffixes
- * (binary, as the kernel writes them). Returns 0 (n may be 0 on a machine
- * that exposes no caches), -EINVAL for a bad cpu, -LAT_EFORMAT for a
- * size that does not parse. Reads files; no allocation.
- */
-int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
-			int cpu);
-
-/* Size of the largest (last-level) cache in @c, 0 when none. */
-uint64_t lat_mem_caches_llc(const struct lat_mem_caches *c);
-
-/* "L1d", "L2", "L3", ... for cache @i of @c ("L1d" for a level-1 data
- * cache, "L<n>" otherwise). Static or @c-owned storage; never NULL. */
-const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i);
+/* Memory (the caches sysfs describes are lat_topo_caches, topo.h)     */
 
 /*
  * MemAvailable from <proc_root>/meminfo (NULL: "/proc") in bytes, or 0
@@ -293,7 +259,7 @@ struct lat_mem_plateau {
 			       * crosses half-way (geometric) to the next
 			       * plateau's level: the capacity, as the curve
 			       * shows it; -1 for the last plateau */
-	int cache;            /* index into lat_mem_caches, LAT_MEM_MEMORY,
+	int cache;            /* index into lat_topo_caches, LAT_MEM_MEMORY,
 			       * or LAT_MEM_UNNAMED */
 	double steps_off;     /* (log2(bytes[edge]) - log2(cache size)) *
 			       * steps: 0 = the edge is at the cache's size,
@@ -328,7 +294,7 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
  */
 void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			   const uint64_t *bytes,
-			   const struct lat_mem_caches *c, unsigned steps);
+			   const struct lat_topo_caches *c, unsigned steps);
 
 /* ------------------------------------------------------------------ */
 /* Core to core                                                        */
@@ -580,7 +546,7 @@ struct lat_mem_chase_sweep {
 	unsigned steps;         /* sizes per doubling */
 	unsigned samples;       /* samples per size */
 	unsigned loads;         /* loads per sample */
-	struct lat_mem_caches caches; /* to name the plateaus after */
+	struct lat_topo_caches caches; /* to name the plateaus after */
 	double core_ghz;        /* estimated core clock, for core cycles */
 	/* out */
 	double cycles_per_ns;   /* the calibration the sweep ran with */

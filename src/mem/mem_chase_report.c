@@ -48,7 +48,7 @@ static const char *plateau_name(const struct lat_mem_chase_sweep *r,
 	if (p->cache == LAT_MEM_MEMORY)
 		return "DRAM";
 	if (p->cache >= 0)
-		return lat_mem_cache_name(&r->caches, p->cache);
+		return lat_topo_cache_name(&r->caches, p->cache);
 	return "unnamed";
 }
 
@@ -118,7 +118,7 @@ static void analyse_llc(struct lat_mem_chase_sweep *r)
 		return;
 	}
 	at += (size_t)snprintf(v + at, len - at, "%s (sysfs %s",
-			       lat_mem_cache_name(&r->caches, llc),
+			       lat_topo_cache_name(&r->caches, llc),
 			       lat_fmt_bytes(cs, sizeof(cs),
 					     r->caches.c[llc].size));
 	if (r->caches.c[llc].shared_cpus > 0)
@@ -487,7 +487,7 @@ void lat_mem_chase_json(struct lat_json *j,
 		lat_json_str(j, "largest_edge_curve", v_key[r->llc_edge_variant]);
 	}
 	if (r->caches.n)
-		lat_json_uint(j, "sysfs_bytes", lat_mem_caches_llc(&r->caches));
+		lat_json_uint(j, "sysfs_bytes", lat_topo_caches_llc(&r->caches));
 	lat_json_str(j, "note", r->llc_note);
 	lat_json_obj_end(j);
 	lat_json_double(j, "dram_ns", r->dram_ns);
@@ -538,7 +538,7 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 			char label[48], b[32];
 
 			snprintf(label, sizeof(label), "%s %s",
-				 lat_mem_cache_name(&r->caches, i),
+				 lat_topo_cache_name(&r->caches, i),
 				 lat_fmt_bytes(b, sizeof(b),
 					       r->caches.c[i].size));
 			lat_svg_vline(&g, log2((double)r->caches.c[i].size),

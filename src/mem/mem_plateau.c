@@ -118,7 +118,7 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 
 void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			   const uint64_t *bytes,
-			   const struct lat_mem_caches *c, unsigned steps)
+			   const struct lat_topo_caches *c, unsigned steps)
 {
 	double step = steps ? 1.0 / steps : 1.0;
 	double largest = c->n ? log2((double)c->c[c->n - 1].size) : 0;
