@@ -716,6 +716,7 @@ static int pipeline_main(int argc, char **argv)
 	if (sched)
 		cli_sched_end(CMD, sched, &r);
 	sig = w.sig ? w.sig : cli_stop_signal();
+	lat_instr_fill_result(&in, &r); /* USE counts hot time by task-clock */
 	warn_work(&r.work);
 	print(&a, &in, &r, sig, sched);
 	dump_flight(&a, &in, flight);
