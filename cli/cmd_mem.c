@@ -27,7 +27,7 @@ static const char usage[] =
 	"                  [--steps <n>] [--samples <n>] [--svg <file>]\n"
 	"                  [--cpus <list>] [--rounds <n>] [--threads <list>]\n"
 	"                  [--duration <time>] [--write-interval <time>]\n"
-	"                  [--no-rt] [--quick] [--json]\n"
+	"                  [--rt] [--quick] [--json]\n"
 	"\n"
 	"chase          load-to-use latency by working-set size: a dependent\n"
 	"               pointer chase over a random cycle of 64-byte lines,\n"
@@ -68,12 +68,15 @@ static const char usage[] =
 	"  --duration <time>    each read-mostly run (default 200ms)\n"
 	"  --write-interval <t> the writer's pause between updates (default\n"
 	"                       100us)\n"
-	"  --no-rt              keep the two-thread loops (c2c, false sharing\n"
-	"                       on two CPUs) at normal priority; by default\n"
-	"                       they run at SCHED_FIFO where permitted, each\n"
+	"  --rt                 run the two-thread loops (c2c, false sharing\n"
+	"                       on two CPUs) at SCHED_FIFO priority 1, each\n"
 	"                       loop bounded by a deadline, so that other\n"
 	"                       processes cannot keep the two threads from\n"
-	"                       running at once\n"
+	"                       running at once; needs root or CAP_SYS_NICE\n"
+	"                       (a refusal is counted and shown). Default:\n"
+	"                       normal priority, which needs no privilege and\n"
+	"                       cannot starve the machine, but on a loaded\n"
+	"                       one measures the scheduler too\n"
 	"  --quick              small sizes and short runs, for tests\n"
 	"  --json               results as JSON on stdout\n"
 	"\n"
@@ -84,6 +87,7 @@ static const char usage[] =
 	"  latlab mem chase --max-size 8M --steps 8     # the caches in "
 	"detail\n"
 	"  latlab mem false-sharing read-mostly --json  # for scripts\n"
+	"  latlab mem c2c false-sharing --rt            # on a busy machine\n"
 	"  latlab mem read-mostly --threads 1,2,4,8     # oversubscribe\n"
 	"  latlab mem c2c --cpus 0-7 --rounds 3         # a bigger matrix\n";
 
@@ -181,7 +185,7 @@ static unsigned parse_what(const char *s)
 
 enum { OPT_JSON = 256, OPT_QUICK, OPT_HUGE, OPT_SVG, OPT_MIN, OPT_MAX,
        OPT_STEPS, OPT_SAMPLES, OPT_ROUNDS, OPT_THREADS, OPT_CPUS,
-       OPT_DURATION, OPT_INTERVAL, OPT_NO_RT };
+       OPT_DURATION, OPT_INTERVAL, OPT_RT };
 static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quick", no_argument, NULL, OPT_QUICK },
@@ -196,7 +200,7 @@ static const struct option options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "write-interval", required_argument, NULL, OPT_INTERVAL },
-	{ "no-rt", no_argument, NULL, OPT_NO_RT },
+	{ "rt", no_argument, NULL, OPT_RT },
 	{ NULL, 0, NULL, 0 },
 };
 static void parse(int argc, char **argv, struct mem_opts *o,
@@ -213,7 +217,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		case OPT_JSON: o->json = true; break;
 		case OPT_QUICK: o->quick = true; break;
 		case OPT_HUGE: o->hugepages = true; break;
-		case OPT_NO_RT: o->rt = false; break;
+		case OPT_RT: o->rt = true; break;
 		case OPT_SVG: o->svg = optarg; break;
 		case OPT_MIN:
 			o->min_size = parse_size("--min-size", optarg);
@@ -360,7 +364,10 @@ static void print_header(const struct mem_opts *o, const struct mem_env *e)
 		printf("warning: load average %.1f on %d usable CPUs: other "
 		       "work shares these cores; the figures below are "
 		       "medians and minima over repeated samples for that "
-		       "reason\n", e->loadavg, e->usable);
+		       "reason%s\n", e->loadavg, e->usable,
+		       (o->what & (MEM_C2C | MEM_SHARE)) && !o->rt
+		       ? "; the two-thread loops run at normal priority "
+			 "(--rt: SCHED_FIFO, if permitted)" : "");
 }
 
 static void json_env(struct lat_json *j, const struct mem_opts *o,
@@ -393,7 +400,11 @@ static int mem_main(int argc, char **argv)
 	static struct mem_opts o = {
 		.min_size = 4096, .steps = 4, .samples = 100, .loads = 1024,
 		.rounds = 5, .c2c_iters = 20000, .share_ns = 50e6,
-		.rm_ns = 200e6, .write_interval_ns = 100e3, .rt = true,
+		.rm_ns = 200e6, .write_interval_ns = 100e3,
+		/* normal priority by default: SCHED_FIFO needs privilege,
+		 * and two real-time spinners could starve the machine for
+		 * their run if a deadline were ever missed (--rt) */
+		.rt = false,
 	};
 	static struct mem_env env;
 	struct lat_json j;

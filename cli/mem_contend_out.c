@@ -292,6 +292,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 						c->rate_st.median);
 				lat_json_int(j, "rounds", c->n);
 				lat_json_bool(j, "exact", c->exact);
+				lat_json_bool(j, "fifo_asked", !pl && o->rt);
 				lat_json_int(j, "fifo_runs", c->fifo_runs);
 				lat_json_obj_end(j);
 			}
@@ -358,15 +359,24 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				       lat_fmt_ns(d, sizeof(d), c->mean_st.max),
 				       c->exact ? "" : "  COUNTS LOST");
 			}
-		if (pl_n == 2)
-			printf("two CPUs: %u of %u runs at SCHED_FIFO (other "
-			       "processes could not take the CPUs)%s\n",
+		if (pl_n == 2 && !o->rt)
+			printf("two CPUs: normal priority (add --rt for "
+			       "SCHED_FIFO): on a loaded machine the two "
+			       "threads may seldom run at once and the line "
+			       "seldom moves\n");
+		else if (pl_n == 2)
+			printf("two CPUs: --rt asked for SCHED_FIFO: %u of %u "
+			       "runs got it%s\n",
 			       cell[0][0].fifo_runs + cell[0][1].fifo_runs +
 			       cell[0][2].fifo_runs, cell[0][0].n +
 			       cell[0][1].n + cell[0][2].n,
-			       cell[0][0].fifo_runs ? "" : "; without it, on a "
-			       "loaded machine the two threads may seldom run "
-			       "at once and the line seldom moves");
+			       cell[0][0].fifo_runs + cell[0][1].fifo_runs +
+			       cell[0][2].fifo_runs == cell[0][0].n +
+			       cell[0][1].n + cell[0][2].n
+			       ? " (other processes could not take the CPUs)"
+			       : "; the kernel refused the others (root or "
+				 "CAP_SYS_NICE needed): they ran at normal "
+				 "priority");
 		say(verdict);
 	}
 	for (int pl = 0; pl < 2; pl++)

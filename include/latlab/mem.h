@@ -319,8 +319,9 @@ const char *lat_mem_relation_text(enum lat_mem_relation r);
  * *@one_way_ns = round trip / 2. With @fifo_cal NULL this is
  * lat_bench_line_pingpong. With a calibration, the same bounce with both
  * threads at SCHED_FIFO where permitted (*@fifo, may be NULL, says if
- * both got it) and every wait bounded by a deadline of 10 us per
- * hand-off, so a peer that never runs costs a timeout, not a hang.
+ * both got it) and every wait of a side that got it bounded by a
+ * deadline of 10 us per hand-off, so a peer that never runs costs a
+ * timeout, not a hang (a side the kernel refused waits like any thread).
  * Returns 0, -EINVAL (same CPU, iters 0), -ETIMEDOUT (deadline passed),
  * -ENOMEM or the -errno of thread creation.
  */
