@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,29 @@ static void json_env(struct lat_json *j, const struct mem_opts *o,
 	lat_json_obj_end(j);
 }
 
+_Noreturn void mem_fail(struct lat_json *j, const char *experiment,
+			const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (j) {
+		/* the experiments write their members at the top level, so
+		 * one end closes the document */
+		lat_json_str(j, "error", msg);
+		lat_json_str(j, "failed_in", experiment);
+		lat_json_bool(j, "complete", false);
+		lat_json_bool(j, "interrupted", false);
+		lat_json_obj_end(j);
+		lat_json_finish(j);
+		fflush(stdout);
+	}
+	cli_fail(MEM_CMD, "%s", msg);
+}
+
 static int mem_main(int argc, char **argv)
 {
 	static struct mem_opts o = {
@@ -442,6 +466,7 @@ static int mem_main(int argc, char **argv)
 		done = mem_rm(&o, &env, o.json ? &j : NULL);
 	sig = cli_stop_signal();
 	if (o.json) {
+		lat_json_bool(&j, "complete", done);
 		lat_json_bool(&j, "interrupted", !done);
 		lat_json_double(&j, "wall_s", (lat_bench_now_ns() - t0) / 1e9);
 		lat_json_obj_end(&j);

@@ -146,6 +146,31 @@ else
 	echo "note: setpriv or a second CPU missing: the --rt refusal is not checked"
 fi
 
+# A run that fails mid-way (here: no thread may be created, so the c2c
+# after a finished chase fails) exits 1 and its JSON stays well-formed:
+# what finished, then "error", "failed_in" and "complete": false.
+# As nobody, since root is exempt from RLIMIT_NPROC.
+if command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$LATLAB"; then
+	for exp in c2c false-sharing read-mostly; do
+		expect_exit 1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+			prlimit --nproc=1 "$LATLAB" mem chase "$exp" --quick \
+			--max-size 64K --rounds 1 --threads 1 --json
+		grep -q "latlab mem: .*failed: " "$T_TMP/err" ||
+			fail "$exp: no failure line on stderr: $(cat "$T_TMP/err")"
+		python3 - "$T_TMP/out" "$exp" <<'PY' || fail "$exp: JSON after a failure"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["failed_in"] == sys.argv[2].replace("-", "_"), d["failed_in"]
+assert d["error"] and not d["complete"] and not d["interrupted"]
+assert d["chase"]["complete"] and d["chase"]["points"]
+assert sys.argv[2].replace("-", "_") not in d
+PY
+	done
+else
+	echo "note: setpriv, prlimit or a binary nobody may run is missing: the failure JSON is not checked"
+fi
+
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
 # catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
 # SigCgt), so the signal tests the handling, not how fast it started up.

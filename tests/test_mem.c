@@ -282,6 +282,22 @@ static void test_plateaus(void)
 		T_EQ_I64(p[3].cache, LAT_MEM_MEMORY);
 		T_NEAR(p[3].level, 140, 1);
 	}
+	/* a step of less than LAT_MEM_DRAM_JUMP after the L3 (7 -> 13 ns) is
+	 * not memory: unnamed, and the 140 ns after it is DRAM */
+	for (int i = 0; i < n; i++) {
+		uint64_t b = s[i];
+
+		y[i] = b <= (32u << 10) ? 1.1 : b <= (1u << 20) ? 3.8
+		       : b <= (2u << 20) ? 7 : b <= (8u << 20) ? 13 : 140;
+	}
+	np = lat_mem_plateaus(s, y, n, 0.25, 3, p, 16);
+	lat_mem_plateaus_name(p, np, s, &c, 4);
+	T_EQ_I64(np, 5);
+	if (np == 5) {
+		T_EQ_I64(p[2].cache, 2);
+		T_EQ_I64(p[3].cache, LAT_MEM_UNNAMED);
+		T_EQ_I64(p[4].cache, LAT_MEM_MEMORY);
+	}
 	/* flat: one plateau, no edge */
 	for (int i = 0; i < n; i++)
 		y[i] = 5;

@@ -251,6 +251,10 @@ double lat_mem_core_ghz(unsigned ms);
  * level (noise or a TLB step); a cache level is at least this much
  * slower than the one before it on every machine we know. */
 #define LAT_MEM_LEVEL_JUMP 1.5
+/* DRAM is at least this much slower than the last-level cache (10-20 ns
+ * against 60-150 ns on every machine we know): a smaller step past the
+ * last cache is that cache's tail, not memory. */
+#define LAT_MEM_DRAM_JUMP 3.0
 
 struct lat_mem_plateau {
 	int first, last;      /* indices into the curve, inclusive */
@@ -289,7 +293,9 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
  * cache (L1d), the next the next cache, and the one after the largest
  * cache is LAT_MEM_MEMORY; a plateau that starts more than one step past
  * the largest cache is LAT_MEM_MEMORY whatever its rank, and plateaus
- * beyond that are LAT_MEM_UNNAMED. Sets steps_off from each named
+ * beyond that are LAT_MEM_UNNAMED. Either way a candidate less than
+ * LAT_MEM_DRAM_JUMP above the plateau before it is LAT_MEM_UNNAMED, and
+ * the next one may be memory. Sets steps_off from each named
  * cache's edge (@steps sizes per doubling). No allocation.
  */
 void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
@@ -587,8 +593,9 @@ struct lat_mem_chase_sweep {
  * lat_mem_chase_analyse. @stop (may be NULL) is asked before each size.
  * Returns 0 (r->interrupted says whether @stop ended it), -EINVAL for
  * no or too many sizes, -ENOMEM or the mapping's -errno (r->done 0), or
- * a chase's error (r->failed is its size index). @r is large: static or
- * heap storage.
+ * a chase's error (r->failed is its size index; the r->done sizes before
+ * it are measured and analysed, a partial result). @r is large: static
+ * or heap storage.
  */
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			    const struct lat_clock_cal *cal, bool hugepages,

@@ -635,8 +635,8 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			rc = lat_mem_chase_size(&cfg, cal, &r->buf, NULL,
 						r->sizes[i], &r->pt[V_SEQ][i]);
 		if (rc) {
-			r->failed = i;
-			goto out;
+			r->failed = i; /* the sizes before it are analysed */
+			break;
 		}
 		r->done = i + 1;
 	}

@@ -133,8 +133,15 @@ void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			p[k].cache = LAT_MEM_UNNAMED;
 		} else if ((c->n && start > largest + step + 1e-9) ||
 			   rank == c->n) {
-			p[k].cache = LAT_MEM_MEMORY;
-			memory = true;
+			/* DRAM is far from any cache: a step of less than
+			 * LAT_MEM_DRAM_JUMP after the last one is that
+			 * cache's tail (TLB misses on top of its hits) */
+			bool far = k == 0 ||
+				   p[k].level >= p[k - 1].level *
+						 LAT_MEM_DRAM_JUMP;
+
+			p[k].cache = far ? LAT_MEM_MEMORY : LAT_MEM_UNNAMED;
+			memory = far;
 		} else {
 			p[k].cache = rank++;
 			if (p[k].edge >= 0)
