@@ -4,18 +4,20 @@
 # consistent; zero errors on a short run; each CPU's hot-thread time is
 # the counters' task-clock of the threads pinned there, exactly, with
 # what their CPU clocks say beyond it shown as switches x a per-switch
-# figure that multiplies out; the CPU clocks fit in the CPU's busy time;
-# without counters the row says it counts by the CPU clocks.
+# figure that multiplies out (--perf-counters: perf's task-clock); the
+# CPU clocks fit in the CPU's busy time; with the default counters (from
+# /proc, where "task-clock" is the CPU clock again) and without counters
+# the row says it counts by the CPU clocks.
 . "$(dirname "$0")/t_lib.sh"
 
-expect_exit 0 "$LATLAB" pipeline --events 30000
+expect_exit 0 "$LATLAB" pipeline --events 30000 --perf-counters
 cp "$T_TMP/out" "$T_TMP/out.txt"
 grep -q '^USE (utilization, saturation, errors):$' "$T_TMP/out" || fail "no USE section"
 for r in 'cpu[0-9]' q1 q2 aggregator samples memory; do
 	grep -Eq "^  $r.* U .* S .* E " "$T_TMP/out" || fail "no USE line for $r"
 done
 
-expect_exit 0 "$LATLAB" pipeline --events 30000 --json
+expect_exit 0 "$LATLAB" pipeline --events 30000 --perf-counters --json
 python3 - "$T_TMP/out" <<'PY' || fail "USE JSON is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -65,8 +67,9 @@ if grep 'CPU clocks' "$T_TMP/out.txt" | grep -Evq 'by task-clock; CPU clocks [-+
 	fail "a CPU line shows the switches badly: $(grep 'CPU clocks' "$T_TMP/out.txt")"
 fi
 
-expect_exit 0 "$LATLAB" pipeline --events 20000 --no-counters --json
-python3 - "$T_TMP/out" <<'PY' || fail "USE without counters is wrong"
+for opt in --no-counters ""; do
+expect_exit 0 "$LATLAB" pipeline --events 20000 $opt --json
+python3 - "$T_TMP/out" <<'PY' || fail "USE with '$opt' is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
 threads = d["placement"]["threads"]
@@ -78,4 +81,5 @@ for name, v in d["use"].items():
     assert u["hot_threads_on_cpu_ns"] == sum(t["on_cpu_ns"] for t in threads if "cpu%d" % t["cpu"] == name), u
     assert u["switching_ns"] is None and u["context_switches"] is None, u
 PY
+done
 done_

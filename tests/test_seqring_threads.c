@@ -1,7 +1,9 @@
 /*
  * Description: two threads move sequence-numbered elements through
  * lat_seqring rings (8 slots of 64 bytes, 4096 slots of 8 bytes, 2 slots
- * of 48 bytes, one starting next to 2^64) under every lat_wait strategy,
+ * of 48 bytes starting next to 2^64, 4 slots of 200 bytes: four lines,
+ * each with its own mark, so a consumer that took a half-written slot
+ * would show a torn element) under every lat_wait strategy,
  * with lat_seqring_wait_push/pop and the bare try_ operations mixed:
  * nothing lost, duplicated or reordered, every byte as sent. Then a stop
  * flag ends a waiting pop only after everything sent before it arrived.
@@ -19,7 +21,7 @@
 #include "t_ring_elem.h"
 #include "t_test.h"
 
-#define MAX_ELEM 64
+#define MAX_ELEM 200
 
 static uint64_t n_elems = 200000;
 static struct lat_bench_place place;
@@ -187,6 +189,7 @@ int main(int argc, char **argv)
 		test_transfer(8, 64, 0, kinds[k]);
 		test_transfer(4096, 8, 0, kinds[k]);
 		test_transfer(2, 48, UINT64_MAX - 7, kinds[k]);
+		test_transfer(4, 200, UINT64_MAX - 2, kinds[k]);
 		test_stop(kinds[k]);
 	}
 	T_DONE();
