@@ -46,11 +46,11 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->cal, stop_on_signal,
 				    NULL);
 	if (rc && m.failed >= 0)
-		cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu %d failed: %s",
+		mem_fail(j, "c2c", "hand-off cpu %d <-> cpu %d failed: %s",
 			 m.pair[m.failed].a, m.pair[m.failed].b,
 			 lat_strerror(rc));
 	if (rc)
-		cli_fail(MEM_CMD, "%s", lat_strerror(rc));
+		mem_fail(j, "c2c", "%s", lat_strerror(rc));
 	if (j)
 		lat_mem_c2c_json(j, &m);
 	else
@@ -60,6 +60,27 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 
 /* ---------------------------------------------------------------- */
 /* false sharing                                                     */
+
+/* Whether --rt got the two-CPU runs SCHED_FIFO (names the flag). */
+static void fifo_line(const struct lat_mem_share_sweep *s)
+{
+	unsigned fifo = 0, runs = 0;
+
+	for (int l = 0; l < 3; l++) {
+		fifo += s->cell[0][l].fifo_runs;
+		runs += s->cell[0][l].n;
+	}
+	if (s->placements == 2 && !s->rt)
+		printf("two CPUs: normal priority (add --rt for SCHED_FIFO): "
+		       "on a loaded machine the two threads may seldom run at "
+		       "once and the line seldom moves\n");
+	else if (s->placements == 2)
+		printf("two CPUs: --rt asked for SCHED_FIFO: %u of %u runs "
+		       "got it%s\n", fifo, runs, fifo == runs
+		       ? " (other processes could not take the CPUs)"
+		       : "; the kernel refused the others (root or "
+			 "CAP_SYS_NICE needed): they ran at normal priority");
+}
 
 bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	       struct lat_json *j)
@@ -75,14 +96,17 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	rc = lat_mem_share_sweep_run(&s, &env->topo, &env->cal,
 				     stop_on_signal, NULL);
 	if (rc == -ENOMEM)
-		cli_fail(MEM_CMD, "out of memory");
+		mem_fail(j, "false_sharing", "out of memory");
 	if (rc)
-		cli_fail(MEM_CMD, "false-sharing run failed: %s",
+		mem_fail(j, "false_sharing", "false-sharing run failed: %s",
 			 lat_strerror(rc));
-	if (j)
+	if (j) {
 		lat_mem_share_json(j, &s);
-	else
+	} else {
 		lat_mem_share_print(stdout, &s);
+		fifo_line(&s);
+		say(s.verdict);
+	}
 	lat_mem_share_sweep_release(&s);
 	return s.complete;
 }
@@ -135,7 +159,8 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 					  3) ||
 			    lat_hist_init(&cell[t][k].wh, 1, INT64_C(1) << 42,
 					  3))
-				cli_fail(MEM_CMD, "out of memory");
+				mem_fail(j, "read_mostly",
+					 "out of memory");
 		}
 	for (unsigned r = 0; r < rounds && done; r++)
 		for (int t = 0; t < o->n_threads && done; t++)
@@ -158,9 +183,9 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 				}
 				rc = lat_mem_rm_run(&cfg, &c->rh, &c->wh, &res);
 				if (rc)
-					cli_fail(MEM_CMD, "read-mostly run "
-						     "failed: %s",
-						     lat_strerror(rc));
+					mem_fail(j, "read_mostly",
+						 "read-mostly run failed: %s",
+						 lat_strerror(rc));
 				c->reads += res.reads;
 				c->writes += res.writes;
 				c->torn += res.torn;

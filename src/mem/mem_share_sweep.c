@@ -267,6 +267,7 @@ void lat_mem_share_json(struct lat_json *j, const struct lat_mem_share_sweep *s)
 					c->rate_st.median);
 			lat_json_int(j, "rounds", c->n);
 			lat_json_bool(j, "exact", c->exact);
+			lat_json_bool(j, "fifo_asked", !pl && s->rt);
 			lat_json_int(j, "fifo_runs", c->fifo_runs);
 			lat_json_obj_end(j);
 		}
@@ -336,15 +337,4 @@ void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s)
 				     lat_fmt_ns(d, sizeof(d), c->mean_st.max),
 				     c->exact ? "" : "  COUNTS LOST");
 		}
-	if (s->placements == 2)
-		fprintf(out, "two CPUs: %u of %u runs at SCHED_FIFO (other "
-			     "processes could not take the CPUs)%s\n",
-			     s->cell[0][0].fifo_runs + s->cell[0][1].fifo_runs +
-			     s->cell[0][2].fifo_runs, s->cell[0][0].n +
-			     s->cell[0][1].n + s->cell[0][2].n,
-			     s->cell[0][0].fifo_runs ? "" : "; without it, on a "
-			     "loaded machine the two threads may seldom run "
-			     "at once and the line seldom moves");
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, s->verdict, 5);
 }
