@@ -627,8 +627,9 @@ int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r);
 
 /*
  * Write the run's percentile spectrum as a standalone SVG to @out: one
- * line per delta, e2e in black (lat_svg_percentiles). Returns 0, -EINVAL,
- * -EIO.
+ * line per delta, e2e in black (lat_svg_percentiles); an interrupted
+ * run's chart says so in red under its title, with the events it got
+ * through. Returns 0, -EINVAL, -EIO.
  */
 int lat_pipe_write_svg(FILE *out, const struct lat_pipe_result *r);
 
