@@ -44,7 +44,10 @@ void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 		if (w->who[i].pid == pid) {
 			w->who[i].count += count;
 			w->who[i].ns += ns;
-			copy_comm(w->who[i].comm, comm); /* latest name */
+			/* latest name; compared first, as the name rarely
+			 * changes and this runs for every switch */
+			if (strncmp(w->who[i].comm, comm, 15))
+				copy_comm(w->who[i].comm, comm);
 			return;
 		}
 	}

@@ -44,6 +44,21 @@ static __always_inline void submit(struct lat_sched_ev *ev)
 						    : BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * The filter runs on every context switch of the machine, so it is kept
+ * to plain loads where it can be: the followed processes and the watched
+ * CPUs are fixed before the programs load (read-only data, set by the
+ * loader); only the followed TIDs, which can be added while the probe
+ * runs, are a hash map, looked up only when it is not empty. (Four hash
+ * lookups per switch made the filter most of the program's time.)
+ */
+const volatile __u32 n_tgids = 0;
+const volatile __u32 tgid_list[LAT_SCHED_MAX_TGIDS] = {};
+const volatile __u8 cpu_on[LAT_SCHED_MAX_CPUS] = {};
+
+/* Set by the loader once the first TID is in the map. */
+__u32 tids_any = 0;
+
 /* Followed threads: tid -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -51,22 +66,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tids SEC(".maps");
-
-/* Followed processes (every thread, including ones created later): tgid -> 1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LAT_SCHED_MAX_TGIDS);
-	__type(key, __u32);
-	__type(value, __u8);
-} tgids SEC(".maps");
-
-/* Watched CPUs: cpu -> 1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, LAT_SCHED_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u8);
-} cpus SEC(".maps");
 
 /* Records the ring buffer had no room for, per CPU: never silent. */
 struct {
@@ -87,17 +86,23 @@ struct {
 
 static __always_inline int followed(__u32 pid, __u32 tgid)
 {
+	__u32 i;
+
 	if (pid == 0)
 		return 0; /* the idle task is never ours */
-	return bpf_map_lookup_elem(&tids, &pid) ||
-	       bpf_map_lookup_elem(&tgids, &tgid);
+#pragma unroll
+	for (i = 0; i < LAT_SCHED_MAX_TGIDS; i++) {
+		if (i >= n_tgids)
+			break;
+		if (tgid_list[i] == tgid)
+			return 1;
+	}
+	return tids_any && bpf_map_lookup_elem(&tids, &pid);
 }
 
 static __always_inline int watched_cpu(__u32 cpu)
 {
-	__u8 *on = bpf_map_lookup_elem(&cpus, &cpu);
-
-	return on && *on;
+	return cpu < LAT_SCHED_MAX_CPUS && cpu_on[cpu];
 }
 
 /* A record stamped @ts (taken first: the reservation may spin on the
