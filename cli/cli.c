@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "latlab/fmt.h"
+#include "latlab/json.h"
 #include "out_file.h"
 
 bool cli_parse_only;
@@ -280,4 +281,29 @@ void cli_catch_stop_signals(void)
 int cli_stop_signal(void)
 {
 	return stop_signal;
+}
+
+bool cli_stop_requested(void *ctx)
+{
+	(void)ctx;
+	return stop_signal != 0;
+}
+
+bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s)
+{
+	(void)produced;
+	(void)elapsed_s;
+	return cli_stop_requested(ctx);
+}
+
+int cli_exit_status(void)
+{
+	return stop_signal ? 128 + stop_signal : CLI_EXIT_OK;
+}
+
+void cli_json_end(const char *cmd, struct lat_json *j)
+{
+	if (lat_json_finish(j))
+		cli_fail(cmd, "JSON output failed");
+	printf("\n");
 }

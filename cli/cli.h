@@ -112,6 +112,25 @@ void cli_catch_stop_signals(void);
 int cli_stop_signal(void);
 
 /*
+ * Stop callbacks for the library's long loops (lat_qsim_config.stop,
+ * lat_prof_sample_until, lat_pipe_stop_fn, ...): true once
+ * cli_catch_stop_signals() has seen SIGINT or SIGTERM.
+ */
+bool cli_stop_requested(void *ctx);
+bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s);
+
+/* What a command returns at its end: 0, or 128 + the signal that stopped
+ * it (its partial results printed). */
+int cli_exit_status(void);
+
+/*
+ * End a --json document begun with lat_json_init(&j, stdout): finish it
+ * and write the blank line after it; exit 1 if it is not well formed.
+ */
+struct lat_json;
+void cli_json_end(const char *cmd, struct lat_json *j);
+
+/*
  * The names before the cli_ prefix (the library owns lat_), kept so a
  * command file written against them still builds; new code uses cli_.
  */

@@ -19,7 +19,6 @@
 
 #define CMD "co"
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
-#define CO_HIST_MAX 3600000000000ll
 
 static const char usage[] =
 "latlab co: make the benchmark lie (coordinated omission)\n"
@@ -66,13 +65,6 @@ struct co_opts {
 	const char *svg;
 };
 
-struct mode_row {
-	const char *key;
-	const char *label;
-	struct lat_hist *h;
-	int64_t p50, p99, p999, max;
-};
-
 enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
 
 static const struct option options[] = {
@@ -89,7 +81,7 @@ static const struct option options[] = {
 
 static void parse(int argc, char **argv, struct co_opts *o)
 {
-		int c;
+	int c;
 
 	while ((c = cli_getopt(argc, argv, ":n:r:s:S:c:", options)) != -1) {
 		switch (c) {
@@ -154,27 +146,20 @@ static void parse(int argc, char **argv, struct co_opts *o)
 					    1e9);
 }
 
-static void fill_row(struct mode_row *m)
-{
-	m->p50 = lat_hist_value_at_percentile(m->h, 50);
-	m->p99 = lat_hist_value_at_percentile(m->h, 99);
-	m->p999 = lat_hist_value_at_percentile(m->h, 99.9);
-	m->max = lat_hist_max(m->h);
-}
-
 /* The sentence under the table: lat_co_judge's finding, in words. */
 static void verdict(char *buf, size_t len, const struct co_opts *o,
-		    const struct mode_row *closed, const struct mode_row *corr,
-		    const struct mode_row *open,
-		    const struct lat_co_closed_stats *st,
-		    const struct lat_co_verdict *v)
+		    const struct lat_co_report *r)
 {
+	const struct lat_co_closed_stats *st = &r->st;
+	const struct lat_co_verdict *v = &r->v;
+	const struct lat_hist *closed = &r->h[LAT_CO_CLOSED];
+	const struct lat_hist *open = &r->h[LAT_CO_OPEN];
 	char cq[LAT_FMT_LEN], op99[LAT_FMT_LEN], cr99[LAT_FMT_LEN];
 	char stall[LAT_FMT_LEN], late[LAT_FMT_LEN], cmax[LAT_FMT_LEN];
 	char omax[LAT_FMT_LEN], maxes[200];
 
-	lat_fmt_ns(cmax, sizeof(cmax), (double)closed->max);
-	lat_fmt_ns(omax, sizeof(omax), (double)open->max);
+	lat_fmt_ns(cmax, sizeof(cmax), (double)lat_hist_max(closed));
+	lat_fmt_ns(omax, sizeof(omax), (double)lat_hist_max(open));
 	if (v->max_agrees)
 		snprintf(maxes, sizeof(maxes), "The max is the stalled "
 			 "request itself, so every mode agrees on it (%s vs "
@@ -185,8 +170,10 @@ static void verdict(char *buf, size_t len, const struct co_opts *o,
 			 "exceeds the closed one (%s): requests queued behind "
 			 "the stall also waited out other delays.", omax,
 			 cmax);
-	lat_fmt_ns(op99, sizeof(op99), (double)open->p99);
-	lat_fmt_ns(cr99, sizeof(cr99), (double)corr->p99);
+	lat_fmt_ns(op99, sizeof(op99),
+		   (double)lat_hist_value_at_percentile(open, 99));
+	lat_fmt_ns(cr99, sizeof(cr99), (double)lat_hist_value_at_percentile(
+					       &r->h[LAT_CO_CORRECTED], 99));
 	lat_fmt_ns(stall, sizeof(stall), o->cfg.stall_ns);
 	lat_fmt_ns(late, sizeof(late), (double)st->max_send_delay_ns);
 	switch (v->finding) {
@@ -212,7 +199,8 @@ static void verdict(char *buf, size_t len, const struct co_opts *o,
 			 v->held_back, o->cfg.requests);
 		break;
 	case LAT_CO_TAIL_FILLED:
-		lat_fmt_ns(cq, sizeof(cq), (double)closed->p99);
+		lat_fmt_ns(cq, sizeof(cq),
+			   (double)lat_hist_value_at_percentile(closed, 99));
 		snprintf(buf, len,
 			 "Here even the closed loop's p99 (%s) is near the "
 			 "open loop's (%s): with %" PRIu64 " requests the "
@@ -224,12 +212,6 @@ static void verdict(char *buf, size_t len, const struct co_opts *o,
 	}
 }
 
-/* Share of the run's wall time the service thread was on a CPU. */
-static double cpu_share(const struct lat_co_closed_stats *st)
-{
-	return st->wall_ns ? (double)st->cpu_ns / (double)st->wall_ns : 0;
-}
-
 /* The line about other load, when it mattered. */
 static void load_note(char *buf, size_t len, const struct co_opts *o,
 		      const struct lat_co_closed_stats *st)
@@ -239,91 +221,11 @@ static void load_note(char *buf, size_t len, const struct co_opts *o,
 		snprintf(buf, len, "Times are the service thread's CPU time "
 			 "(--clock cpu): preemption by other load is not in "
 			 "them; the injected stall is the only one.");
-	else if (cpu_share(st) < 0.9)
+	else if (lat_co_cpu_share(st) < 0.9)
 		snprintf(buf, len, "The service thread had a CPU for only "
 			 "%.0f%% of the run: other load preempted it, and "
 			 "every mode includes those delays (--clock cpu "
-			 "leaves them out).", 100 * cpu_share(st));
-}
-
-/* Print @ns with its unit, padded to @width columns (µ is 2 bytes). */
-static void print_ns(const char *name, int64_t ns, int width)
-{
-	char buf[LAT_FMT_LEN];
-
-	printf(" %s ", name);
-	lat_fmt_pad_left(stdout, lat_fmt_ns(buf, sizeof(buf), (double)ns),
-			 width);
-}
-
-static void print_row(const struct mode_row *m)
-{
-	printf("%-17s n=%-7" PRId64, m->label, m->h->total_count);
-	print_ns("p50", m->p50, 9);
-	print_ns("p99", m->p99, 9);
-	print_ns("p99.9", m->p999, 9);
-	print_ns("max", m->max, 0);
-	printf("\n");
-}
-
-static void print_json(const struct co_opts *o, const struct mode_row *rows,
-		       const struct lat_co_closed_stats *st,
-		       const struct lat_clock_cal *cal, const char *text,
-		       const struct lat_co_verdict *v)
-{
-	struct lat_json j;
-
-	lat_json_init(&j, stdout);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_obj_begin(&j, "config");
-	lat_json_uint(&j, "requests", o->cfg.requests);
-	lat_json_double(&j, "rate_per_s", o->cfg.rate_per_s);
-	lat_json_double(&j, "service_ns", o->cfg.service_ns);
-	lat_json_double(&j, "stall_ns", o->cfg.stall_ns);
-	lat_json_uint(&j, "stall_at", o->cfg.stall_at);
-	lat_json_str(&j, "clock", o->cfg.clock == LAT_CO_CPU ? "cpu" : "wall");
-	lat_json_double(&j, "cycles_per_ns", cal->cycles_per_ns);
-	lat_json_obj_end(&j);
-	lat_json_obj_begin(&j, "modes");
-	for (int i = 0; i < 3; i++) {
-		lat_json_obj_begin(&j, rows[i].key);
-		lat_json_int(&j, "n", rows[i].h->total_count);
-		lat_json_int(&j, "over_range", rows[i].h->overflow_count);
-		lat_json_int(&j, "p50_ns", rows[i].p50);
-		lat_json_int(&j, "p99_ns", rows[i].p99);
-		lat_json_int(&j, "p999_ns", rows[i].p999);
-		lat_json_int(&j, "max_ns", rows[i].max);
-		lat_json_obj_end(&j);
-	}
-	lat_json_obj_end(&j);
-	/* false when interrupted: the counts are of the requests done */
-	lat_json_bool(&j, "complete", st->done == o->cfg.requests);
-	lat_json_uint(&j, "requests_done", st->done);
-	lat_json_uint(&j, "closed_sent_late", st->sent_late);
-	lat_json_uint(&j, "closed_max_send_delay_ns", st->max_send_delay_ns);
-	lat_json_uint(&j, "wall_ns", st->wall_ns);
-	lat_json_uint(&j, "cpu_ns", st->cpu_ns);
-	lat_json_double(&j, "cpu_share", cpu_share(st));
-	lat_json_str(&j, "verdict", text);
-	lat_json_obj_begin(&j, "finding");
-	lat_json_str(&j, "kind", lat_co_finding_name(v->finding));
-	lat_json_double_if(&j, "healthy_pct", v->finding == LAT_CO_OMISSION,
-			   v->healthy_pct);
-	lat_json_double_if(&j, "healthy_ns", v->finding == LAT_CO_OMISSION,
-			   (double)v->healthy_ns);
-	lat_json_double(&j, "held_back", v->held_back);
-	lat_json_bool(&j, "max_agrees", v->max_agrees);
-	lat_json_obj_end(&j);
-	lat_json_obj_end(&j);
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "internal error writing JSON");
-}
-
-/* lat_co_config.stop: Ctrl-C or SIGTERM ends the run where it is. */
-static bool stop_now(void *ctx)
-{
-	(void)ctx;
-	return cli_stop_signal() != 0;
+			 "leaves them out).", 100 * lat_co_cpu_share(st));
 }
 
 static int co_main(int argc, char **argv)
@@ -332,30 +234,18 @@ static int co_main(int argc, char **argv)
 		.cfg = { .requests = 10000, .rate_per_s = 10000,
 			 .service_ns = 20e3, .stall_ns = 50e6 },
 	};
-	struct lat_hist h[3];
-	struct mode_row rows[3] = {
-		{ .key = "closed", .label = "closed loop", .h = &h[0] },
-		{ .key = "open", .label = "open loop", .h = &h[1] },
-		{ .key = "corrected", .label = "closed, corrected", .h = &h[2] },
-	};
-	struct lat_co_closed_stats st;
-	struct lat_co_verdict v;
-	struct lat_clock_cal cal;
-	char text[768], svc[LAT_FMT_LEN], stall[LAT_FMT_LEN];
-	char rate[LAT_FMT_LEN], note[256];
+	static struct lat_co_report r;
+	char text[768], note[256];
 	int rc;
 
 	parse(argc, argv, &o);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
-	o.cfg.stop = stop_now;
-	for (int i = 0; i < 3; i++)
-		if (lat_hist_init(&h[i], 1, CO_HIST_MAX,
-				  LAT_HIST_DEFAULT_SIG_FIGS))
-			cli_fail(CMD, "cannot allocate histograms");
-	memset(&cal, 0, sizeof(cal));
-	rc = o.cfg.clock == LAT_CO_WALL ? lat_clock_calibrate(&cal, 100) : 0;
+	o.cfg.stop = cli_stop_requested;
+	rc = lat_co_report_init(&r, &o.cfg);
+	if (rc == -ENOMEM)
+		cli_fail(CMD, "cannot allocate histograms");
 	if (rc)
 		cli_fail(CMD, "cannot calibrate the cycle clock: %s",
 			     lat_strerror(rc));
@@ -363,49 +253,45 @@ static int co_main(int argc, char **argv)
 		o.cfg.requests,
 		(double)o.cfg.requests / o.cfg.rate_per_s +
 			o.cfg.stall_ns / 1e9);
-	rc = lat_co_run(&o.cfg, &cal, &h[0], &h[2], &h[1], &st);
+	rc = lat_co_report_run(&r);
 	if (rc && rc != -EINTR)
 		cli_fail(CMD, "run failed: %s", lat_strerror(rc));
 	if (rc == -EINTR)
 		fprintf(stderr, "latlab co: interrupted by %s after %" PRIu64
 			" of %" PRIu64 " requests: the results are of those\n",
 			cli_stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
-			st.done, o.cfg.requests);
-	for (int i = 0; i < 3; i++) {
-		if (h[i].overflow_count)
+			r.st.done, o.cfg.requests);
+	for (int i = 0; i < LAT_CO_MODES; i++)
+		if (r.h[i].overflow_count)
 			cli_fail(CMD, "%" PRId64 " latencies beyond the "
 				     "histogram's range (1 ns..1 h)",
-				     h[i].overflow_count);
-		fill_row(&rows[i]);
-	}
-	lat_co_judge(&o.cfg, &h[0], &h[1], &v);
-	verdict(text, sizeof(text), &o, &rows[0], &rows[2], &rows[1], &st, &v);
+				     r.h[i].overflow_count);
+	verdict(text, sizeof(text), &o, &r);
 	if (o.json) {
-		print_json(&o, rows, &st, &cal, text, &v);
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_co_json(&j, &r, text);
+		if (lat_json_finish(&j))
+			cli_fail(CMD, "internal error writing JSON");
 	} else {
-		lat_fmt_ns(svc, sizeof(svc), o.cfg.service_ns);
-		lat_fmt_ns(stall, sizeof(stall), o.cfg.stall_ns);
-		lat_fmt_rate(rate, sizeof(rate), o.cfg.rate_per_s);
-		printf("%" PRIu64 " requests at %s, %s of work each, one %s "
-		       "stall at request %" PRIu64 "\n\n", o.cfg.requests,
-		       rate, svc, stall, o.cfg.stall_at);
-		for (int i = 0; i < 3; i++)
-			print_row(&rows[i]);
+		lat_co_print(stdout, &r);
 		printf("\n");
 		lat_fmt_paragraph(stdout, text, 0);
-		load_note(note, sizeof(note), &o, &st);
+		load_note(note, sizeof(note), &o, &r.st);
 		if (note[0])
 			lat_fmt_paragraph(stdout, note, 0);
 	}
 	if (o.svg) {
 		FILE *f = cli_out_open(CMD, o.svg);
 
-		cli_out_close(CMD, o.svg, f, lat_co_write_svg(f, &o.cfg, &h[0],
-							      &h[2], &h[1]));
+		cli_out_close(CMD, o.svg, f,
+			      lat_co_write_svg(f, &o.cfg, &r.h[LAT_CO_CLOSED],
+					       &r.h[LAT_CO_CORRECTED],
+					       &r.h[LAT_CO_OPEN]));
 	}
-	for (int i = 0; i < 3; i++)
-		lat_hist_destroy(&h[i]);
-	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
+	lat_co_report_release(&r);
+	return cli_exit_status();
 }
 
 const struct cli_cmd cli_cmd_co = {

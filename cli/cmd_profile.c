@@ -17,7 +17,6 @@
 #include "latlab/json.h"
 #include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
-#include "profile.h"
 
 static const char usage[] =
 "latlab profile: where the time goes, as folded stacks and flame graphs\n"
@@ -343,39 +342,6 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
-/* The frames whose share changed, for --diff --json: what the colours say. */
-static void diff_json(const struct lat_prof_folded *b,
-		      const struct lat_prof_folded *a)
-{
-	struct lat_prof_change *c;
-	struct lat_json j;
-	size_t n;
-	int rc = lat_prof_diff_changes(b, a, &c, &n);
-
-	if (rc)
-		cli_fail(CMD, "comparing: %s", lat_strerror(rc));
-	lat_json_init(&j, stdout);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_uint(&j, "before_total", b->total);
-	lat_json_uint(&j, "after_total", a->total);
-	lat_json_uint(&j, "before_stacks", b->n);
-	lat_json_uint(&j, "after_stacks", a->n);
-	lat_json_arr_begin(&j, "changed");
-	for (size_t i = 0; i < n; i++) {
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "frames", c[i].frames);
-		lat_json_double(&j, "before_share", c[i].before_share);
-		lat_json_double(&j, "after_share", c[i].after_share);
-		lat_json_obj_end(&j);
-	}
-	lat_json_arr_end(&j);
-	lat_json_obj_end(&j);
-	lat_prof_changes_free(c, n);
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "JSON output failed");
-	printf("\n");
-}
-
 static int run_diff(const struct profile_opts *o)
 {
 	struct lat_prof_folded b, a;
@@ -396,8 +362,15 @@ static int run_diff(const struct profile_opts *o)
 	out = open_out(o->svg ? o->svg : "-", "the SVG");
 	rc = lat_prof_svg_write_diff(&b, &a, &so, out);
 	close_out(out, o->svg ? o->svg : "-", rc);
-	if (o->json)
-		diff_json(&b, &a);
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		rc = lat_prof_diff_json(&j, &b, &a);
+		if (rc)
+			cli_fail(CMD, "comparing: %s", lat_strerror(rc));
+		cli_json_end(CMD, &j);
+	}
 	lat_prof_folded_release(&b);
 	lat_prof_folded_release(&a);
 	return CLI_EXIT_OK;
@@ -453,38 +426,11 @@ static void write_graph(const struct profile_opts *o, FILE *f,
 			const char *path, const struct lat_prof_folded *fo,
 			bool off, pid_t pid, const struct lat_prof_stats *st)
 {
-	struct lat_prof_svg_opts so = {
-		.title = o->title ? o->title : off ? "Off-CPU flame graph" :
-			 "On-CPU flame graph",
-		.palette = off ? LAT_PROF_COLD : LAT_PROF_HOT,
-		.unit = off ? "ns" : "samples",
-	};
-	char sub[256];
+	char what[32];
 
-	if (off)
-		snprintf(sub, sizeof(sub), "pid %d, time off CPU (eBPF "
-			 "sched_switch), %.3f s in all, %" PRIu64 " dropped",
-			 (int)pid, st->offcpu_ns / 1e9, st->offcpu_dropped);
-	else
-		snprintf(sub, sizeof(sub), "pid %d, %.0f Hz %s, %" PRIu64
-			 " samples, %" PRIu64 " lost%s", (int)pid, st->freq_hz,
-			 st->hardware ? "cycles" : "cpu-clock", st->samples,
-			 st->lost, st->kernel ? "" : ", user frames only");
-	so.subtitle = sub;
-	/* an empty profile still gets a file, with one honest frame */
-	if (!fo->total) {
-		struct lat_prof_folded none;
-		int rc;
-
-		lat_prof_folded_init(&none);
-		lat_prof_folded_add(&none, off ? "no time off CPU"
-					       : "no samples", 1);
-		rc = lat_prof_svg_write(&none, &so, f);
-		lat_prof_folded_release(&none);
-		close_out(f, path, rc);
-		return;
-	}
-	close_out(f, path, lat_prof_svg_write(fo, &so, f));
+	snprintf(what, sizeof(what), "pid %d", (int)pid);
+	close_out(f, path, lat_prof_svg_write_run(fo, st, off, what, o->title,
+						  f));
 }
 
 /*
@@ -523,9 +469,7 @@ static void print_json(pid_t pid, const struct lat_prof_stats *st,
 	rc = lat_prof_json(&j, pid, st, on, off, offcpu, wall_s);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "JSON output failed");
-	printf("\n");
+	cli_json_end(CMD, &j);
 }
 
 static int run_sample(const struct profile_opts *o)
@@ -552,7 +496,7 @@ static int run_sample(const struct profile_opts *o)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	cli_catch_stop_signals();
 	if (o->cmd)
-		rc = cli_profile_spawn(p, o->cmd, &pid);
+		rc = lat_prof_spawn(p, o->cmd, &pid);
 	else
 		rc = lat_prof_attach_pid(p, pid, false);
 	if (rc)
@@ -565,8 +509,9 @@ static int run_sample(const struct profile_opts *o)
 			"stops and writes what was sampled)\n", (int)pid);
 	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
-		rc = cli_profile_loop(p, pid, o->cmd != NULL, o->duration_ns,
-				      &status);
+		rc = lat_prof_sample_until(p, pid, o->cmd != NULL,
+					   o->duration_ns, cli_stop_requested,
+					   NULL, &status);
 	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
@@ -631,11 +576,45 @@ static int run_render(const struct profile_opts *o)
 		lat_json_uint(&j, "total", f.total);
 		lat_json_uint(&j, "stacks", f.n);
 		lat_json_obj_end(&j);
-		if (lat_json_finish(&j))
-			cli_fail(CMD, "JSON output failed");
-		printf("\n");
+		cli_json_end(CMD, &j);
 	}
 	lat_prof_folded_release(&f);
+	return CLI_EXIT_OK;
+}
+
+/* --overhead: the pipeline unprofiled and at 99, 999 and 9999 Hz. */
+static int run_overhead(const struct profile_opts *o)
+{
+	struct lat_prof_overhead_config c;
+	struct lat_prof_overhead_row rows[LAT_PROF_OVERHEAD_MAX_RATES];
+	bool over = false;
+	int rc;
+
+	lat_prof_overhead_config_init(&c);
+	if (o->events)
+		c.pipe.events = o->events;
+	if (o->rounds)
+		c.rounds = o->rounds;
+	rc = lat_pipe_autoplace(&c.pipe, false, &over);
+	if (rc)
+		cli_fail(CMD, "placing the pipeline: %s", lat_strerror(rc));
+	c.stop = cli_pipe_stop;
+	cli_catch_stop_signals();
+	rc = lat_prof_overhead_run(&c, rows);
+	if (rc && rc != -EINTR)
+		cli_fail(CMD, "--overhead: %s", lat_strerror(rc));
+	if (o->json) {
+		struct lat_json j;
+
+		lat_json_init(&j, stdout);
+		lat_prof_overhead_json(&j, &c, rows, over);
+		cli_json_end(CMD, &j);
+	} else {
+		printf("latlab profile --overhead: ");
+		lat_prof_overhead_print(stdout, &c, rows, over);
+	}
+	if (cli_stop_signal())
+		return 128 + cli_stop_signal();
 	return CLI_EXIT_OK;
 }
 
@@ -647,7 +626,7 @@ static int profile_main(int argc, char **argv)
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	if (o.overhead)
-		return cli_profile_overhead(o.events, o.rounds, o.json);
+		return run_overhead(&o);
 	if (o.render)
 		return run_render(&o);
 	if (o.diff_before)

@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,13 +52,5 @@ void cli_profile_self_end(const char *cmd, struct lat_prof_self *s,
 	lat_prof_free(p);
 	if (rc)
 		cli_fail(cmd, "--profile '%s': %s", dir, lat_strerror(rc));
-	fprintf(stderr, "profile: %s/oncpu.svg (%" PRIu64 " samples at %.0f "
-		"Hz, %" PRIu64 " lost, kernel frames %s)", dir, st.samples,
-		st.freq_hz, st.lost, st.kernel ? "yes" : "no");
-	if (st.offcpu)
-		fprintf(stderr, ", %s/offcpu.svg (%.3f s off CPU, %" PRIu64
-			" dropped)\n", dir, st.offcpu_ns / 1e9,
-			st.offcpu_dropped);
-	else
-		fprintf(stderr, "; off CPU %s\n", st.offcpu_note);
+	lat_prof_print_dir(stderr, dir, &st);
 }

@@ -3,14 +3,18 @@
  * ratios, < 1 ns / < 1 ppm over an hour for any ratio, both directions),
  * argument checks, and calibration plausibility against
  * CLOCK_MONOTONIC_RAW (a 0.1 % bound on 100 ms: a sanity check of the
- * fit, not a timing assertion).
+ * fit, not a timing assertion), and the clock report as data and text.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "latlab/clock.h"
+#include "latlab/json.h"
 #include "t_test.h"
 
 /* The ratios the design names: 1 GHz, EPYC here, 3 GHz, aarch64 24 MHz. */
@@ -206,8 +210,55 @@ static void test_clock_checks(void)
 	T_CHECK(isfinite(d.ppm));
 }
 
+static bool stop_now(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/*
+ * The report latlab clock prints, through the public API: a stopped run
+ * says so as data (the DRIFT_SHORT bit, 1000 pairs measured of the 5000
+ * asked), its sentence carries the numbers, and both printers write
+ * what the data holds.
+ */
+static void test_clock_report(void)
+{
+	static struct lat_clock_report r;
+	char buf[160], *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	struct lat_json j;
+	FILE *f;
+
+	T_EQ_I64(lat_clock_report_calibrate(&r, 10), 0);
+	T_EQ_I64(r.calib_ms, 10);
+	T_CHECK(r.cal.use.cycles_per_ns > 0);
+	T_EQ_I64(lat_clock_report_measure(&r, 0.01, 5000, stop_now, NULL), 0);
+	T_CHECK(r.warnings & LAT_CLOCK_WARN_DRIFT_SHORT);
+	T_EQ_I64(r.pairs, 5000);
+	T_EQ_I64(r.costs[LAT_CLOCK_READ_RAW].pairs, 1000);
+	T_CHECK(strstr(lat_clock_warning_text(&r, LAT_CLOCK_WARN_DRIFT_SHORT,
+					      buf, sizeof(buf)),
+		       "not the 0.01 s asked") != NULL);
+	f = open_memstream(&text, &tlen);
+	lat_clock_report_print(f, &r);
+	fclose(f);
+	T_CHECK(strstr(text, "from 5000 back-to-back pairs") != NULL);
+	T_CHECK(strstr(text, "warning: interrupted") != NULL);
+	f = open_memstream(&json, &jlen);
+	lat_json_init(&j, f);
+	lat_clock_report_json(&j, &r);
+	T_EQ_I64(lat_json_finish(&j), 0);
+	fclose(f);
+	T_CHECK(strstr(json, "\"calib_ms\":10,") != NULL);
+	T_CHECK(strstr(json, "\"interrupted: the drift") != NULL);
+	free(text);
+	free(json);
+}
+
 int main(void)
 {
+	test_clock_report();
 	test_clock_checks();
 	test_exact_ratios();
 	test_any_ratio();

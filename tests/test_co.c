@@ -5,13 +5,17 @@
  * histograms; the correction adds the missed samples (corrected count >
  * closed count); the stall shows in the closed, corrected and open maxima
  * (lower bounds the busy work guarantees), and the closed-loop client
- * sent late after it; the SVG is one document.
+ * sent late after it; the SVG is one document; the report (lat_co_report_*)
+ * counts every request and both its printers show them.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "latlab/co.h"
+#include "latlab/json.h"
 #include "t_test.h"
 
 #define STALL_NS 2e6
@@ -85,9 +89,53 @@ static void test_run(void)
 	lat_hist_destroy(&open);
 }
 
+/*
+ * The report latlab co prints, through the public API: every request in
+ * each mode, the finding judged, and both printers showing the counts.
+ */
+static void test_report(void)
+{
+	struct lat_co_config c = { .requests = 200, .rate_per_s = 10000,
+				   .service_ns = 10e3, .stall_at = 100,
+				   .stall_ns = STALL_NS, .clock = LAT_CO_CPU };
+	static struct lat_co_report r;
+	char *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	struct lat_json j;
+	FILE *f;
+
+	c.requests = 0;
+	T_EQ_I64(lat_co_report_init(&r, &c), -EINVAL);
+	c.requests = 200;
+	T_EQ_I64(lat_co_report_init(&r, &c), 0);
+	T_EQ_I64(lat_co_report_run(&r), 0);
+	T_EQ_I64(r.st.done, 200);
+	T_EQ_I64(r.h[LAT_CO_CLOSED].total_count, 200);
+	T_EQ_I64(r.h[LAT_CO_OPEN].total_count, 200);
+	T_CHECK(r.h[LAT_CO_CORRECTED].total_count > 200);
+	T_CHECK(lat_co_cpu_share(&r.st) > 0);
+	f = open_memstream(&text, &tlen);
+	lat_co_print(f, &r);
+	fclose(f);
+	T_CHECK(strstr(text, "200 requests at") != NULL);
+	T_CHECK(strstr(text, "open loop         n=200 ") != NULL);
+	f = open_memstream(&json, &jlen);
+	lat_json_init(&j, f);
+	lat_co_json(&j, &r, NULL);
+	T_EQ_I64(lat_json_finish(&j), 0);
+	fclose(f);
+	T_CHECK(strstr(json, "\"complete\":true") != NULL);
+	T_CHECK(strstr(json, "\"verdict\":null") != NULL);
+	T_CHECK(strstr(json, lat_co_finding_name(r.v.finding)) != NULL);
+	free(text);
+	free(json);
+	lat_co_report_release(&r);
+}
+
 int main(void)
 {
 	test_config();
 	test_run();
+	test_report();
 	T_DONE();
 }

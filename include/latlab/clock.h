@@ -14,7 +14,9 @@
 #define LATLAB_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/common.h"
 
@@ -313,5 +315,77 @@ bool lat_clock_rdtscp_works(void);
  */
 int lat_clock_read_costs(const struct lat_clock_cal *cal, uint64_t pairs,
 			 struct lat_clock_cost *out);
+
+/* ------------------------------------------------------------------ */
+/* The whole check, as data and printers (what `latlab clock` prints)  */
+/* ------------------------------------------------------------------ */
+
+/* Calibrations the report makes (and shows). */
+#define LAT_CLOCK_REPORT_CALS 3
+
+/* What the report warns about, in the order it says it. */
+enum lat_clock_warn {
+	LAT_CLOCK_WARN_NOT_INVARIANT = 1, /* cycles are not time here */
+	LAT_CLOCK_WARN_UNSTABLE = 2,      /* calibrations > 100 ppm apart */
+	LAT_CLOCK_WARN_DRIFT_SHORT = 4,   /* stopped before drift_asked_s */
+	LAT_CLOCK_WARN_BACKWARDS = 8,     /* some read pairs went backwards */
+	LAT_CLOCK_WARN_LAST = LAT_CLOCK_WARN_BACKWARDS
+};
+
+struct lat_clock_report {
+	struct lat_clock_info info;
+	long cpus;                 /* online */
+	bool rdtscp_works;         /* lat_clock_rdtscp_works() */
+	unsigned calib_ms;         /* each calibration's length */
+	struct lat_clock_repeat cal;
+	double drift_asked_s;
+	struct lat_clock_drift drift;
+	uint64_t pairs;            /* read pairs asked per kind (1000 were
+				    * measured if the run was stopped) */
+	struct lat_clock_cost costs[LAT_CLOCK_READ_KINDS];
+	unsigned warnings;         /* enum lat_clock_warn bits */
+};
+
+/*
+ * The first half: clear @r, read lat_clock_info, the CPUs and whether
+ * rdtscp executes, and calibrate LAT_CLOCK_REPORT_CALS times @calib_ms
+ * each (lat_clock_calibrate_repeat's codes).
+ */
+int lat_clock_report_calibrate(struct lat_clock_report *r, unsigned calib_ms);
+
+/*
+ * The second half, with the calibration's ratio: the drift over
+ * @drift_s, then the cost of @pairs read pairs of each kind. A signal
+ * the caller handles ends the drift's sleep early; when @stop (may be
+ * NULL) then says so, the report warns that the interval was short and
+ * measures only 1000 pairs. Returns 0, -EINVAL or -ENOMEM.
+ */
+int lat_clock_report_measure(struct lat_clock_report *r, double drift_s,
+			     uint64_t pairs, bool (*stop)(void *ctx),
+			     void *ctx);
+
+/* The sentence for warning @w of @r (@buf holds it when it has numbers). */
+const char *lat_clock_warning_text(const struct lat_clock_report *r,
+				   enum lat_clock_warn w, char *buf,
+				   size_t len);
+
+/*
+ * The report for people on @out, from "<source> counter on <arch>, <n>
+ * CPUs": calibrations and their spread, drift, the cost of each read and
+ * the finest interval a stamp resolves, invariance, the clocksource,
+ * then "warning: ..." lines.
+ */
+void lat_clock_report_print(FILE *out, const struct lat_clock_report *r);
+
+/*
+ * The same facts as one JSON object into @j (the caller owns
+ * lat_json_init / lat_json_finish): arch, source, cpus, calib_ms,
+ * calibrations[], cycles_per_ns, calibration_spread_ppm/_stable, hw_hz
+ * (null when the hardware states none), drift{}, read_cost{<key>:{...}},
+ * invariant{}, clocksource, kernel_uses_counter, warnings[] (sentences).
+ */
+struct lat_json;
+void lat_clock_report_json(struct lat_json *j,
+			   const struct lat_clock_report *r);
 
 #endif

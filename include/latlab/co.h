@@ -27,7 +27,8 @@
  * Invariants:
  *  - Histograms record nanoseconds; every request is recorded (or counted
  *    in the histogram's overflow_count, which the caller must show).
- *  - Nothing prints; the runs block for about requests / rate + stall.
+ *  - The runs print nothing (the printers take a FILE *) and block for
+ *    about requests / rate + stall.
  */
 #ifndef LATLAB_CO_H
 #define LATLAB_CO_H
@@ -136,5 +137,60 @@ void lat_co_judge(const struct lat_co_config *cfg,
 
 /* "omission", "stall_too_short", "tail_filled": stable names for JSON. */
 const char *lat_co_finding_name(enum lat_co_finding f);
+
+/* ------------------------------------------------------------------ */
+/* One run and its report (what `latlab co` prints)                    */
+/* ------------------------------------------------------------------ */
+
+/* The three measurements, in the order the report shows them. */
+enum lat_co_mode { LAT_CO_CLOSED, LAT_CO_OPEN, LAT_CO_CORRECTED,
+		   LAT_CO_MODES };
+
+struct lat_co_report {
+	struct lat_co_config cfg;
+	struct lat_clock_cal cal;        /* LAT_CO_WALL: calibrated here */
+	struct lat_hist h[LAT_CO_MODES]; /* ns, 1 ns .. 1 h, 3 figures; a
+					  * value beyond is in its
+					  * overflow_count, to be shown */
+	struct lat_co_closed_stats st;
+	struct lat_co_verdict v;         /* lat_co_judge of the run */
+};
+
+/*
+ * Check @cfg (lat_co_config_check), make the three histograms and, in
+ * wall time, calibrate the cycle clock (100 ms). Returns 0, -EINVAL,
+ * -ENOMEM or the calibration's error (nothing to release then).
+ */
+int lat_co_report_init(struct lat_co_report *r,
+		       const struct lat_co_config *cfg);
+
+/*
+ * lat_co_run into @r's histograms, then lat_co_judge. Returns 0, or
+ * -EINTR when cfg.stop ended it (@r then holds the requests done, judged),
+ * or lat_co_run's error.
+ */
+int lat_co_report_run(struct lat_co_report *r);
+void lat_co_report_release(struct lat_co_report *r);
+
+/* Share of the run's wall time the service thread was on a CPU. */
+double lat_co_cpu_share(const struct lat_co_closed_stats *st);
+
+/*
+ * For people on @out: the run in one line, then one row per measurement
+ * (n, p50, p99, p99.9, max).
+ */
+void lat_co_print(FILE *out, const struct lat_co_report *r);
+
+/*
+ * The same facts as one JSON object into @j (the caller owns
+ * lat_json_init / lat_json_finish): config{}, modes{closed, open,
+ * corrected: n, over_range, p50_ns, p99_ns, p999_ns, max_ns}, complete,
+ * requests_done, the closed loop's lateness, wall/CPU time, @verdict (the
+ * caller's sentence; NULL writes null) and finding{kind, healthy_pct,
+ * healthy_ns, held_back, max_agrees}.
+ */
+struct lat_json;
+void lat_co_json(struct lat_json *j, const struct lat_co_report *r,
+		 const char *verdict);
 
 #endif

@@ -188,6 +188,17 @@ int lat_prof_diff_changes(const struct lat_prof_folded *before,
 			  struct lat_prof_change **out, size_t *n);
 void lat_prof_changes_free(struct lat_prof_change *v, size_t n);
 
+/*
+ * The comparison as one JSON object into @j (the caller owns
+ * lat_json_init / lat_json_finish): before_total, after_total,
+ * before_stacks, after_stacks and changed[] ({frames, before_share,
+ * after_share}, largest change first). Returns 0, -EINVAL or -ENOMEM
+ * (nothing written then).
+ */
+struct lat_json;
+int lat_prof_diff_json(struct lat_json *j, const struct lat_prof_folded *b,
+		       const struct lat_prof_folded *a);
+
 /* ------------------------------------------------------------------ */
 /* On-CPU sampling                                                     */
 /* ------------------------------------------------------------------ */
@@ -250,7 +261,7 @@ int lat_prof_create(const struct lat_prof_config *cfg, struct lat_prof **out);
  * start after this call (the events are inherited). Reads the process's
  * mappings now (for symbols) and follows new ones through the ring.
  * @enable_on_exec: the events start counting at the process's next exec
- * (for a child stopped before exec; see lat_prof_spawn in the CLI).
+ * (for a child stopped before exec; see lat_prof_spawn).
  * May be called once per profiler, before lat_prof_start().
  * Returns 0, -ESRCH (no such process), -EACCES/-EPERM (not allowed to
  * profile it: the reason is in lat_prof_stats().kernel_note's neighbour,
@@ -321,6 +332,33 @@ const char *lat_prof_symbols_note(void);
 void lat_prof_free(struct lat_prof *p);
 
 /* ------------------------------------------------------------------ */
+/* Profiling a command or a running process                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Start @argv (argv[0] searched in PATH) with @p attached from its first
+ * instruction: the child waits until the events are open (enable_on_exec),
+ * then execs, and exec's errno comes back on a close-on-exec pipe, so a
+ * command that cannot run is an error here, not a silent empty profile.
+ * Returns 0 with *@pid set, -ENOENT/-EACCES/-ENOEXEC/... when the command
+ * cannot be executed (the child is reaped), or lat_prof_attach_pid()'s
+ * error (the child exits without exec and is reaped).
+ */
+int lat_prof_spawn(struct lat_prof *p, char **argv, pid_t *pid);
+
+/*
+ * Drain @p every 100 ms until @duration_ns passes (0: no limit), process
+ * @pid is gone, or @stop (may be NULL) returns true, then lat_prof_stop().
+ * @child: @pid is the caller's child (lat_prof_spawn): it is reaped, its
+ * wait status in *@status, and it gets SIGTERM when time is up or @stop
+ * asked first (the command ends with its profile). Returns 0, or the
+ * first error of lat_prof_poll() (other than -EINTR) or lat_prof_stop().
+ */
+int lat_prof_sample_until(struct lat_prof *p, pid_t pid, bool child,
+			  double duration_ns, bool (*stop)(void *ctx),
+			  void *ctx, int *status);
+
+/* ------------------------------------------------------------------ */
 /* Profiling this process                                              */
 /* ------------------------------------------------------------------ */
 
@@ -354,6 +392,26 @@ int lat_prof_self_end(struct lat_prof_self *s, struct lat_prof **out);
  */
 int lat_prof_write_dir(struct lat_prof *p, const char *dir,
 		       const char *what);
+
+/*
+ * @f as a flame graph (lat_prof_svg_write) titled @title (NULL: "On-CPU
+ * flame graph", or "Off-CPU flame graph" with @off), hot or cold palette,
+ * whose subtitle says what @st counted: "<what>: 99 Hz cpu-clock, 812
+ * samples, 0 lost" or "<what>: time off CPU (eBPF sched_switch), 1.234 s
+ * in all, 0 dropped". An empty profile still gets a graph, of one frame
+ * saying so. Returns 0, -ENOMEM or -EIO.
+ */
+int lat_prof_svg_write_run(const struct lat_prof_folded *f,
+			   const struct lat_prof_stats *st, bool off,
+			   const char *what, const char *title, FILE *out);
+
+/*
+ * One line on @out saying where lat_prof_write_dir() put the graphs of
+ * @dir and what they hold (samples, rate, lost; off-CPU time, or why
+ * there is none).
+ */
+void lat_prof_print_dir(FILE *out, const char *dir,
+			const struct lat_prof_stats *st);
 
 /*
  * The summary of a profile of @pid, for people on @out: the event and

@@ -13,14 +13,16 @@
  * disturbs latency.
  *
  * Part of the lab module (src/lab): it drives the pipeline and the
- * profiler, which sit below it. Nothing prints; a run blocks for about
- * rounds x rates x events / rate.
+ * profiler, which sit below it. The run prints nothing (the printers
+ * below take a FILE *); it blocks for about rounds x rates x events /
+ * rate.
  */
 #ifndef LATLAB_PROF_OVERHEAD_H
 #define LATLAB_PROF_OVERHEAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/pipe.h"
 
@@ -74,5 +76,27 @@ int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
  * -EINVAL, or lat_prof_self_begin's error.
  */
 int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample);
+
+/*
+ * The rows for people on @out: the run and the rounds, whether hot
+ * threads shared CPUs (@oversubscribed, from placement), one line per
+ * rate (medians, ratios to the unprofiled runs, samples, the profiler's
+ * CPU, the kernel's cost per sample), and what each column means.
+ */
+void lat_prof_overhead_print(FILE *out,
+			     const struct lat_prof_overhead_config *c,
+			     const struct lat_prof_overhead_row *rows,
+			     bool oversubscribed);
+
+/*
+ * The same facts as one JSON object into @j (the caller owns
+ * lat_json_init / lat_json_finish): events, rate, rounds, oversubscribed,
+ * and rows[] with every field of struct lat_prof_overhead_row.
+ */
+struct lat_json;
+void lat_prof_overhead_json(struct lat_json *j,
+			    const struct lat_prof_overhead_config *c,
+			    const struct lat_prof_overhead_row *rows,
+			    bool oversubscribed);
 
 #endif

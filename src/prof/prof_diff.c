@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/json.h"
 #include "prof_tree.h"
 
 struct walk {
@@ -118,4 +119,32 @@ void lat_prof_changes_free(struct lat_prof_change *v, size_t n)
 	for (size_t i = 0; v && i < n; i++)
 		free(v[i].frames);
 	free(v);
+}
+
+int lat_prof_diff_json(struct lat_json *j, const struct lat_prof_folded *b,
+		       const struct lat_prof_folded *a)
+{
+	struct lat_prof_change *c;
+	size_t n;
+	int rc = lat_prof_diff_changes(b, a, &c, &n);
+
+	if (rc)
+		return rc;
+	lat_json_obj_begin(j, NULL);
+	lat_json_uint(j, "before_total", b->total);
+	lat_json_uint(j, "after_total", a->total);
+	lat_json_uint(j, "before_stacks", b->n);
+	lat_json_uint(j, "after_stacks", a->n);
+	lat_json_arr_begin(j, "changed");
+	for (size_t i = 0; i < n; i++) {
+		lat_json_obj_begin(j, NULL);
+		lat_json_str(j, "frames", c[i].frames);
+		lat_json_double(j, "before_share", c[i].before_share);
+		lat_json_double(j, "after_share", c[i].after_share);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+	lat_json_obj_end(j);
+	lat_prof_changes_free(c, n);
+	return 0;
 }

@@ -91,9 +91,11 @@ int lat_prof_self_end(struct lat_prof_self *s, struct lat_prof **out)
 	return rc;
 }
 
+/* @f into DIR/@name: its graph when @st is given, else folded stacks. */
 static int write_file(const char *dir, const char *name,
 		      const struct lat_prof_folded *f,
-		      const struct lat_prof_svg_opts *o)
+		      const struct lat_prof_stats *st, bool off,
+		      const char *what)
 {
 	char path[4096];
 	FILE *out;
@@ -105,7 +107,8 @@ static int write_file(const char *dir, const char *name,
 	out = fopen(path, "we");
 	if (!out)
 		return -errno;
-	rc = o ? lat_prof_svg_write(f, o, out) : lat_prof_folded_write(f, out);
+	rc = st ? lat_prof_svg_write_run(f, st, off, what, NULL, out)
+		: lat_prof_folded_write(f, out);
 	if (fclose(out) && !rc)
 		rc = -EIO;
 	return rc;
@@ -115,17 +118,18 @@ static int write_file(const char *dir, const char *name,
  * empty profile gets an empty folded file and no graph. */
 static int write_pair(const char *dir, const char *stem,
 		      const struct lat_prof_folded *f,
-		      const struct lat_prof_svg_opts *o)
+		      const struct lat_prof_stats *st, bool off,
+		      const char *what)
 {
 	char name[64];
 	int rc;
 
 	snprintf(name, sizeof(name), "%s.folded", stem);
-	rc = write_file(dir, name, f, NULL);
+	rc = write_file(dir, name, f, NULL, off, what);
 	if (rc || !f->total)
 		return rc;
 	snprintf(name, sizeof(name), "%s.svg", stem);
-	return write_file(dir, name, f, o);
+	return write_file(dir, name, f, st, off, what);
 }
 
 int lat_prof_write_dir(struct lat_prof *p, const char *dir,
@@ -133,8 +137,6 @@ int lat_prof_write_dir(struct lat_prof *p, const char *dir,
 {
 	struct lat_prof_folded on, off;
 	struct lat_prof_stats st;
-	char sub[256];
-	struct lat_prof_svg_opts o = { .subtitle = sub };
 	struct stat sb;
 	int rc;
 
@@ -146,27 +148,10 @@ int lat_prof_write_dir(struct lat_prof *p, const char *dir,
 	rc = lat_prof_fold(p, &on);
 	if (!rc)
 		rc = lat_prof_fold_offcpu(p, &off);
-	if (!rc) {
-		snprintf(sub, sizeof(sub), "%s: %.0f Hz %s, %llu samples, "
-			 "%llu lost%s", what, st.freq_hz,
-			 st.hardware ? "cycles" : "cpu-clock",
-			 (unsigned long long)st.samples,
-			 (unsigned long long)st.lost,
-			 st.kernel ? "" : ", user frames only");
-		o.title = "On-CPU flame graph";
-		o.palette = LAT_PROF_HOT;
-		rc = write_pair(dir, "oncpu", &on, &o);
-	}
-	if (!rc && st.offcpu) {
-		snprintf(sub, sizeof(sub), "%s: time off CPU (eBPF "
-			 "sched_switch), %.3f s in all, %llu dropped", what,
-			 st.offcpu_ns / 1e9,
-			 (unsigned long long)st.offcpu_dropped);
-		o.title = "Off-CPU flame graph";
-		o.palette = LAT_PROF_COLD;
-		o.unit = "ns";
-		rc = write_pair(dir, "offcpu", &off, &o);
-	}
+	if (!rc)
+		rc = write_pair(dir, "oncpu", &on, &st, false, what);
+	if (!rc && st.offcpu)
+		rc = write_pair(dir, "offcpu", &off, &st, true, what);
 	lat_prof_folded_release(&on);
 	lat_prof_folded_release(&off);
 	return rc;

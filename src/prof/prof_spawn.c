@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "latlab/prof.h"
 
 static void child(int go, int report, char **argv)
 {
@@ -30,7 +30,7 @@ static void child(int go, int report, char **argv)
 	_exit(127);
 }
 
-int cli_profile_spawn(struct lat_prof *p, char **argv, pid_t *pid)
+int lat_prof_spawn(struct lat_prof *p, char **argv, pid_t *pid)
 {
 	int go[2], report[2], err = 0, rc;
 	ssize_t n;

@@ -1,6 +1,6 @@
 /*
  * The sampling loop of `latlab profile`: drain the rings every 100 ms
- * until the time is up, the target is gone, or Ctrl-C.
+ * until the time is up, the target is gone, or the caller's stop says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -8,8 +8,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "cli.h"
-#include "profile.h"
+#include "latlab/prof.h"
 
 static double now_ns(void)
 {
@@ -26,15 +25,16 @@ static bool gone(pid_t pid, bool child, int *status)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
-int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
-		 double duration_ns, int *status)
+int lat_prof_sample_until(struct lat_prof *p, pid_t pid, bool child,
+			  double duration_ns, bool (*stop)(void *ctx),
+			  void *ctx, int *status)
 {
 	double end = now_ns() + duration_ns;
 	bool exited = false;
 	int rc;
 
 	*status = 0;
-	while (!cli_stop_signal()) {
+	while (!(stop && stop(ctx))) {
 		rc = lat_prof_poll(p, 100);
 		if (rc < 0 && rc != -EINTR)
 			return rc;
@@ -47,7 +47,7 @@ int cli_profile_loop(struct lat_prof *p, pid_t pid, bool child,
 	}
 	rc = lat_prof_stop(p);
 	if (child && !exited) {
-		/* time is up or Ctrl-C: the command ends with the profile */
+		/* time is up or stopped: the command ends with the profile */
 		kill(pid, SIGTERM);
 		waitpid(pid, status, 0);
 	}
