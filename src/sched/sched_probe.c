@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 
 /* How often the consumer drains the ring when nothing wakes it. */
 #define LAT_SCHED_POLL_MS 10
+/* Records fed between two offers of the CPU (~100 ns each). */
+#define LAT_SCHED_YIELD_EVERY 128
 
 struct lat_sched {
 	struct lat_sched_state st;
@@ -171,18 +174,14 @@ static bool pend_room(struct lat_sched *s)
  * moves few or none: re-sorting the whole held window at every drain
  * was half of the consumer's time at 400k records/s.
  */
-static int on_record(void *ctx, void *data, size_t len)
+static void hold(struct lat_sched *s, const struct lat_sched_ev *ev)
 {
-	struct lat_sched *s = ctx;
-	const struct lat_sched_ev *ev = data;
 	size_t i;
 
-	if (len < sizeof(*ev))
-		return 0;
 	if (!pend_room(s)) {
 		s->feed_err = -ENOMEM;
 		s->st.unpaired++;
-		return 0;
+		return;
 	}
 	for (i = s->n_pend; i > s->head && s->pend[i - 1].ts > ev->ts; i--)
 		;
@@ -193,6 +192,35 @@ static int on_record(void *ctx, void *data, size_t len)
 	s->n_pend++;
 	if (ev->ts > s->max_ts)
 		s->max_ts = ev->ts;
+}
+
+/* Every hop of a batch, as the switch record it stands for. */
+static void hold_batch(struct lat_sched *s, const struct lat_sched_batch *b)
+{
+	struct lat_sched_ev ev;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		if (lat_sched_batch_hop(b, i, &ev))
+			hold(s, &ev);
+		else
+			s->st.unpaired++;
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct lat_sched *s = ctx;
+	const struct lat_sched_ev *ev = data;
+
+	if (len < sizeof(*ev))
+		return 0;
+	if (ev->type == LAT_SCHED_EV_BATCH) {
+		if (len >= sizeof(struct lat_sched_batch))
+			hold_batch(s, data);
+		return 0;
+	}
+	hold(s, ev);
 	return 0;
 }
 
@@ -207,6 +235,17 @@ static void feed_pending(struct lat_sched *s, bool flush)
 
 	for (i = s->head; i < s->n_pend && s->pend[i].ts <= upto; i++) {
 		int rc;
+
+		/*
+		 * A drain is a burst of work on a CPU that may be one of the
+		 * hot threads' (on 2 CPUs with 3 hot threads there is no
+		 * other): a hot thread that became runnable meanwhile would
+		 * wait for the whole burst, up to a few ms at 400k
+		 * records/s. Offer the CPU every few microseconds instead.
+		 */
+		if (!flush && i > s->head &&
+		    (i - s->head) % LAT_SCHED_YIELD_EVERY == 0)
+			sched_yield();
 
 		apply_window(s);
 		rc = lat_sched_state_feed(&s->st, &s->pend[i]);
@@ -471,6 +510,28 @@ static uint64_t missed_runs(struct lat_sched *s)
 	return sum;
 }
 
+/* The hops still in the CPUs' batches once the programs are detached
+ * (a batch is sent when the next switch comes, which now never will). */
+static int last_batches(struct lat_sched *s)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	size_t stride = (sizeof(struct lat_sched_batch) + 7) & ~(size_t)7;
+	__u32 zero = 0;
+	char *v;
+
+	if (n <= 0)
+		return n ? n : -EINVAL;
+	v = calloc((size_t)n, stride);
+	if (!v)
+		return -ENOMEM;
+	if (!bpf_map__lookup_elem(s->skel->maps.batch, &zero, sizeof(zero), v,
+				  (size_t)n * stride, 0))
+		for (i = 0; i < n; i++)
+			hold_batch(s, (const struct lat_sched_batch *)(v + (size_t)i * stride));
+	free(v);
+	return 0;
+}
+
 static uint64_t lost_records(struct lat_sched *s)
 {
 	int n = libbpf_num_possible_cpus(), i;
@@ -493,6 +554,7 @@ static uint64_t lost_records(struct lat_sched *s)
 int lat_sched_stop(struct lat_sched *s)
 {
 	uint64_t to;
+	int rc;
 
 	if (!s->started || s->stopped)
 		return -EINVAL;
@@ -503,6 +565,9 @@ int lat_sched_stop(struct lat_sched *s)
 	/* What is still in the ring happened before the detach. */
 	while (ring_buffer__consume(s->rb) > 0)
 		;
+	rc = last_batches(s);
+	if (rc && !s->feed_err)
+		s->feed_err = rc;
 	feed_pending(s, true);
 	apply_window(s);
 	lat_sched_state_finish(&s->st, to, &s->res);
