@@ -351,7 +351,7 @@ static int add_tid(struct lat_sched *s, pid_t tid)
 	/* the map is looked up only from now on (a plain store: the
 	 * programs read it with a plain load, and a switch that misses
 	 * the new TID by a moment is one that happened before the call) */
-	s->skel->bss->tids_any = 1;
+	__atomic_store_n(&s->skel->bss->tids_any, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
