@@ -65,10 +65,20 @@ static const char usage[] =
 "  --force              run even when tau is below 20 x the floor (warns)\n"
 "  --nice <n>           nice value of stage 1's and the producer's threads,\n"
 "                       and of this session's scheduler autogroup while\n"
-"                       the sweep runs (default -20; 0 leaves them): on a\n"
-"                       shared machine their CPU share then does not\n"
-"                       shrink with each neighbour (both sleep when idle)\n"
+"                       the sweep runs (default -20; 0 leaves every\n"
+"                       priority alone): see SYSTEM STATE\n"
 "  --json               one JSON document on stdout\n"
+"\n"
+"SYSTEM STATE: by default the sweep raises priorities while it runs: stage\n"
+"1's and the producer's threads to nice -20 (gone with the process) and\n"
+"this login session's scheduler autogroup to nice -20 (/proc/self/autogroup:\n"
+"the whole session, the shell included). Otherwise, on a shared machine,\n"
+"the waits measured are mostly the neighbours' time slices. It is said on\n"
+"stderr before it is done, in the report and in the JSON (\"priority\"),\n"
+"and the autogroup is given back on every exit the process sees (end,\n"
+"error, Ctrl-C, TERM, HUP and other fatal signals), not after SIGKILL:\n"
+"then 'echo 0 > /proc/self/autogroup' from that session. Without\n"
+"CAP_SYS_NICE nothing changes and the report says so. --nice 0: no change.\n"
 "\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
 "a tau under 20 x the floor is refused after the floor is measured, before\n"
@@ -517,6 +527,11 @@ static int knee_main(int argc, char **argv)
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
 	if (o.rep.kp.stage_nice) {
+		fprintf(stderr, "latlab knee: for the sweep, stage 1 and the "
+			"producer at nice %d and this session's scheduler "
+			"autogroup at nice %d, given back on exit (--nice 0 "
+			"leaves priorities alone)\n", o.rep.kp.stage_nice,
+			o.rep.kp.stage_nice);
 		o.rep.autogroup_error =
 			lat_knee_autogroup_nice(o.rep.kp.stage_nice,
 						&o.rep.autogroup_old);

@@ -13,8 +13,9 @@
 #include "latlab/fmt.h"
 #include "latlab/json.h"
 #include "out_file.h"
-#include "report.h"
+#include "latlab/compare.h"
 #include "latlab/hist_io.h"
+#include "latlab/svg.h"
 
 static const char report_usage[] =
 "latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
@@ -81,131 +82,22 @@ enum {
 };
 
 
-const char *report_tag_label(const char *name)
-{
-	/* tags come from files: control bytes (escape sequences) are shown
-	 * as \xNN, never sent to the terminal; a few labels live at once */
-	static char buf[4][4 * 256 + 1];
-	static int next;
-	char *out = buf[next++ % 4];
-	size_t n = 0;
+#define MAX_FILES LAT_COMPARE_MAX_FILES
 
-	if (!*name)
-		return "(untagged)";
-	for (const unsigned char *p = (const unsigned char *)name;
-	     *p && n + 5 < sizeof(buf[0]); p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(out + n, 5, "\\x%02x", *p);
-		else
-			out[n++] = (char)*p;
-	}
-	out[n] = '\0';
-	return out;
-}
-
-/* Column widths wide enough for the longest tag and the largest count. */
-struct text_widths {
-	int label, count;
+struct report_opts {
+	const char *path;         /* the first file */
+	const char *const *paths;
+	int npaths;
+	const char *tag;          /* NULL = all */
+	bool json;
+	const char *hgrm_out;
+	double hgrm_ratio;
+	int32_t ticks;
+	double ns_per_value;      /* 0 = default / what the file says */
+	const char *svg_out;
+	bool linear;
+	bool compare;
 };
-
-static void print_text_row(const struct text_widths *w, const char *label,
-			   const struct lat_hist_summary *s)
-{
-	char b[LAT_FMT_LEN];
-
-	printf("%-*s %*lld", w->label, label, w->count, (long long)s->count);
-	if (!s->count) {
-		printf("  (no values)\n");
-		return;
-	}
-	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->min));
-	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
-		printf(" %9s", lat_fmt_ns(b, sizeof(b), s->pct[i]));
-	printf(" %9s", lat_fmt_ns(b, sizeof(b), s->max));
-	printf(" %9s\n", lat_fmt_ns(b, sizeof(b), s->mean));
-}
-
-static void text_widths(const struct lat_hlog_data *d, struct text_widths *w)
-{
-	char n[32];
-
-	w->label = 12;
-	w->count = snprintf(n, sizeof(n), "%lld",
-			    (long long)d->total.hist->total_count);
-	if (w->count < 10)
-		w->count = 10;
-	for (int i = 0; i < d->ntags; i++) {
-		int len = (int)strlen(report_tag_label(d->tags[i].name));
-
-		if (len > w->label)
-			w->label = len;
-	}
-}
-
-static void print_text(const char *path, const struct lat_hlog_data *d,
-		       double ns)
-{
-	struct text_widths w;
-	struct lat_hist_summary s;
-
-	if (d->is_hgrm)
-		printf("%s: .hgrm, %d row%s, %d significant digit%s\n",
-		       path, d->hgrm.rows, d->hgrm.rows == 1 ? "" : "s",
-		       d->hgrm.sig_figs, d->hgrm.sig_figs == 1 ? "" : "s");
-	else
-		printf("%s: %lld interval%s, %d tag%s, %.3f s\n", path,
-		       (long long)d->total.intervals,
-		       d->total.intervals == 1 ? "" : "s", d->ntags,
-		       d->ntags == 1 ? "" : "s",
-		       d->total.last_end_s - d->total.first_start_s);
-	text_widths(d, &w);
-	printf("%-*s %*s %9s", w.label, "tag", w.count, "count", "min");
-	for (int i = 0; i < LAT_HIST_SUMMARY_N; i++)
-		printf(" %9s", lat_hist_summary_names[i]);
-	printf(" %9s %9s\n", "max", "mean");
-	for (int i = 0; i < d->ntags; i++) {
-		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
-		print_text_row(&w, report_tag_label(d->tags[i].name), &s);
-	}
-	lat_hlog_summarize(d, d->total.hist, ns, &s);
-	print_text_row(&w, "(all)", &s);
-}
-
-/* One file's document (an object without key) into @j. */
-static void json_file(struct lat_json *j, const char *path,
-		      const struct lat_hlog_data *d, double ns)
-{
-	struct lat_hist_summary s;
-
-	lat_json_obj_begin(j, NULL);
-	lat_json_str(j, "file", path);
-	lat_json_str(j, "format", d->is_hgrm ? "hgrm" : "hlog");
-	lat_json_double(j, "ns_per_value", ns);
-	lat_json_int(j, "refused_counts", d->refused);
-	if (d->is_hgrm) {
-		lat_json_int(j, "rows", d->hgrm.rows);
-		lat_json_int(j, "sig_figs", d->hgrm.sig_figs);
-	} else {
-		lat_json_int(j, "intervals", d->total.intervals);
-		if (isfinite(d->start_time_s))
-			lat_json_double(j, "start_time_s", d->start_time_s);
-	}
-	lat_json_arr_begin(j, "tags");
-	for (int i = 0; i < d->ntags; i++) {
-		lat_json_obj_begin(j, NULL);
-		lat_json_str(j, "tag", d->tags[i].name);
-		lat_json_int(j, "intervals", d->tags[i].intervals);
-		lat_hlog_summarize(d, d->tags[i].hist, ns, &s);
-		lat_hist_summary_write_json(j, &s);
-		lat_json_obj_end(j);
-	}
-	lat_json_arr_end(j);
-	lat_json_obj_begin(j, "total");
-	lat_hlog_summarize(d, d->total.hist, ns, &s);
-	lat_hist_summary_write_json(j, &s);
-	lat_json_obj_end(j);
-	lat_json_obj_end(j);
-}
 
 static void write_hgrm(const struct report_opts *o,
 		       const struct lat_hlog_data *d, double ns)
@@ -280,9 +172,9 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	o->paths = (const char *const *)argv + optind;
 	o->npaths = argc - optind;
 	o->path = o->paths[0];
-	if (o->npaths > REPORT_MAX_FILES)
+	if (o->npaths > MAX_FILES)
 		cli_usage_error("report", "at most %d files, got %d",
-				REPORT_MAX_FILES, o->npaths);
+				MAX_FILES, o->npaths);
 	if (o->compare && o->npaths < 2)
 		cli_usage_error("report", "--compare needs two files or "
 				"more, got only '%s'", o->path);
@@ -324,15 +216,23 @@ static void hgrm_notes(const struct report_opts *o,
 			"pass --unit-ns-per-value (1e6 for ms) if wrong\n");
 }
 
-/* Load one file; exit 2 if it is unreadable. */
+/*
+ * Load one file, and for --compare its spreads in the same pass (a FIFO
+ * or <(cmd) has no second reading); exit 2 if it is unreadable.
+ */
 static struct lat_hlog_data *load(const struct report_opts *o,
-				  const char *path)
+				  const char *path,
+				  struct lat_compare_spreads *spreads)
 {
 	struct lat_hlog_data *d = calloc(1, sizeof(*d));
+	int rc;
 
 	if (!d)
 		cli_fail("report", "out of memory");
-	if (lat_hlog_load(path, o->tag, o->ns_per_value, d))
+	rc = spreads ? lat_compare_load(path, o->tag, o->ns_per_value, d,
+					spreads)
+		     : lat_hlog_load(path, o->tag, o->ns_per_value, d);
+	if (rc)
 		cli_usage_error("report", "%s", d->why);
 	if (d->is_hgrm && o->tag)
 		cli_usage_error("report", "--tag applies to .hlog files; "
@@ -344,6 +244,7 @@ static struct lat_hlog_data *load(const struct report_opts *o,
 static void notes(const struct report_opts *o, const char *path,
 		  const struct lat_hlog_data *d)
 {
+	char label[LAT_HLOG_LABEL_LEN];
 	/* name the file only when there are several */
 	const char *sep = o->npaths > 1 ? ": " : "";
 
@@ -359,7 +260,9 @@ static void notes(const struct report_opts *o, const char *path,
 				"intervals of different precision; merged at "
 				"%d significant digit%s as HdrHistogram's "
 				"add() does\n", path, sep, i < 0 ? "the total" :
-				report_tag_label(t->name), t->hist->sig_figs,
+				lat_hlog_tag_label(t->name, label,
+						   sizeof(label)),
+				t->hist->sig_figs,
 				t->hist->sig_figs == 1 ? "" : "s");
 	}
 	if (d->refused)
@@ -369,15 +272,8 @@ static void notes(const struct report_opts *o, const char *path,
 			(long long)d->refused);
 }
 
-double report_ns_per_value(const struct report_opts *o,
-			   const struct lat_hlog_data *d)
-{
-	/* .hgrm values were scaled to ns while reading; hlog values not */
-	return d->is_hgrm ? 1 : (o->ns_per_value > 0 ? o->ns_per_value : 1);
-}
-
 static void print_json(const struct report_opts *o,
-		       struct lat_hlog_data *const *d)
+		       const struct lat_compare_file *f)
 {
 	struct lat_json j;
 
@@ -387,7 +283,7 @@ static void print_json(const struct report_opts *o,
 		lat_json_arr_begin(&j, "files");
 	}
 	for (int i = 0; i < o->npaths; i++)
-		json_file(&j, o->paths[i], d[i], report_ns_per_value(o, d[i]));
+		lat_hlog_json(&j, f[i].path, f[i].data, f[i].ns_per_value);
 	if (o->npaths > 1) {
 		lat_json_arr_end(&j);
 		lat_json_obj_end(&j);
@@ -396,34 +292,71 @@ static void print_json(const struct report_opts *o,
 		cli_fail("report", "internal error: bad JSON nesting");
 }
 
+/* --compare: every file against the first, as a table or --json. */
+static void compare(const struct report_opts *o,
+		    const struct lat_compare_file *f)
+{
+	struct lat_json j;
+	int rc;
+
+	if (!o->json) {
+		rc = lat_compare_print(stdout, f, o->npaths);
+	} else {
+		lat_json_init(&j, stdout);
+		rc = lat_compare_json(&j, f, o->npaths);
+		if (!rc && lat_json_finish(&j))
+			cli_fail("report", "internal error: bad JSON nesting");
+	}
+	if (rc)
+		cli_fail("report", "--compare: %s", lat_strerror(rc));
+}
+
+static void write_svg(const struct report_opts *o,
+		      const struct lat_compare_file *f)
+{
+	FILE *out = cli_out_open("report", o->svg_out);
+	int rc = lat_compare_svg(out, f, o->npaths, o->linear);
+
+	if (rc == -E2BIG)
+		cli_usage_error("report", "--svg draws at most %d lines; pick "
+				"one with --tag", LAT_SVG_MAX_CURVES);
+	cli_out_close("report", o->svg_out, out, rc);
+}
+
 static int report_main(int argc, char **argv)
 {
 	struct report_opts o = { .hgrm_ratio = 1, .ticks = 5 };
-	struct lat_hlog_data *d[REPORT_MAX_FILES];
-	struct lat_compare_spreads *sp = NULL;
+	struct lat_hlog_data *d[MAX_FILES];
+	static struct lat_compare_file f[MAX_FILES];
+	char why[512];
 
 	parse_args(argc, argv, &o);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
-	for (int i = 0; i < o.npaths; i++)
-		d[i] = load(&o, o.paths[i]);
-	if (o.compare)
-		sp = report_compare_load(&o, d);
+	for (int i = 0; i < o.npaths; i++) {
+		d[i] = load(&o, o.paths[i], o.compare ? &f[i].spreads : NULL);
+		f[i].path = o.paths[i];
+		f[i].data = d[i];
+		f[i].ns_per_value = lat_hlog_ns_per_value(d[i], o.ns_per_value);
+	}
+	if (o.compare && lat_compare_files_check(f, o.npaths, why,
+						 sizeof(why)))
+		cli_usage_error("report", "--compare: %s", why);
 	for (int i = 0; i < o.npaths; i++)
 		notes(&o, o.paths[i], d[i]);
 	if (o.compare)
-		report_compare(&o, d, sp);
+		compare(&o, f);
 	else if (o.json)
-		print_json(&o, d);
+		print_json(&o, f);
 	else
 		for (int i = 0; i < o.npaths; i++)
-			print_text(o.paths[i], d[i],
-				   report_ns_per_value(&o, d[i]));
+			lat_hlog_print(stdout, f[i].path, d[i],
+				       f[i].ns_per_value);
 	if (o.hgrm_out)
-		write_hgrm(&o, d[0], report_ns_per_value(&o, d[0]));
+		write_hgrm(&o, d[0], f[0].ns_per_value);
 	if (o.svg_out)
-		report_svg(&o, d);
-	report_compare_free(&o, sp);
+		write_svg(&o, f);
+	lat_compare_files_release(f, o.npaths);
 	for (int i = 0; i < o.npaths; i++) {
 		lat_hlog_data_free(d[i]);
 		free(d[i]);

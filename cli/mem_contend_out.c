@@ -45,11 +45,11 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->cal, stop_on_signal,
 				    NULL);
 	if (rc && m.failed >= 0)
-		cli_fail(MEM_CMD, "hand-off cpu %d <-> cpu %d failed: %s",
+		mem_fail(j, "c2c", "hand-off cpu %d <-> cpu %d failed: %s",
 			 m.pair[m.failed].a, m.pair[m.failed].b,
 			 lat_strerror(rc));
 	if (rc)
-		cli_fail(MEM_CMD, "%s", lat_strerror(rc));
+		mem_fail(j, "c2c", "%s", lat_strerror(rc));
 	if (j)
 		lat_mem_c2c_json(j, &m);
 	else
@@ -134,7 +134,8 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 			cell[pl][l].exact = true;
 			if (lat_hist_init(&cell[pl][l].h, 1, INT64_C(1) << 42,
 					  3))
-				cli_fail(MEM_CMD, "out of memory");
+				mem_fail(j, "false_sharing",
+					 "out of memory");
 		}
 	for (unsigned r = 0; r < o->rounds && done; r++)
 		for (int pl = 2 - pl_n; pl < 2 && done; pl++)
@@ -159,9 +160,9 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				rc = lat_mem_share_run(&cfg, &env->cal, &c->h,
 						       &res);
 				if (rc)
-					cli_fail(MEM_CMD, "false-sharing "
-						     "run failed: %s",
-						     lat_strerror(rc));
+					mem_fail(j, "false_sharing",
+						 "false-sharing run failed: "
+						 "%s", lat_strerror(rc));
 				c->p50[c->n] = res.p50_ns;
 				c->mean[c->n] = res.mean_ns;
 				c->rate[c->n] = res.per_s;
@@ -292,6 +293,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 						c->rate_st.median);
 				lat_json_int(j, "rounds", c->n);
 				lat_json_bool(j, "exact", c->exact);
+				lat_json_bool(j, "fifo_asked", !pl && o->rt);
 				lat_json_int(j, "fifo_runs", c->fifo_runs);
 				lat_json_obj_end(j);
 			}
@@ -358,15 +360,24 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 				       lat_fmt_ns(d, sizeof(d), c->mean_st.max),
 				       c->exact ? "" : "  COUNTS LOST");
 			}
-		if (pl_n == 2)
-			printf("two CPUs: %u of %u runs at SCHED_FIFO (other "
-			       "processes could not take the CPUs)%s\n",
+		if (pl_n == 2 && !o->rt)
+			printf("two CPUs: normal priority (add --rt for "
+			       "SCHED_FIFO): on a loaded machine the two "
+			       "threads may seldom run at once and the line "
+			       "seldom moves\n");
+		else if (pl_n == 2)
+			printf("two CPUs: --rt asked for SCHED_FIFO: %u of %u "
+			       "runs got it%s\n",
 			       cell[0][0].fifo_runs + cell[0][1].fifo_runs +
 			       cell[0][2].fifo_runs, cell[0][0].n +
 			       cell[0][1].n + cell[0][2].n,
-			       cell[0][0].fifo_runs ? "" : "; without it, on a "
-			       "loaded machine the two threads may seldom run "
-			       "at once and the line seldom moves");
+			       cell[0][0].fifo_runs + cell[0][1].fifo_runs +
+			       cell[0][2].fifo_runs == cell[0][0].n +
+			       cell[0][1].n + cell[0][2].n
+			       ? " (other processes could not take the CPUs)"
+			       : "; the kernel refused the others (root or "
+				 "CAP_SYS_NICE needed): they ran at normal "
+				 "priority");
 		say(verdict);
 	}
 	for (int pl = 0; pl < 2; pl++)
@@ -423,7 +434,8 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 					  3) ||
 			    lat_hist_init(&cell[t][k].wh, 1, INT64_C(1) << 42,
 					  3))
-				cli_fail(MEM_CMD, "out of memory");
+				mem_fail(j, "read_mostly",
+					 "out of memory");
 		}
 	for (unsigned r = 0; r < rounds && done; r++)
 		for (int t = 0; t < o->n_threads && done; t++)
@@ -446,9 +458,9 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 				}
 				rc = lat_mem_rm_run(&cfg, &c->rh, &c->wh, &res);
 				if (rc)
-					cli_fail(MEM_CMD, "read-mostly run "
-						     "failed: %s",
-						     lat_strerror(rc));
+					mem_fail(j, "read_mostly",
+						 "read-mostly run failed: %s",
+						 lat_strerror(rc));
 				c->reads += res.reads;
 				c->writes += res.writes;
 				c->torn += res.torn;

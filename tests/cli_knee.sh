@@ -8,7 +8,8 @@
 K="$LATLAB knee"
 
 expect_exit 0 $K --help
-for w in EXAMPLES --work-dist --rho-list --points --svg --hlog-dir --force; do
+for w in EXAMPLES --work-dist --rho-list --points --svg --hlog-dir --force \
+	 'SYSTEM STATE' 'nice 0' SIGKILL; do
 	grep -q -- "$w" "$T_TMP/out" || fail "--help does not mention $w"
 done
 
@@ -60,7 +61,13 @@ for p in r["points"]:
     assert 0 < p["rho"] and p["tau_ns"] > 0 and p["kingman_ns"] >= 0
     assert p["wait"]["p50_ns"] <= p["wait"]["p99_ns"] <= p["wait"]["p999_ns"]
 assert d["signal"] == 0
+pr = d["priority"]  # the default changes priorities, and says so
+assert pr["thread_nice"] == -20, pr
+assert pr["autogroup_nice"] in (-20, None), pr
+assert (pr["autogroup_nice"] is None) == (pr["autogroup_restored_to"] is None), pr
 PY
+grep -q 'autogroup at nice -20, given back on exit' "$T_TMP/err" ||
+	fail "the default did not announce its priority change on stderr"
 # the session's autogroup weight (nice -20 during the sweep) is given back
 [ "$(cat /proc/self/autogroup 2>/dev/null)" = "$ag_before" ] ||
 	fail "autogroup not restored: '$ag_before' -> '$(cat /proc/self/autogroup)'"
@@ -89,6 +96,7 @@ python3 - "$T_TMP/i.json" <<'PY' || fail "SIGINT JSON is not complete"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["signal"] == 2
+assert d["priority"]["changed"] is False and d["priority"]["autogroup_nice"] is None
 assert d["runs"], "no run was kept"
 for r in d["runs"]:
     assert 1 <= len(r["points"]) < 4 and r["interrupted"], r["points"]

@@ -16,6 +16,16 @@ for w in 'M/M/1' Kingman 'mean wait W_q' 'sojourn p99' "Little's law" p99.9; do
 done
 expect_exit 0 $Q --rho 0.8 --servers 3 $N
 grep -q 'Erlang C' "$T_TMP/out" || fail "M/M/3 output lacks Erlang C"
+# GI/M/c: the exact value (Takacs) printed beside the simulation.
+expect_exit 0 $Q --arrival det --servers 3 --rho 0.8 $N
+grep -q 'exact D/M/c: W_q = 0\.' "$T_TMP/out" || fail "D/M/3 lacks its exact wait: $(cat "$T_TMP/out")"
+expect_exit 0 $Q --arrival det --servers 3 --rho 0.8 $N --json
+python3 - "$T_TMP/out" <<'PY' || fail "D/M/3 JSON lacks the exact GI/M/c values"
+import json, sys
+d = json.load(open(sys.argv[1]))["formulas"]
+assert d["exact"]["name"] == "D/M/c", d
+assert 0 < d["exact_p_wait"] < 1 and 0 < d["sigma"] < 1, d
+PY
 expect_exit 0 $Q --rho 0.5 --service-mean 20us --arrival erlang:4 --service gamma:0.5 $N
 grep -q 'µs' "$T_TMP/out" || fail "--service-mean does not show time units"
 grep -q ' τ' "$T_TMP/out" && fail "--service-mean output still in tau"

@@ -1,6 +1,6 @@
-# Description: 'report' and 'queue --service-from' read any file a user
-# can name (issue 16): a FIFO, a pipe from process substitution <(cat f),
-# each read once through one descriptor; /dev/zero and a NUL-filled file
+# Description: 'report' (--compare too) and 'queue --service-from' read
+# any file a user can name (issue 16): a FIFO, a pipe from process
+# substitution <(cat f), each read once through one descriptor; /dev/zero and a NUL-filled file
 # are refused with one line within a second (a timeout of 10 s is the
 # hang bound: a reader that spins never returns).
 . "$(dirname "$0")/t_lib.sh"
@@ -33,6 +33,26 @@ done
 expect_exit 0 timeout 10 "$LATLAB" report --json <(cat "$IN")
 json_true "$T_TMP/out" 'd["intervals"] == 3' || fail "report <(cat f): not its 3 intervals"
 expect_exit 0 timeout 10 "$LATLAB" report <(cat "$HGRM")
+
+# report --compare: each input read once (merge and spreads in one pass),
+# the same verdicts as from the regular file
+"$LATLAB" report --compare --json "$IN" "$IN" >"$T_TMP/cmp_want.json" 2>/dev/null ||
+	fail "report --compare of a regular file failed"
+same_compare() {
+	python3 - "$T_TMP/out" "$T_TMP/cmp_want.json" <<'PY' || fail "report --compare $1 differs from the file's"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["tags"] and a["tags"] == b["tags"], (a["tags"], b["tags"])
+PY
+}
+rm -f "$T_TMP/fifo"
+mkfifo "$T_TMP/fifo"
+cat "$IN" >"$T_TMP/fifo" &
+expect_exit 0 timeout 10 "$LATLAB" report --compare --json "$IN" "$T_TMP/fifo"
+wait
+same_compare "of a FIFO"
+expect_exit 0 timeout 10 "$LATLAB" report --compare --json <(cat "$IN") <(cat "$IN")
+same_compare "of two pipes"
 
 # queue --service-from, the same inputs
 expect_exit 0 timeout 20 "$LATLAB" queue --service-from <(cat "$IN") \

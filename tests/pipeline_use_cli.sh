@@ -1,19 +1,23 @@
 # Description: the USE audit of a pipeline run: one line per resource in
 # the text (each hot CPU, each ring, the aggregator, its sample ring,
 # memory) and an object per resource in --json; ring depths sampled and
-# consistent; zero errors on a short run; each CPU's hot-thread time adds
-# up with the counters' task-clock of the threads pinned there (within
-# what the context switches themselves cost, which the thread CPU clock
-# counts and task-clock does not) and fits in the CPU's busy time.
+# consistent; zero errors on a short run; each CPU's hot-thread time is
+# the counters' task-clock of the threads pinned there, exactly, with
+# what their CPU clocks say beyond it shown as switches x a per-switch
+# figure that multiplies out (--perf-counters: perf's task-clock); the
+# CPU clocks fit in the CPU's busy time; with the default counters (from
+# /proc, where "task-clock" is the CPU clock again) and without counters
+# the row says it counts by the CPU clocks.
 . "$(dirname "$0")/t_lib.sh"
 
-expect_exit 0 "$LATLAB" pipeline --events 30000
+expect_exit 0 "$LATLAB" pipeline --events 30000 --perf-counters
+cp "$T_TMP/out" "$T_TMP/out.txt"
 grep -q '^USE (utilization, saturation, errors):$' "$T_TMP/out" || fail "no USE section"
 for r in 'cpu[0-9]' q1 q2 aggregator samples memory; do
 	grep -Eq "^  $r.* U .* S .* E " "$T_TMP/out" || fail "no USE line for $r"
 done
 
-expect_exit 0 "$LATLAB" pipeline --events 30000 --json
+expect_exit 0 "$LATLAB" pipeline --events 30000 --perf-counters --json
 python3 - "$T_TMP/out" <<'PY' || fail "USE JSON is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -37,22 +41,45 @@ for name, v in cpus.items():
     mine = [t["name"] for t in threads if t["cpu"] == cpu]
     u = v["utilization"]
     ours = u["hot_threads_on_cpu_ns"]
-    assert ours == sum(t["on_cpu_ns"] for t in threads if t["cpu"] == cpu)
-    task_clock = sum(tc[n]["task_clock_ns"] for n in mine)
-    switches = sum(tc[n]["ctx_switches"] or 0 for n in mine)
-    # The two clocks are read at slightly different edges of each
-    # thread's run (counters opened and read around it, the thread CPU
-    # clock read inside it), so they agree within 1 ms + 2 % either way;
-    # above that, task-clock stops while a switch is in progress and the
-    # CPU clock does not (about 2 us a switch here).
-    edge = 1e6 + 0.02 * task_clock
-    assert task_clock - edge <= ours <= task_clock + edge + 2000 * switches, \
-        (name, ours, task_clock, switches)
-    # and it fits in what /proc/stat says the CPU did (10 ms ticks)
+    # adds up with the counters table by construction
+    assert u["hot_threads_source"] == "task-clock", u
+    assert ours == sum(tc[n]["task_clock_ns"] for n in mine), (name, u)
+    clocks = sum(t["on_cpu_ns"] for t in threads if t["cpu"] == cpu)
+    switches = sum(tc[n]["ctx_switches"] for n in mine)
+    assert u["cpu_clock_ns"] == clocks, (name, u)
+    assert u["switching_ns"] == clocks - ours, (name, u)
+    assert u["context_switches"] == switches, (name, u)
+    if switches:
+        per = u["switching_ns_per_switch"]
+        assert abs(per * switches - u["switching_ns"]) <= 1e-6 * abs(u["switching_ns"]) + 1, (name, u)
+    # both clocks fit in what /proc/stat says the CPU did (10 ms ticks)
     if u["busy_ns"] is not None:
-        assert ours <= u["busy_ns"] * 1.05 + 2e7, (name, ours, u["busy_ns"])
+        assert max(ours, clocks) <= u["busy_ns"] * 1.05 + 2e7, (name, u)
     assert v["saturation"]["run_delay_ns"] >= 0
 mem = use["memory"]
 assert mem["utilization"]["rss_bytes"] > 0
 PY
+# the text says the same: by task-clock, and (on CPUs whose threads
+# switched) the CPU clocks' surplus as switches x a per-switch figure
+grep -Eq '^  cpu[0-9].* U busy .*% \(hot threads .*% by task-clock[;)]' "$T_TMP/out.txt" \
+	|| fail "the text CPU line does not count by task-clock"
+if grep 'CPU clocks' "$T_TMP/out.txt" | grep -Evq 'by task-clock; CPU clocks [-+][0-9.]+% = [0-9]+ switches x [-+][0-9.]+ [nµm]?s\)'; then
+	fail "a CPU line shows the switches badly: $(grep 'CPU clocks' "$T_TMP/out.txt")"
+fi
+
+for opt in --no-counters ""; do
+expect_exit 0 "$LATLAB" pipeline --events 20000 $opt --json
+python3 - "$T_TMP/out" <<'PY' || fail "USE with '$opt' is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+threads = d["placement"]["threads"]
+for name, v in d["use"].items():
+    if v["resource"] != "cpu":
+        continue
+    u = v["utilization"]
+    assert u["hot_threads_source"] == "cpu-clock", u
+    assert u["hot_threads_on_cpu_ns"] == sum(t["on_cpu_ns"] for t in threads if "cpu%d" % t["cpu"] == name), u
+    assert u["switching_ns"] is None and u["context_switches"] is None, u
+PY
+done
 done_

@@ -24,6 +24,8 @@ run() {
 }
 run 100ns "$T_TMP/a.hlog" --svg "$shots/pipeline.svg"
 run 5us "$T_TMP/slow.hlog"
+! grep -q 'class="partial"' "$shots/pipeline.svg" ||
+	fail "a whole run's pipeline.svg is marked partial"
 "$LATLAB" co -n 2000 --stall 20ms --svg "$shots/co.svg" >/dev/null 2>&1 ||
 	fail "co --svg failed"
 "$LATLAB" lab --quick --only alloc --svg "$shots/lab.svg" >/dev/null 2>&1 ||

@@ -1,6 +1,7 @@
 /*
- * lat_compare_read_spreads' per-interval percentiles and the verdicts on
- * logs built here: a run that differs by less than its own interval
+ * lat_compare_read_spreads' per-interval percentiles, the same from
+ * lat_compare_load's single pass (also through a FIFO, which has no
+ * second pass), and the verdicts on logs built here: a run that differs by less than its own interval
  * spread is noise, one shifted beyond both spreads is higher, a file of
  * one interval has no spread, and files with other tags are refused.
  */
@@ -8,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "latlab/compare.h"
@@ -62,6 +65,52 @@ static void unload(struct file *f)
 	lat_compare_spreads_free(&f->s);
 }
 
+/*
+ * lat_compare_load of @path (through a FIFO fed by a child when @fifo)
+ * against @f, loaded in two passes: the same merge, the same spreads.
+ */
+static void one_pass(const char *name, const struct file *f, bool fifo,
+		     const char *tag)
+{
+	static struct lat_hlog_data d;
+	static struct lat_compare_spreads s;
+	char path[256], from[256];
+	pid_t child = -1;
+
+	snprintf(from, sizeof(from), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s", from);
+	if (fifo) {
+		snprintf(path, sizeof(path), "%s/fifo", dir);
+		T_EQ_I64(mkfifo(path, 0600), 0);
+		child = fork();
+		if (child == 0) /* the FIFO's writer: the file, once */
+			_exit(execlp("cp", "cp", from, path, (char *)NULL));
+	}
+	T_EQ_I64(lat_compare_load(path, tag, 0, &d, &s), 0);
+	if (child > 0) {
+		int st;
+
+		T_EQ_I64(waitpid(child, &st, 0), child);
+		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		unlink(path);
+	}
+	T_EQ_I64(d.ntags, tag ? 1 : f->d.ntags);
+	T_EQ_I64(d.total.hist->total_count, tag ? d.tags[0].hist->total_count
+						: f->d.total.hist->total_count);
+	T_EQ_I64(s.ntags, d.ntags);
+	for (int t = 0; t < s.ntags; t++) {
+		const struct lat_compare_spread *w =
+			lat_compare_find_spread(&f->s, s.tags[t].tag);
+
+		T_CHECK(w && w->n == s.tags[t].n);
+		if (w && w->n == s.tags[t].n)
+			T_CHECK(!memcmp(w->v, s.tags[t].v, (size_t)w->n *
+					LAT_COMPARE_NPCTS * sizeof(*w->v)));
+	}
+	lat_hlog_data_free(&d);
+	lat_compare_spreads_free(&s);
+}
+
 static enum lat_compare_verdict verdict_p50(const struct file *a,
 					    const struct file *b,
 					    struct lat_compare_cell *c)
@@ -103,6 +152,10 @@ int main(void)
 	T_EQ_I64(a.s.tags[0].n, 10);
 	T_EQ_I64(a.s.tags[0].v[0], 1049);
 	T_EQ_I64(a.s.tags[0].v[9 * LAT_COMPARE_NPCTS + LAT_HIST_SUMMARY_N], 1000 + 90 + 99);
+	/* one pass gives the same; a FIFO can only be read once */
+	one_pass("a.hlog", &a, false, NULL);
+	one_pass("a.hlog", &a, true, NULL);
+	one_pass("other.hlog", &other, true, "pace");
 	/* the band of 10 intervals drops one at each end */
 	T_EQ_I64(lat_compare_band(&a.side, 0, &lo, &hi), 0);
 	T_NEAR(lo, 1049 + 10, 0.5);

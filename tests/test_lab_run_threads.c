@@ -4,6 +4,8 @@
  * sham-only lab runs baseline/null/baseline with every event accounted
  * for and one judged null; a stop function that says stop after the first
  * run ends the lab there, judged as "no data", with nothing left running.
+ * A share-line lab measures its writers' line hand-off around each run of
+ * it and keeps its tries within bounds.
  */
 #include <stdio.h>
 #include <string.h>
@@ -78,5 +80,40 @@ int main(void)
 	T_EQ_I64(L.n_rows, 1);
 	T_EQ_I64(L.verdict[LAT_LAB_NULL].outcome, LAT_LAB_NO_DATA);
 	T_CHECK(L.verdict[LAT_LAB_NULL].why != NULL);
+
+	/* share-line: its writers' hand-off measured around the run, at
+	 * most LAT_LAB_LINE_TRIES runs of it, "one core" exactly when a
+	 * hand-off said so (no waiting here: the state is whatever the
+	 * host gives) */
+	sham_opts();
+	L.opts.sham_only = false;
+	L.opts.want[LAT_LAB_SHARE_LINE] = true;
+	L.opts.apart_wait_ms = 0;
+	T_EQ_I64(lat_lab_plan(&L), 0);
+	T_EQ_I64(lat_lab_run(&L, NULL, NULL, NULL), 0);
+	for (int i = 0; i < L.n_rows; i++) {
+		const struct lat_lab_row *r = &L.row[i];
+		bool line = !r->baseline && r->exp == LAT_LAB_SHARE_LINE;
+
+		if (!line || !L.place.can_split) {
+			T_EQ_I64(r->tries, 0);
+			continue;
+		}
+		T_CHECK(r->tries >= 1 && r->tries <= LAT_LAB_LINE_TRIES);
+		T_CHECK(r->handoff_before_ns > 0 && r->handoff_after_ns > 0);
+		T_CHECK(r->one_core ==
+			(r->handoff_before_ns < LAT_LAB_APART_NS ||
+			 r->handoff_after_ns < LAT_LAB_APART_NS));
+		/* only the last try is one core, or none */
+		T_CHECK(r->tries == LAT_LAB_LINE_TRIES || !r->one_core);
+		T_EQ_I64(r->events + r->dropped, 2000);
+	}
+	T_CHECK(L.verdict[LAT_LAB_SHARE_LINE].outcome != LAT_LAB_NO_DATA);
+	/* the same CPU twice is no hand-off */
+	{
+		double ns;
+
+		T_CHECK(lat_lab_handoff_ns(0, 0, &ns) < 0);
+	}
 	T_DONE();
 }

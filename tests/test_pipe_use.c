@@ -5,7 +5,9 @@
  * unpinned run is one "cpus" row over all CPUs, ring depths and errors
  * land in the right rows, unknown figures stay unknown; the freezes'
  * median gap is "recurring" at one or two periods and not at one and a
- * half; the table and the JSON both show it.
+ * half; the table and the JSON both show it. With perf counts, a CPU
+ * row counts the hot threads by task-clock and shows the CPU clocks'
+ * surplus per context switch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -119,6 +121,65 @@ static void test_use(void)
 	T_NEAR(w->ours_pct, 15, 1e-9);
 }
 
+static char *table(void);
+
+/*
+ * With perf's counts for every thread of a CPU, the hot share is their
+ * task-clock (so it adds up with the counters table) and the CPU clocks'
+ * surplus is shown per switch, of either sign; one thread without
+ * counts on a CPU puts that row back on the CPU clocks.
+ */
+static void test_use_task_clock(void)
+{
+	struct lat_pipe_use u;
+	const struct lat_pipe_use_row *w;
+	char *t;
+
+	fake(true);
+	for (int i = 0; i < 3; i++) {
+		r.thread[i].counters_known = true;
+		r.thread[i].switches = 1000;
+	}
+	r.thread[0].task_clock_ns = 100000000 + 300000; /* preempted */
+	r.thread[1].task_clock_ns = 200000000 - 700000;
+	r.thread[2].task_clock_ns = 300000000 - 800000;
+	lat_pipe_use(&r, &u);
+	w = row(&u, "cpu1");
+	T_CHECK(w->ours_by_task_clock && w->switching_known);
+	T_EQ_I64(w->ours_ns, 100300000);
+	T_EQ_I64(w->clock_ns, 100000000);
+	T_EQ_I64(w->switching_ns, -300000);
+	T_NEAR(w->switching_pct, -0.03, 1e-12);
+	w = row(&u, "cpu0");
+	T_EQ_I64(w->ours_ns, 498500000);
+	T_EQ_I64(w->switching_ns, 1500000);
+	T_EQ_I64(w->switches, 2000);
+	T_NEAR(w->ours_pct + w->switching_pct, 50, 1e-9); /* = CPU clocks */
+	t = table();
+	T_CHECK(t && strstr(t, "hot threads 49.9% by task-clock; CPU clocks "
+			       "+0.1% = 2000 switches x +750 ns)"));
+	T_CHECK(t && strstr(t, "= 1000 switches x -300 ns)"));
+	free(t);
+
+	r.thread[2].counters_known = false; /* its counters failed */
+	lat_pipe_use(&r, &u);
+	w = row(&u, "cpu0");
+	T_CHECK(!w->ours_by_task_clock && !w->switching_known);
+	T_EQ_I64(w->ours_ns, 500000000);
+	T_CHECK(row(&u, "cpu1")->ours_by_task_clock);
+	t = table();
+	T_CHECK(t && strstr(t, "hot threads 50.0% by CPU clocks)"));
+	free(t);
+
+	/* counted but the CPU clocks unknown: task-clock, no surplus */
+	r.thread[2].counters_known = true;
+	r.thread[1].sched_known = false;
+	lat_pipe_use(&r, &u);
+	w = row(&u, "cpu0");
+	T_CHECK(w->ours_by_task_clock && !w->switching_known);
+	T_NEAR(w->ours_pct, 49.85, 1e-9);
+}
+
 /* Freezes whose median gap is @gap_periods periods. */
 static void quota(double gap_periods, uint64_t spikes)
 {
@@ -190,6 +251,7 @@ static void test_quota_fingerprint(void)
 int main(void)
 {
 	test_use();
+	test_use_task_clock();
 	test_quota_fingerprint();
 	T_DONE();
 }

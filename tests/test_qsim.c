@@ -239,23 +239,187 @@ static void test_gim1(void)
 	T_NEAR(lat_qsim_dist_lst(&det, 2), exp(-2), 1e-15);
 }
 
-/* D/M/1 simulated against its exact mean and p99 sojourn. */
-static void test_dm1_simulated(void)
+/*
+ * P(W_q > 0) of D/M/c by brute force, independent of Takács' formula:
+ * the number seen by an arrival is a Markov chain; between arrivals
+ * (fixed T = 1/(c rho)) the number in system is a pure-death process
+ * with rates min(n, c), evolved by uniformization (rate c). Power
+ * iteration on N states until the distribution stops moving.
+ */
+static double dmc_chain_p_wait(unsigned c, double rho)
+{
+	enum { N = 600 }; /* sigma^N below 1e-50 at the loads checked */
+	static double q[N], v[N], acc[N], w[N];
+	double lam = 1 / rho; /* c * T */
+	double p_wait = 0;
+
+	memset(q, 0, sizeof(q));
+	q[0] = 1;
+	for (int it = 0; it < 20000; it++) {
+		double pk = exp(-lam), moved = 0, cum = 0;
+
+		/* the arrival joins; the last state absorbs the (tiny) rest */
+		memset(v, 0, sizeof(v));
+		for (int i = 0; i < N; i++)
+			v[i + 1 < N ? i + 1 : N - 1] += q[i];
+		memset(acc, 0, sizeof(acc));
+		/* until the Poisson weights left are below 1e-15 */
+		for (int k = 0; k < 200 && cum < 1 - 1e-15; k++) {
+			cum += pk;
+			for (int n = 0; n < N; n++)
+				acc[n] += pk * v[n];
+			/* one uniformized step: leave n with prob min(n,c)/c */
+			memset(w, 0, sizeof(w));
+			for (int n = 0; n < N; n++) {
+				double d = (n < (int)c ? n : (int)c) / (double)c;
+
+				w[n] += (1 - d) * v[n];
+				if (n > 0)
+					w[n - 1] += d * v[n];
+			}
+			memcpy(v, w, sizeof(v));
+			pk *= lam / (k + 1);
+		}
+		for (int n = 0; n < N; n++) {
+			moved += fabs(acc[n] - q[n]);
+			q[n] = acc[n];
+		}
+		if (moved < 1e-15)
+			break;
+	}
+	for (int n = (int)c; n < N; n++)
+		p_wait += q[n];
+	return p_wait;
+}
+
+/*
+ * Exact GI/M/c (Takács): M/M/c equals Erlang C to 1e-9 relative for many
+ * c and rho, including the removable singularities where c (1 - rho) is
+ * an integer (M/M/10 at 0.9, M/M/4 at 0.5) and a c in the hundreds;
+ * c = 1 gives sigma; D/M/c agrees with a brute-force embedded chain;
+ * Erlang-2 and gamma(cv 1/sqrt2) arrivals (two code paths) agree; the
+ * LST helpers against direct differences.
+ */
+static void test_gimc(void)
+{
+	static const unsigned cs[] = { 1, 2, 3, 4, 5, 10, 50, 300 };
+	static const double rhos[] = { 0.05, 0.3, 0.5, 0.75, 0.9, 0.95,
+				       0.99 };
+	struct lat_qsim_dist exp_d, det, e2, g2, uni, h2;
+	struct lat_qsim_gimc g, g2r;
+	struct lat_qsim_config c;
+	struct lat_qsim_formulas f;
+
+	T_CHECK(lat_qsim_dist_parse(&exp_d, "exp") == 0);
+	T_CHECK(lat_qsim_dist_parse(&det, "det") == 0);
+	T_CHECK(lat_qsim_dist_parse(&e2, "erlang:2") == 0);
+	T_CHECK(lat_qsim_dist_parse(&g2, "gamma:0.7071067811865476") == 0);
+	T_CHECK(lat_qsim_dist_parse(&uni, "uniform") == 0);
+	T_CHECK(lat_qsim_dist_parse(&h2, "hyper:2") == 0);
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
+		for (size_t j = 0; j < sizeof(rhos) / sizeof(rhos[0]); j++) {
+			double ec = lat_qsim_erlang_c(cs[i], rhos[j]);
+
+			T_CHECK(lat_qsim_gimc(&exp_d, rhos[j], cs[i], &g) == 0);
+			if (fabs(g.p_wait - ec) > 1e-9 * ec) {
+				fprintf(stderr, "M/M/%u rho %g: Takacs %.15g, "
+					"Erlang C %.15g\n", cs[i], rhos[j],
+					g.p_wait, ec);
+				t_failures++;
+			}
+			T_NEAR(lat_qsim_gimc_wait(&g) /
+			       lat_qsim_mmc_wait(cs[i], rhos[j]), 1, 1e-9);
+		}
+	/* c = 1: the GI/M/1 result, P(W > 0) = sigma */
+	T_CHECK(lat_qsim_gimc(&det, 0.9, 1, &g) == 0);
+	T_NEAR(g.p_wait, g.sigma, 1e-12);
+	T_NEAR(lat_qsim_gimc_wait(&g), 4.1787, 5e-5);
+	/* D/M/c against the embedded chain solved by brute force */
+	for (unsigned k = 2; k <= 5; k += 3)
+		for (double rho = 0.5; rho < 0.95; rho += 0.4) {
+			double brute = dmc_chain_p_wait(k, rho);
+
+			T_CHECK(lat_qsim_gimc(&det, rho, k, &g) == 0);
+			if (fabs(g.p_wait - brute) > 1e-9 * brute) {
+				fprintf(stderr, "D/M/%u rho %g: Takacs %.15g, "
+					"chain %.15g\n", k, rho, g.p_wait,
+					brute);
+				t_failures++;
+			}
+		}
+	/* Erlang-2 by its own LST path and by the gamma one */
+	T_CHECK(lat_qsim_gimc(&e2, 0.8, 7, &g) == 0);
+	T_CHECK(lat_qsim_gimc(&g2, 0.8, 7, &g2r) == 0);
+	T_NEAR(g.p_wait / g2r.p_wait, 1, 1e-9);
+	/* less variable arrivals wait less: D < E2 < M < H2 */
+	T_CHECK(lat_qsim_gimc(&exp_d, 0.8, 7, &g2r) == 0);
+	T_CHECK(g.p_wait < g2r.p_wait);
+	T_CHECK(lat_qsim_gimc(&det, 0.8, 7, &g2r) == 0);
+	T_CHECK(g2r.p_wait < g.p_wait);
+	T_CHECK(lat_qsim_gimc(&h2, 0.8, 7, &g) == 0);
+	T_CHECK(g.p_wait > lat_qsim_erlang_c(7, 0.8));
+	/* helpers: the complement and the divided difference */
+	{
+		const struct lat_qsim_dist *ds[] = { &exp_d, &det, &e2, &g2,
+						     &uni, &h2 };
+
+		for (size_t i = 0; i < 6; i++) {
+			double a = lat_qsim_dist_lst(ds[i], 0.7);
+			double b = lat_qsim_dist_lst(ds[i], 1.9);
+
+			T_NEAR(lat_qsim_dist_lst_complement(ds[i], 0.7), 1 - a,
+			       1e-13);
+			T_NEAR(lat_qsim_dist_lst_dd(ds[i], 0.7, 1.9),
+			       (a - b) / (0.7 - 1.9), 1e-12);
+			/* the derivative as the limit */
+			T_NEAR(lat_qsim_dist_lst_dd(ds[i], 0.7, 0.7),
+			       (lat_qsim_dist_lst(ds[i], 0.7 + 1e-6) -
+				lat_qsim_dist_lst(ds[i], 0.7 - 1e-6)) / 2e-6,
+			       1e-8);
+		}
+	}
+	/* the formulas pick it up: name, sojourn quantiles */
+	config(&c, "det", "exp", 0.8, 3, 1000);
+	lat_qsim_formulas(&c, &f);
+	T_CHECK(f.exact_name && strcmp(f.exact_name, "D/M/c") == 0);
+	T_CHECK(lat_qsim_gimc(&det, 0.8, 3, &g) == 0);
+	T_NEAR(f.exact_p_wait, g.p_wait, 1e-15);
+	T_CHECK(f.has_exact_quantiles && f.exact_p50 < f.exact_p99);
+	/* M/M/c sojourn quantiles, and at c = 1 the exponential ones */
+	g = (struct lat_qsim_gimc){ .sigma = 0.9, .rate = 0.1, .p_wait = 0.9 };
+	T_NEAR(lat_qsim_gimc_sojourn_quantile(&g, 0.99), log(100) / 0.1, 1e-9);
+	g = (struct lat_qsim_gimc){ .sigma = 0.5, .rate = 1, .p_wait = 0.5 };
+	/* rate 1: tail e^-t (1 + t/2) */
+	{
+		double t = lat_qsim_gimc_sojourn_quantile(&g, 0.9);
+
+		T_NEAR(exp(-t) * (1 + t / 2), 0.1, 1e-12);
+	}
+	T_CHECK(lat_qsim_gimc(&exp_d, 1, 3, &g) == -EINVAL);
+}
+
+/*
+ * D/M/c simulated (c = 1: GI/M/1 by sigma; c = 3: Takacs) against the
+ * exact mean, sojourn p99 and p50, P(W > 0) and the wait's p90 (a wait
+ * is P(W > 0) e^-c(1-sigma)t beyond 0), each inside its interval.
+ */
+static void test_dm_simulated(unsigned servers, double rel, double rel_p)
 {
 	struct lat_qsim_config c;
 	struct lat_qsim_result r;
 	struct lat_qsim_formulas f;
+	double rate;
 
-	config(&c, "det", "exp", 0.8, 1, 1000000);
+	config(&c, "det", "exp", 0.8, servers, 1000000);
 	lat_qsim_formulas(&c, &f);
+	rate = servers * (1 - f.sigma);
 	run(&c, &r);
-	check_ci("D/M/1 W_q", &r.wait, f.exact_wait, 0.04);
-	check_ci("D/M/1 p99", &r.p99, f.exact_p99, 0.04);
-	check_ci("D/M/1 sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
-	check_ci("D/M/1 P(W > 0)", &r.p_wait, f.sigma, 0.01);
-	/* the wait is sigma e^-(1-sigma)t beyond 0: its p90 */
-	check_ci("D/M/1 wait p90", &r.wait_q[1],
-		 log(f.sigma / 0.1) / (1 - f.sigma), 0.04);
+	check_ci("D/M/c W_q", &r.wait, f.exact_wait, rel);
+	check_ci("D/M/c p99", &r.p99, f.exact_p99, 0.04);
+	check_ci("D/M/c sojourn p50", &r.sojourn_q[0], f.exact_p50, 0.04);
+	check_ci("D/M/c P(W > 0)", &r.p_wait, f.exact_p_wait, rel_p);
+	check_ci("D/M/c wait p90", &r.wait_q[1],
+		 log(f.exact_p_wait / 0.1) / rate, 0.04);
 	lat_qsim_result_destroy(&r);
 }
 
@@ -525,7 +689,9 @@ int main(void)
 			lat_qsim_mmc_wait(2, 0.9), 0.06);
 	test_exact_mean("M/M/4", "exp", 0.9, 4, 4000000,
 			lat_qsim_mmc_wait(4, 0.9), 0.06);
-	test_dm1_simulated();
+	test_dm_simulated(1, 0.04, 0.01);
+	test_gimc();
+	test_dm_simulated(3, 0.05, 0.02);
 	test_dd(1);
 	test_dd(4);
 	test_reproducible();

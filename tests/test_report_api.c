@@ -3,8 +3,11 @@
  * the public API alone (lat_hlog_load, lat_hlog_summarize,
  * lat_hist_summary_write_json): for each file in tests/data, every tag's
  * row and the total row it renders must appear verbatim in `latlab report
- * --json`'s output. The test includes only include/latlab headers.
+ * --json`'s output, and lat_hlog_print / lat_hlog_json write the
+ * command's whole output byte for byte. The test includes only
+ * include/latlab headers.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,39 @@ static char *row_json(const char *tag, int64_t intervals,
 	return buf;
 }
 
+/*
+ * The whole of `latlab report [--json] @path` on stdout, byte for byte,
+ * from lat_hlog_print / lat_hlog_json.
+ */
+static void same_document(const char *latlab, const char *path,
+			  const struct lat_hlog_data *d, bool json)
+{
+	char cmd[8192], *want, *got = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&got, &len);
+	double ns = lat_hlog_ns_per_value(d, 0);
+	struct lat_json j;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report %s '%s' 2>/dev/null", latlab,
+		 json ? "--json" : "", path);
+	want = run(cmd);
+	if (json) {
+		lat_json_init(&j, m);
+		lat_hlog_json(&j, path, d, ns);
+		T_EQ_I64(lat_json_finish(&j), 0);
+	} else {
+		lat_hlog_print(m, path, d, ns);
+	}
+	fclose(m);
+	if (!want || strcmp(want, got)) {
+		fprintf(stderr, "%s%s: the API wrote\n%s\nthe command\n%s\n",
+			path, json ? " --json" : "", got, want ? want : "");
+		t_failures++;
+	}
+	free(want);
+	free(got);
+}
+
 static void check_file(const char *latlab, const char *src, const char *name)
 {
 	static struct lat_hlog_data d;
@@ -92,6 +128,8 @@ static void check_file(const char *latlab, const char *src, const char *name)
 	T_CHECK(rows == d.ntags);
 	free(row);
 	free(out);
+	same_document(latlab, path, &d, false);
+	same_document(latlab, path, &d, true);
 	lat_hlog_data_free(&d);
 }
 

@@ -19,7 +19,9 @@
 #define LATLAB_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/common.h"
 
@@ -163,5 +165,31 @@ struct lat_bench_suite {
  */
 int lat_bench_suite_run(struct lat_bench_suite *s, unsigned reps,
 			uint64_t iters, bool quick);
+
+/*
+ * The sentence under the dead-code pair, from its two figures: the
+ * compiler deleted the unused loop (and what the barrier keeps), or this
+ * build kept it.
+ */
+void lat_bench_dce_verdict(const struct lat_bench_suite *s, char *buf,
+			   size_t len);
+
+/*
+ * For people on @out: placement, rounds, a load warning when the load
+ * average exceeds the usable CPUs, then each group of figures (median,
+ * min, max; "skipped" or "IMPLAUSIBLE" where so) with what it means,
+ * and the latency-mode handoffs against the cache-line floor.
+ */
+void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s);
+
+/*
+ * The same facts as one JSON object into @j (the caller owns
+ * lat_json_init / lat_json_finish): placement{}, loadavg, reps,
+ * messages_per_round, dce{..., loop_deleted, verdict}, same_thread{},
+ * cross_thread{}, latency_ring{..., *_over_floor}; a figure carries
+ * median/min/max/reps only when measured and plausible.
+ */
+struct lat_json;
+void lat_bench_suite_json(struct lat_json *j, const struct lat_bench_suite *s);
 
 #endif

@@ -19,16 +19,19 @@
  *   no spread  a side has fewer than 2 non-empty intervals (an .hgrm
  *              file, a short run): only the ratio is known.
  *
- * The merged histograms come from lat_hlog_load(); the per-interval
- * values from lat_compare_read_spreads(), one more pass over the log.
+ * lat_compare_load() reads a file once into both: the merged histograms
+ * (lat_hlog_load's) and the per-interval values.
  * The percentiles are the summary row's and max (lat_compare_level).
  *
- * Nothing here prints. Not for a hot path: reading and bands allocate.
+ * Nothing prints except the printers below, to the FILE * they are
+ * given. Not for a hot path: reading and bands allocate.
  */
 #ifndef LATLAB_COMPARE_H
 #define LATLAB_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "latlab/hist_io.h"
 
@@ -68,9 +71,21 @@ struct lat_compare_spreads {
 };
 
 /*
- * Read @path (an .hlog) and keep each interval's values at
- * every level, per tag (@tag: NULL for every tag, else only that
- * one). Returns 0, or a negative code with @s->why set: -errno (open),
+ * Load @path as lat_hlog_load(@path, @tag, @scale, @d) does and, in the
+ * same pass, keep each selected interval's values at every level, per tag
+ * (an .hgrm keeps none: its spread is unknown). One open, one read: a
+ * FIFO or a pipe works. Returns 0 or lat_hlog_load's codes (also -ENOMEM
+ * for the spreads), with @d->why and @s->why set. Release both with
+ * lat_hlog_data_free and lat_compare_spreads_free (also after a failure).
+ */
+int lat_compare_load(const char *path, const char *tag, double scale,
+		     struct lat_hlog_data *d, struct lat_compare_spreads *s);
+
+/*
+ * The spreads alone, in a pass of its own over @path (an .hlog; a FIFO
+ * has no second pass: load it with lat_compare_load): each interval's
+ * values at every level, per tag (@tag: NULL for every tag, else only
+ * that one). Returns 0, or a negative code with @s->why set: -errno (open),
  * the reader's codes (with the line), -LAT_EFORMAT (more than
  * LAT_HLOG_MAX_TAGS tags), -ENOMEM. Release with
  * lat_compare_spreads_free (also after a failure).
@@ -138,5 +153,60 @@ int lat_compare_same_tags(const struct lat_hlog_data *const *d,
 /* The tag named @name in @d (as lat_compare_tags lists them), or NULL. */
 const struct lat_hlog_tag *lat_compare_find_tag(const struct lat_hlog_data *d,
 						const char *name);
+
+/* ---- several files against the first (`latlab report --compare`) ---- */
+
+/* Files one comparison or one chart may hold. */
+#define LAT_COMPARE_MAX_FILES 16
+
+/*
+ * One file of a comparison; zero it, load it with lat_compare_load (data
+ * and spreads in one pass), then set path and ns_per_value.
+ */
+struct lat_compare_file {
+	const char *path;
+	const struct lat_hlog_data *data;   /* lat_compare_load's */
+	double ns_per_value;                /* lat_hlog_ns_per_value */
+	struct lat_compare_spreads spreads; /* lat_compare_load's; none
+					     * for an .hgrm */
+};
+
+/*
+ * Check that the @n (1..LAT_COMPARE_MAX_FILES) files hold the same tags
+ * (lat_compare_same_tags). Returns 0, -LAT_ECOMPAT with one line in
+ * @why, or -EINVAL.
+ */
+int lat_compare_files_check(const struct lat_compare_file *f, int n,
+			    char *why, size_t len);
+
+/* Free every file's spreads (also after a failed load). */
+void lat_compare_files_release(struct lat_compare_file *f, int n);
+
+/*
+ * For people on @out: the files and their non-empty intervals, what a
+ * band is, then per tag and file a table of every percentile beside the
+ * first file's, with both bands, the ratio and the verdict. Returns 0 or
+ * lat_compare_cell's error (the table stops there).
+ */
+int lat_compare_print(FILE *out, const struct lat_compare_file *f, int n);
+
+/*
+ * The same as one JSON object into @j (the caller owns lat_json_init /
+ * lat_json_finish): files[] {file, intervals}, tags[] {tag,
+ * percentiles[] {name, level, files[] {value_ns, band_lo_ns, band_hi_ns,
+ * ratio, verdict}}}. Returns 0 or lat_compare_cell's error.
+ */
+struct lat_json;
+int lat_compare_json(struct lat_json *j, const struct lat_compare_file *f,
+		     int n);
+
+/*
+ * Every tag of every file as one percentile spectrum (lat_svg_percentiles)
+ * on @out: one line per file and tag, colour by tag when a file has
+ * several, dash pattern by file; @linear: a linear latency axis. Returns
+ * 0, -E2BIG (more than LAT_SVG_MAX_CURVES lines) or the writer's error.
+ */
+int lat_compare_svg(FILE *out, const struct lat_compare_file *f, int n,
+		    bool linear);
 
 #endif

@@ -356,6 +356,24 @@ int lat_hlog_load(const char *path, const char *tag, double scale,
 		  struct lat_hlog_data *d);
 
 /*
+ * Called by lat_hlog_load_each for every selected interval of an .hlog,
+ * in file order, once it is merged (@iv->hist is freed after the call).
+ * Return 0 to go on, or a negative code: the load stops and returns it.
+ * Never called for an .hgrm (it has no intervals).
+ */
+typedef int (*lat_hlog_each_fn)(void *ctx,
+				const struct lat_hlog_interval *iv);
+
+/*
+ * lat_hlog_load that also hands each selected interval to @each (NULL:
+ * none) in the same pass: the file is opened and read once, so a FIFO or
+ * a pipe (<(cmd)) can be both merged and looked at interval by interval.
+ */
+int lat_hlog_load_each(const char *path, const char *tag, double scale,
+		       struct lat_hlog_data *d, lat_hlog_each_fn each,
+		       void *ctx);
+
+/*
  * The summary row of @h (a tag's or the total) in ns: lat_hist_summarize
  * at the file's scale, with an .hgrm footer's exact mean, stddev and max
  * where the rebuilt histogram is only approximate.
@@ -373,5 +391,39 @@ void lat_hlog_data_free(struct lat_hlog_data *d);
  */
 void lat_hist_summary_write_json(struct lat_json *j,
 				 const struct lat_hist_summary *s);
+
+/* ---- what `latlab report` prints from a loaded file ---- */
+
+/* Room for any tag's label: 4 bytes per byte of a 63-byte name. */
+#define LAT_HLOG_LABEL_LEN 256
+
+/*
+ * @name fit for a terminal, in @buf: "(untagged)" for "", control bytes
+ * as \xNN (tags come from files and may hold escape sequences).
+ */
+const char *lat_hlog_tag_label(const char *name, char *buf, size_t len);
+
+/*
+ * ns per value of @d's histograms as loaded: 1 for an .hgrm (scaled to ns
+ * while reading), else @asked when > 0, else 1.
+ */
+double lat_hlog_ns_per_value(const struct lat_hlog_data *d, double asked);
+
+/*
+ * For people on @out: one line about @path (intervals, tags, seconds; or
+ * the .hgrm's rows and digits), then a table of the summary row
+ * (lat_hlog_summarize) per tag and "(all)".
+ */
+void lat_hlog_print(FILE *out, const char *path, const struct lat_hlog_data *d,
+		    double ns_per_value);
+
+/*
+ * The same as one JSON object into @j (the caller owns lat_json_init /
+ * lat_json_finish): file, format, ns_per_value, refused_counts, rows and
+ * sig_figs (.hgrm) or intervals and start_time_s (.hlog), tags[] (tag,
+ * intervals, the summary members) and total{}.
+ */
+void lat_hlog_json(struct lat_json *j, const char *path,
+		   const struct lat_hlog_data *d, double ns_per_value);
 
 #endif

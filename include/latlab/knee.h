@@ -56,6 +56,17 @@
 
 /* ---- per-event bookkeeping ---------------------------------------------- */
 
+/* One chained event as the queue saw it, cycles: its gap from the
+ * previous arrival (0 for the first), its service and its wait. */
+struct lat_knee_ev {
+	uint64_t gap, svc, wait;
+	bool restart;             /* first, or after an unchained event:
+				   * replays take this wait as measured */
+};
+
+/* Events kept per point for the replays (lat_knee_point_attribute). */
+#define LAT_KNEE_TRACE_MAX (1u << 21)
+
 struct lat_knee_acc {
 	uint64_t expected;        /* events planned: sets the batch length */
 	uint64_t events;          /* in the chain: W and S known */
@@ -80,6 +91,12 @@ struct lat_knee_acc {
 				   * stage idle (A_i >= D_{i-1}): the
 				   * wake-up, what the floor is made of */
 	struct lat_hist e2e;      /* t_final - t0, cycles */
+	/* the chained events in order, for the replays: the first
+	 * trace_cap of them; those after are counted in trace_missed */
+	struct lat_knee_ev *trace;
+	uint64_t trace_cap, trace_n, trace_missed;
+	bool chain_broken;        /* an unchained event since the last */
+	uint64_t svc_idle_sum, idle_n; /* S of events with W = 0 */
 };
 
 /* Zero @a and allocate its histograms for @expected events (>= 1).
@@ -102,6 +119,76 @@ void lat_knee_acc_sample(void *ctx, const struct lat_pipe_msg *m,
 			 const int64_t *delta_ns, int n_deltas);
 
 /* ---- one point ----------------------------------------------------------- */
+
+/*
+ * Where the fed simulator's wait comes from, by replaying the point's own
+ * events through Lindley's recursion W' = max(0, W + S - G'):
+ *  - in the measured order the replay IS the measurement (the definitions
+ *    of W, S and the gaps make Lindley exact): replay_ns equals the
+ *    measured mean, a check of the bookkeeping;
+ *  - with the services permuted at random the services keep their
+ *    distribution but lose their place: a wake-up paid by an event that
+ *    found the stage idle, or a preemption that stretched several
+ *    services in a row, lands anywhere. svc_shuffled_ns - measured is
+ *    what the services' order did to the wait;
+ *  - with the gaps permuted, the same for the sends: a late producer's
+ *    bunch of short gaps is spread over the run;
+ *  - both permuted is the simulator's model (independent draws from the
+ *    measured marginals) on the point's own events; the simulator adds
+ *    the histogram's resolution and a run of 10^6 customers where the
+ *    point has thousands.
+ * Means over LAT_KNEE_SHUFFLES permutations (seeded: reproducible).
+ */
+#define LAT_KNEE_SHUFFLES 8
+
+struct lat_knee_attr {
+	uint64_t n;               /* events replayed (0: none, NaN below) */
+	double replay_ns;         /* measured order */
+	double svc_shuffled_ns;   /* services permuted */
+	double gap_shuffled_ns;   /* gaps permuted */
+	double both_shuffled_ns;  /* both permuted */
+	double svc_idle_ns;       /* mean S of events that found stage 1
+				   * idle (their S holds the wake-up) */
+	double svc_busy_ns;       /* mean S of events that queued */
+	double gap_lag1, svc_lag1;/* lag-1 autocorrelations */
+};
+
+/* Which prediction is closer to the measured mean wait. */
+enum lat_knee_closer {
+	LAT_KNEE_CLOSER_NONE,     /* a prediction is missing */
+	LAT_KNEE_CLOSER_KINGMAN,
+	LAT_KNEE_CLOSER_SIM,
+	LAT_KNEE_CLOSER_TIE,      /* the two errors differ by less than
+				   * the measurement's 95% interval */
+};
+
+/* Why the fed simulator differs from the measurement at a point: the
+ * largest of the effects the replays separate, with its sign. */
+enum lat_knee_why {
+	LAT_KNEE_WHY_NONE,        /* not computed (no simulation) */
+	LAT_KNEE_WHY_AGREE,       /* within the 95% intervals */
+	LAT_KNEE_WHY_BUNCHED,     /* sends in bunches: the order of the
+				   * gaps added wait the simulator lacks */
+	LAT_KNEE_WHY_SPREAD,      /* sends more regular than their
+				   * distribution: the order removed wait */
+	LAT_KNEE_WHY_CLUSTERED,   /* long services in a row (preemption):
+				   * the order of services added wait */
+	LAT_KNEE_WHY_WAKEUP,      /* long services fall on events that
+				   * found the stage idle (the wake-up in
+				   * S), in front of an empty queue: the
+				   * order removed wait the simulator adds */
+	LAT_KNEE_WHY_ORDER,       /* the services' order removed wait,
+				   * not by wake-ups */
+	LAT_KNEE_WHY_SAMPLE,      /* neither order: the simulator's
+				   * histogram tables and long run against
+				   * a point of thousands of events */
+};
+
+/* "agree", "bunched_sends", ...: a stable name for scripts. */
+const char *lat_knee_why_name(enum lat_knee_why w);
+/* One sentence for people. */
+const char *lat_knee_why_text(enum lat_knee_why w);
+const char *lat_knee_closer_name(enum lat_knee_closer c);
 
 /* Mean, p50, p99, p99.9 of a measured time, ns. */
 struct lat_knee_dist {
@@ -129,6 +216,11 @@ struct lat_knee_point {
 	double sim_ns, sim_half;  /* the simulator fed the measured gap and
 				   * service histograms at rho = tau/gap */
 	double sim_p99_ns;        /* its wait p99 */
+	/* why the simulator and Kingman differ from the measurement
+	 * (lat_knee_point_attribute, lat_knee_point_explain) */
+	struct lat_knee_attr attr;
+	enum lat_knee_closer closer;
+	enum lat_knee_why why;
 	/* the run (from the runner) */
 	double loadavg, steal_pct;
 	bool interrupted;         /* stopped before its events: not kept */
@@ -149,6 +241,18 @@ int lat_knee_point_measure(struct lat_knee_point *p,
 int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, bool poisson,
 			   const struct lat_qsim_config *sim);
+
+/*
+ * The replays of @a's trace into p->attr (@seed picks the permutations).
+ * Allocates two copies of the trace. Returns 0, -ENOMEM, or -EINVAL
+ * when fewer than 2 events were traced.
+ */
+int lat_knee_point_attribute(struct lat_knee_point *p,
+			     const struct lat_knee_acc *a, uint64_t seed);
+
+/* p->closer and p->why from the measured mean, the predictions and
+ * p->attr (lat_knee_point_predict calls both). */
+void lat_knee_point_explain(struct lat_knee_point *p);
 
 /* ---- runs ---------------------------------------------------------------- */
 

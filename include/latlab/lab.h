@@ -93,6 +93,19 @@ enum lat_lab_arm {
 #define LAT_LAB_BEHIND 0.9
 /* The slow arm's rate and event count are the lab's divided by this. */
 #define LAT_LAB_SLOW_DIV 40
+/*
+ * share-line needs its two writers' CPUs on different cores of the host,
+ * and a guest cannot choose: this VM's two vCPUs sometimes run as SMT
+ * siblings of one host core (a line hand-off of ~30 ns one way, against
+ * ~150 ns when apart), and then a miss on the shared line costs ~10 ns.
+ * A hand-off (lat_lab_handoff_ns) below LAT_LAB_APART_NS means "one core".
+ * Before a share-line run the lab waits up to LAT_LAB_APART_WAIT_MS for
+ * the CPUs to be apart, and runs it again (LAT_LAB_LINE_TRIES in all)
+ * when they were not apart by its end.
+ */
+#define LAT_LAB_APART_NS 80.0
+#define LAT_LAB_APART_WAIT_MS 10000
+#define LAT_LAB_LINE_TRIES 3
 /* Heap block of the alloc experiments, bytes. */
 #define LAT_LAB_ALLOC_BYTES 256
 #define LAT_LAB_ALLOC_MMAP_BYTES (140 * 1024)
@@ -104,11 +117,12 @@ enum lat_lab_fp {
 				 * baselines */
 	LAT_LAB_FP_FAULTS,      /* at least one page fault per event */
 	LAT_LAB_FP_SCHED,       /* context switches or migrations move */
-	LAT_LAB_FP_BODY,        /* e2e p50 and mean grow (body shift) */
+	LAT_LAB_FP_BODY,        /* e2e p50 and p90 grow (body shift) */
 	LAT_LAB_FP_STALL,       /* flight recorder: one slow work1 at the
 				 * freeze, a backlog of slow q1+wake after */
-	LAT_LAB_FP_LINE,        /* work1's p99 grows (the miss lands there) */
-	LAT_LAB_FP_NO_LINE,     /* work1's p99 does not grow */
+	LAT_LAB_FP_LINE,        /* work1's p50 grows (the miss lands there,
+				 * on every event) */
+	LAT_LAB_FP_NO_LINE,     /* work1's p50 does not grow */
 	LAT_LAB_N_FP
 };
 
@@ -164,11 +178,13 @@ struct lat_lab_row {
 	int round;                     /* 0-based */
 	uint64_t events;               /* recorded samples */
 	uint64_t events_planned;
-	double p50_ns, p99_ns, p999_ns, max_ns, mean_ns; /* e2e */
+	double p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns; /* e2e */
 	int n_parts;                   /* deltas before e2e: pace, q1+wake.. */
 	char part[LAT_LAB_MAX_PARTS][16];
 	double part_mean_ns[LAT_LAB_MAX_PARTS];
+	double part_p50_ns[LAT_LAB_MAX_PARTS];
 	double part_p99_ns[LAT_LAB_MAX_PARTS];
+	double part_p999_ns[LAT_LAB_MAX_PARTS];
 	double offered_per_s, achieved_per_s;
 	double wall_s;
 	uint64_t metric[LAT_LAB_NMETRICS];
@@ -180,6 +196,14 @@ struct lat_lab_row {
 	uint64_t dropped;
 	double stall_ns;               /* the stall experiment's stall, else 0 */
 	struct lat_lab_flight flight;  /* when the recorder ran */
+	/* share-line: the writers' CPUs' line hand-off, one way, measured
+	 * just before and just after the run (0: not measured), and the
+	 * runs it took (LAT_LAB_LINE_TRIES at most) */
+	double handoff_before_ns, handoff_after_ns;
+	int tries;
+	bool one_core;                 /* a hand-off said the writers' CPUs
+					* shared a host core: the run cannot
+					* show the line (not judged) */
 };
 
 /*
@@ -214,7 +238,7 @@ struct lat_lab_verdict {
 	const char *why;              /* CANNOT_SHOW / NO_DATA: a static
 				       * reason; else NULL */
 	int runs;                     /* runs of it judged (rounds) */
-	struct lat_lab_cmp p50, p99, p999, mean; /* e2e */
+	struct lat_lab_cmp p50, p90, p99, p999, mean; /* e2e */
 	/* the statistic the fingerprint turned on, when it is a ratio */
 	char fp_stat[32];             /* "work1 mean", "ctx switches", ... */
 	struct lat_lab_cmp fp;
@@ -225,6 +249,8 @@ struct lat_lab_verdict {
 	double growth_share;          /* its fraction of that growth */
 	struct lat_lab_flight flight; /* stall: the first run's window */
 	double stall_ns;
+	double handoff_ns;            /* share-line: the smallest hand-off
+				       * measured around its runs (0: none) */
 };
 
 /* What the lab knows about the machine's placements. */
@@ -246,6 +272,9 @@ struct lat_lab_opts {
 				       * baseline and null, nothing else */
 	unsigned calibrate_ms;        /* pipeline clock calibration */
 	bool counters;                /* per-thread counters (else n/a) */
+	unsigned apart_wait_ms;       /* share-line: how long to wait for
+				       * its CPUs to be apart
+				       * (LAT_LAB_APART_WAIT_MS) */
 	bool keep_e2e;                /* keep each curve's merged e2e
 				       * histogram (struct lat_lab.e2e) for
 				       * lat_lab_write_svg */
@@ -336,9 +365,20 @@ int lat_lab_configure(const struct lat_lab *L, int i,
 		      struct lat_pipe_config *c, double *freeze_ns);
 
 /*
+ * One-way cache-line hand-off between CPUs @a and @b now, ns: the least of
+ * three short bounces (lat_bench_line_pingpong; preemption only inflates
+ * one). Returns 0 or its error.
+ */
+int lat_lab_handoff_ns(int a, int b, double *ns);
+
+/*
  * Run the plan (lat_lab_plan first): each row through lat_pipe_run_until
  * with @stop (may be NULL), counters on every hot thread, the flight
  * recorder on the stall. A line per run goes to @progress (may be NULL).
+ * share-line: the hand-off between its writers' CPUs is measured before
+ * and after; while it says one core the lab waits (opts.apart_wait_ms,
+ * polling @stop), and a run whose CPUs were not apart at both ends is run
+ * again, LAT_LAB_LINE_TRIES in all (the last one kept, marked one_core).
  * Stops early when @stop asks (L->stopped; the cut row is marked
  * interrupted). Returns 0, or the first pipeline error. Then judge.
  */

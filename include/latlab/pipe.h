@@ -203,8 +203,13 @@ struct lat_pipe_thread_result {
 	struct lat_wait_stats wait;
 	/* /proc/thread-self/schedstat over its measured run (any user) */
 	bool sched_known;
-	uint64_t on_cpu_ns;       /* time it ran */
+	uint64_t on_cpu_ns;       /* time it ran (its CPU clock) */
 	uint64_t run_delay_ns;    /* time it was runnable but not running */
+	/* the perf counters' view of the same run, when they counted it
+	 * (lat_instr_fill_result): task-clock and context switches */
+	bool counters_known;
+	uint64_t task_clock_ns;
+	uint64_t switches;
 };
 
 /*
@@ -549,9 +554,27 @@ struct lat_pipe_use_row {
 	uint64_t busy_ns;         /* cpu: non-idle time (/proc/stat ticks),
 				   * UINT64_MAX unknown */
 	double ours_pct;          /* cpu: the hot threads' on-CPU share */
-	uint64_t ours_ns;         /* cpu: their on-CPU time (thread CPU
-				   * clocks: the counters' task-clock plus
-				   * the context switches themselves) */
+	uint64_t ours_ns;         /* cpu: their on-CPU time: the sum of
+				   * their task-clocks when perf counted
+				   * every one of them, else of their CPU
+				   * clocks (ours_by_task_clock says which) */
+	bool ours_by_task_clock;
+	/*
+	 * cpu, when ours is task-clock and the CPU clocks are known: what
+	 * the CPU clocks (sum_exec_runtime) say beyond task-clock, and per
+	 * context switch of these threads. The scheduler charges a switch
+	 * from its clock reading in __schedule to the task switched to;
+	 * task-clock stops in prepare_task_switch and restarts in
+	 * finish_task_switch. Between two counted threads the difference
+	 * is the switch itself (+0.77 us each on the 2-vCPU VM of
+	 * docs/pipeline.md); a wakeup that preempts a counted thread is
+	 * charged to the wakee from the wakeup on, so it can be negative.
+	 */
+	bool switching_known;
+	uint64_t clock_ns;        /* their CPU clocks */
+	int64_t switching_ns;     /* clock_ns - ours_ns */
+	double switching_pct;     /* switching_ns as a share, like ours_pct */
+	uint64_t switches;        /* their context switches (perf) */
 	uint64_t rss_bytes;       /* memory: resident set */
 	/* saturation */
 	uint64_t run_delay_ns;    /* cpu, aggregator: runnable, waiting */
@@ -604,8 +627,9 @@ int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r);
 
 /*
  * Write the run's percentile spectrum as a standalone SVG to @out: one
- * line per delta, e2e in black (lat_svg_percentiles). Returns 0, -EINVAL,
- * -EIO.
+ * line per delta, e2e in black (lat_svg_percentiles); an interrupted
+ * run's chart says so in red under its title, with the events it got
+ * through. Returns 0, -EINVAL, -EIO.
  */
 int lat_pipe_write_svg(FILE *out, const struct lat_pipe_result *r);
 

@@ -286,9 +286,11 @@ double lat_qsim_mm1_sojourn_quantile(double rho, double p);
  * The formulas that apply to @cfg at its rho, with their names. approx is
  * Kingman (c = 1) or Allen-Cunneen (c > 1) and always present. exact is
  * present for M/G/1 (P-K; named M/M/1 or M/D/1 when it is), GI/M/1 (the
- * root sigma above; named D/M/1, Ek/M/1, H2/M/1, ...), M/M/c (Erlang C)
- * and D/D/c (zero wait); exact sojourn quantiles for M/M/1 and GI/M/1.
- * Not yet: GI/M/c for c > 1 (needs the boundary probabilities).
+ * root sigma above; named D/M/1, Ek/M/1, H2/M/1, ...), M/M/c (Erlang C),
+ * GI/M/c for c > 1 (Takács, lat_qsim_gimc; D/M/c, Ek/M/c, H2/M/c, ...)
+ * and D/D/c (zero wait); exact sojourn quantiles for M/M/1, GI/M/1, M/M/c
+ * and GI/M/c. None for G/G/c with non-exponential service and c > 1, nor
+ * for lognormal arrivals (no closed-form LST).
  */
 struct lat_qsim_formulas {
 	const char *approx_name;
@@ -302,7 +304,7 @@ struct lat_qsim_formulas {
 	 * τ^2; NaN for M/G/1 when E[S^3] has no closed form) and P(W_q > 0) */
 	double exact_wait2;
 	double exact_p_wait;
-	double sigma;             /* GI/M/1 root, NaN when not GI/M/1 */
+	double sigma;             /* GI/M/c root (c >= 1), NaN otherwise */
 };
 
 void lat_qsim_formulas(const struct lat_qsim_config *cfg,
@@ -336,6 +338,42 @@ double lat_qsim_gim1_wait(double sigma);
 double lat_qsim_gim1_wait2(double sigma);
 /* M/G/1 E[W_q^2] (Takacs): 2 W^2 + rho E[S^3] / (3 (1 - rho)). */
 double lat_qsim_mg1_wait2(double rho, const struct lat_qsim_dist *service);
+
+/*
+ * 1 - A*(s) computed directly (no cancellation when A*(s) is near 1), and
+ * the divided difference (A*(x) - A*(y)) / (x - y), A*'(x) when x == y,
+ * in closed form (expm1/log1p) for det, exp, Erlang, gamma and
+ * hyperexponential, by 16-point Gauss-Legendre per uniform piece for
+ * uniform and empirical. Unit-mean form; NaN for lognormal or s < 0.
+ */
+double lat_qsim_dist_lst_complement(const struct lat_qsim_dist *d, double s);
+double lat_qsim_dist_lst_dd(const struct lat_qsim_dist *d, double x, double y);
+
+/*
+ * Exact GI/M/c (any c >= 1; service rate 1 per server, arrivals
+ * @arrival at per-server load @rho). An arrival waits with probability
+ * p_wait (Takács' boundary probabilities, summed stably: see
+ * qsim_gimc.c for the formula, its sources and why it is stable); a wait
+ * is then exponential with rate c (1 - sigma). M/M/c gives Erlang C,
+ * c = 1 gives p_wait = sigma.
+ */
+struct lat_qsim_gimc {
+	double sigma;   /* root of sigma = A*(c (1 - sigma)) */
+	double rate;    /* c (1 - sigma): the rate of a positive wait */
+	double p_wait;  /* P(W_q > 0) */
+};
+
+/* Returns 0, or lat_qsim_gim_sigma's errors, or -ERANGE when an LST
+ * term underflows (the result would not be reliable). */
+int lat_qsim_gimc(const struct lat_qsim_dist *arrival, double rho,
+		  unsigned c, struct lat_qsim_gimc *g);
+/* Mean wait p_wait / rate and E[W_q^2] = 2 p_wait / rate^2, in τ. */
+double lat_qsim_gimc_wait(const struct lat_qsim_gimc *g);
+double lat_qsim_gimc_wait2(const struct lat_qsim_gimc *g);
+/* Sojourn (wait + exponential service) quantile, p in [0, 1), by
+ * bisection on its exact tail. */
+double lat_qsim_gimc_sojourn_quantile(const struct lat_qsim_gimc *g,
+				      double p);
 
 /* Relative error (model - sim) / sim; NaN when sim is 0 or not finite. */
 double lat_qsim_rel_err(double model, double sim);
@@ -499,7 +537,8 @@ void lat_qsim_json_target(struct lat_json *j,
 
 /*
  * A sweep as a standalone SVG chart on @out: mean wait with its interval,
- * the approximate and exact formulas and the p99 over rho, log y.
+ * the approximate and exact formulas and the p99 over rho, log y; a sweep
+ * stopped early (done < n) is marked partial under the title.
  * Returns 0, -ENOMEM, or the lat_svg error.
  */
 int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,

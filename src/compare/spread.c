@@ -1,8 +1,9 @@
 /*
- * lat_compare_read_spreads: each interval's percentiles, per tag. A second
- * pass over an .hlog that lat_hlog_load has merged: the merge forgets how
- * the intervals differed, and that difference is the noise a comparison
- * must be judged against.
+ * The per-interval percentiles of an .hlog, per tag: lat_compare_load
+ * keeps them in the same pass as lat_hlog_load_each merges the file (the
+ * merge forgets how the intervals differed, and that difference is the
+ * noise a comparison must be judged against); lat_compare_read_spreads
+ * is that pass alone.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +50,36 @@ static int keep(struct lat_compare_spread *t, const struct lat_hist *h)
 	return 0;
 }
 
+/* One interval: kept under its tag when @tag (NULL: any) selects it. */
+static int keep_interval(struct lat_compare_spreads *s, const char *tag,
+			 const struct lat_hlog_interval *iv)
+{
+	struct lat_compare_spread *t;
+
+	if (tag && strcmp(tag, iv->tag))
+		return 0;
+	t = find_or_add(s, iv->tag);
+	return t ? keep(t, iv->hist) : -LAT_EFORMAT;
+}
+
+static int keep_each(void *ctx, const struct lat_hlog_interval *iv)
+{
+	/* lat_hlog_load_each passes only the intervals @tag selects */
+	return keep_interval(ctx, NULL, iv);
+}
+
+int lat_compare_load(const char *path, const char *tag, double scale,
+		     struct lat_hlog_data *d, struct lat_compare_spreads *s)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = lat_hlog_load_each(path, tag, scale, d, keep_each, s);
+	if (rc)
+		snprintf(s->why, sizeof(s->why), "%s", d->why);
+	return rc;
+}
+
 int lat_compare_read_spreads(const char *path, const char *tag,
 			     struct lat_compare_spreads *s)
 {
@@ -64,12 +95,7 @@ int lat_compare_read_spreads(const char *path, const char *tag,
 		return rc;
 	}
 	while ((rc = lat_hlog_reader_next(r, &iv)) == 1) {
-		struct lat_compare_spread *t = NULL;
-
-		if (!tag || !strcmp(tag, iv.tag)) {
-			t = find_or_add(s, iv.tag);
-			rc = t ? keep(t, iv.hist) : -LAT_EFORMAT;
-		}
+		rc = keep_interval(s, tag, &iv);
 		lat_hist_free(iv.hist);
 		if (rc < 0)
 			break;

@@ -88,7 +88,8 @@ static int merge_total(struct lat_hlog_data *d)
 }
 
 static int load_hlog(const char *path, FILE *f, const char *tag,
-		     struct lat_hlog_data *d)
+		     struct lat_hlog_data *d, lat_hlog_each_fn each,
+		     void *ctx)
 {
 	char *why = d->why;
 	size_t why_len = sizeof(d->why);
@@ -122,6 +123,8 @@ static int load_hlog(const char *path, FILE *f, const char *tag,
 		tag_note_time(t, &iv);
 		tag_note_time(&d->total, &iv);
 		rc = tag_add(t, iv.hist, &d->refused);
+		if (!rc && each)
+			rc = each(ctx, &iv);
 		lat_hist_free(iv.hist);
 		if (rc) {
 			snprintf(why, why_len, "'%s' line %lld: %s", path,
@@ -274,6 +277,13 @@ static int load_hgrm(const char *path, const char *text, size_t len,
 int lat_hlog_load(const char *path, const char *tag, double scale,
 		  struct lat_hlog_data *d)
 {
+	return lat_hlog_load_each(path, tag, scale, d, NULL, NULL);
+}
+
+int lat_hlog_load_each(const char *path, const char *tag, double scale,
+		       struct lat_hlog_data *d, lat_hlog_each_fn each,
+		       void *ctx)
+{
 	char *why = d->why;
 	size_t why_len = sizeof(d->why);
 	char *text = NULL;
@@ -326,7 +336,7 @@ int lat_hlog_load(const char *path, const char *tag, double scale,
 				 "memory", path);
 			return -ENOMEM;
 		}
-		rc = load_hlog(path, again, tag, d);
+		rc = load_hlog(path, again, tag, d, each, ctx);
 		fclose(again);
 		fclose(f);
 		return rc;

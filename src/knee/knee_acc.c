@@ -3,6 +3,7 @@
  * of a G/G/1 queue (see knee.h for the definitions of W, S and rho).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "latlab/knee.h"
@@ -23,6 +24,16 @@ int lat_knee_acc_init(struct lat_knee_acc *a, uint64_t expected)
 	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]) && !rc; i++)
 		rc = lat_hist_init(h[i], 1, ACC_HIST_MAX,
 				   LAT_HIST_DEFAULT_SIG_FIGS);
+	/* room for the events planned and a margin (a run may deliver a
+	 * few more than asked); beyond it events are counted, not kept */
+	a->trace_cap = expected + expected / 8 + 16;
+	if (a->trace_cap > LAT_KNEE_TRACE_MAX)
+		a->trace_cap = LAT_KNEE_TRACE_MAX;
+	if (!rc) {
+		a->trace = calloc(a->trace_cap, sizeof(*a->trace));
+		if (!a->trace)
+			rc = -ENOMEM;
+	}
 	if (rc)
 		lat_knee_acc_destroy(a);
 	return rc;
@@ -36,6 +47,8 @@ void lat_knee_acc_destroy(struct lat_knee_acc *a)
 	lat_hist_destroy(&a->pickup);
 	lat_hist_destroy(&a->wake);
 	lat_hist_destroy(&a->e2e);
+	free(a->trace);
+	a->trace = NULL;
 }
 
 /* b - a, or 0 when the clock went backwards between the two stamps */
@@ -63,11 +76,12 @@ void lat_knee_acc_add(struct lat_knee_acc *a, uint64_t seq, lat_cycles_t t0,
 	 * unknown */
 	bool chained = a->started ? seq == a->next_seq : seq == 0;
 	lat_cycles_t free_at;
-	uint64_t w, s;
+	uint64_t w, s, g = 0;
 	unsigned k;
 
 	if (!chained) {
 		a->unchained++;
+		a->chain_broken = true;
 	} else {
 		free_at = a->started && a->prev_d > arr ? a->prev_d : arr;
 		w = free_at - arr;
@@ -75,8 +89,7 @@ void lat_knee_acc_add(struct lat_knee_acc *a, uint64_t seq, lat_cycles_t t0,
 		if (!a->events)
 			a->first_a = arr;
 		else {
-			uint64_t g = after(a->prev_a, arr);
-
+			g = after(a->prev_a, arr);
 			a->gaps++;
 			a->gap_sum += g;
 			a->gap_sq += (double)g * (double)g;
@@ -94,8 +107,22 @@ void lat_knee_acc_add(struct lat_knee_acc *a, uint64_t seq, lat_cycles_t t0,
 		lat_hist_record(&a->wait, (int64_t)w);
 		lat_hist_record(&a->service, (int64_t)s);
 		lat_hist_record(&a->pickup, (int64_t)after(free_at, b));
-		if (!w)
+		if (!w) {
 			lat_hist_record(&a->wake, (int64_t)after(arr, b));
+			a->svc_idle_sum += s;
+			a->idle_n++;
+		}
+		if (a->trace_n < a->trace_cap) {
+			struct lat_knee_ev *e = &a->trace[a->trace_n];
+
+			e->gap = g;
+			e->svc = s;
+			e->wait = w;
+			e->restart = !a->trace_n || a->chain_broken;
+			a->trace_n++;
+		} else
+			a->trace_missed++;
+		a->chain_broken = false;
 		lat_hist_record(&a->e2e, (int64_t)after(t0, fin));
 	}
 	a->started = true;

@@ -102,6 +102,7 @@ int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_qsim_config *sim)
 {
 	double cpn;
+	int rc, arc;
 
 	p->kingman_ns = p->pk_ns = p->sim_ns = p->sim_half = NAN;
 	p->sim_p99_ns = NAN;
@@ -114,5 +115,8 @@ int lat_knee_point_predict(struct lat_knee_point *p,
 		if (poisson)
 			p->pk_ns = lat_qsim_pk(p->rho, p->cs) * p->tau_ns;
 	}
-	return simulate(p, a, sim, cpn);
+	rc = simulate(p, a, sim, cpn);
+	arc = lat_knee_point_attribute(p, a, sim->seed);
+	lat_knee_point_explain(p);
+	return rc ? rc : arc == -ENOMEM ? arc : 0;
 }

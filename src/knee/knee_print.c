@@ -122,6 +122,46 @@ static void print_predicted(FILE *out, const struct lat_knee_sweep *s)
 	}
 }
 
+/*
+ * Per point: which prediction is closer and why the simulator differs,
+ * from the replays of the point's own events; then what each reason
+ * found means.
+ */
+static void print_why(FILE *out, const struct lat_knee_sweep *s)
+{
+	char m[LAT_FMT_LEN], r[LAT_FMT_LEN], sv[LAT_FMT_LEN], g[LAT_FMT_LEN];
+	char b[LAT_FMT_LEN], si[LAT_FMT_LEN], sb[LAT_FMT_LEN];
+	bool seen[LAT_KNEE_WHY_SAMPLE + 1] = { false };
+
+	fprintf(out, "\n  why they differ: each point's own events replayed "
+		"through Lindley's recursion, in their order (= measured), "
+		"with the services shuffled, with the gaps shuffled, and both "
+		"(the simulator's model)\n");
+	fprintf(out, "    rho  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
+		"measured", "replay", "svc shuf", "gap shuf", "both",
+		"S idle / queued", "closer", "why (simulator)");
+	for (size_t i = 0; i < s->done; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+		const struct lat_knee_attr *t = &p->attr;
+		char sis[48];
+
+		snprintf(sis, sizeof(sis), "%s / %s", ns(si, t->svc_idle_ns),
+			 ns(sb, t->svc_busy_ns));
+		fprintf(out, "  %5.3f  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
+			p->rho, ns(m, p->wait.mean), ns(r, t->replay_ns),
+			ns(sv, t->svc_shuffled_ns), ns(g, t->gap_shuffled_ns),
+			ns(b, t->both_shuffled_ns), sis,
+			lat_knee_closer_name(p->closer),
+			lat_knee_why_name(p->why));
+		if (p->why <= LAT_KNEE_WHY_SAMPLE)
+			seen[p->why] = true;
+	}
+	for (int w = LAT_KNEE_WHY_AGREE; w <= LAT_KNEE_WHY_SAMPLE; w++)
+		if (seen[w])
+			fprintf(out, "    %s: %s\n", lat_knee_why_name(w),
+				lat_knee_why_text(w));
+}
+
 static void print_knee(FILE *out, const char *what, double k)
 {
 	if (isfinite(k))
@@ -242,6 +282,7 @@ static void print_run(FILE *out, const struct lat_knee_report *o,
 		ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
 	print_measured(out, &run->sweep);
 	print_predicted(out, &run->sweep);
+	print_why(out, &run->sweep);
 	print_summary(out, o, run);
 	print_slowed(out, run);
 	if (run->sweep.interrupted)
@@ -325,7 +366,8 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *o)
 		fprintf(out, "nice: stage 1 and the producer run at nice %d, "
 			"so their CPU share does not shrink with each "
 			"neighbour; the neighbours' slices still preempt them "
-			"and are part of the services and gaps measured\n",
+			"and are part of the services and gaps measured "
+			"(--nice 0 leaves priorities alone)\n",
 			o->kp.stage_nice);
 	if (o->kp.stage_nice && o->autogroup_error &&
 	    o->autogroup_error != -ENOENT)
@@ -346,11 +388,13 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *o)
 	for (int i = 0; i < o->n_runs; i++)
 		print_run(out, o, &o->runs[i]);
 	print_compare(out, o);
-	fprintf(out, "\nwhy they differ: the simulator takes the measured "
-		"service and gap distributions but draws them independently, "
-		"while on the machine an event that finds stage 1 idle pays "
-		"the wake-up in its service and a late producer bunches its "
-		"sends; Kingman adds a two-moment approximation on top\n");
+	fprintf(out, "\nthe measured wait is exactly Lindley's recursion over "
+		"the measured gaps and services (the replay column): the "
+		"wake-ups and preemptions are in those, not beside them; the "
+		"simulator draws the same distributions independently, so "
+		"where it differs the difference is the order it cannot see "
+		"(per point above); Kingman adds a two-moment approximation "
+		"on top\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -394,6 +438,20 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_double(j, "sim_rel_err",
 			lat_qsim_rel_err(p->sim_ns, p->wait.mean));
 	lat_json_double(j, "sim_wait_p99_ns", p->sim_p99_ns);
+	lat_json_str(j, "closer", lat_knee_closer_name(p->closer));
+	lat_json_str(j, "why", lat_knee_why_name(p->why));
+	lat_json_str(j, "why_text", lat_knee_why_text(p->why));
+	lat_json_obj_begin(j, "replay");
+	lat_json_uint(j, "events", p->attr.n);
+	lat_json_double(j, "in_order_ns", p->attr.replay_ns);
+	lat_json_double(j, "services_shuffled_ns", p->attr.svc_shuffled_ns);
+	lat_json_double(j, "gaps_shuffled_ns", p->attr.gap_shuffled_ns);
+	lat_json_double(j, "both_shuffled_ns", p->attr.both_shuffled_ns);
+	lat_json_double(j, "service_after_idle_ns", p->attr.svc_idle_ns);
+	lat_json_double(j, "service_after_wait_ns", p->attr.svc_busy_ns);
+	lat_json_double(j, "gap_lag1", p->attr.gap_lag1);
+	lat_json_double(j, "service_lag1", p->attr.svc_lag1);
+	lat_json_obj_end(j);
 	lat_json_double(j, "loadavg", p->loadavg);
 	lat_json_double(j, "steal_pct", p->steal_pct);
 	lat_json_obj_end(j);
@@ -444,6 +502,33 @@ static void json_threads(struct lat_json *j, const struct lat_knee_report *o)
 		lat_json_null(j, "loadavg");
 }
 
+/*
+ * What the sweep changed in the system while it ran (the default raises
+ * priorities; --nice 0 changes nothing): the threads' nice and the
+ * session autogroup's, each with its error, and the value given back.
+ */
+static void json_priority(struct lat_json *j, const struct lat_knee_report *o)
+{
+	bool ag = o->kp.stage_nice && !o->autogroup_error;
+
+	lat_json_obj_begin(j, "priority");
+	lat_json_bool(j, "changed", o->kp.stage_nice &&
+		      (!o->kp.nice_error || ag));
+	lat_json_int(j, "thread_nice", o->kp.stage_nice);
+	lat_json_int(j, "thread_nice_error", o->kp.nice_error);
+	if (ag)
+		lat_json_int(j, "autogroup_nice", o->kp.stage_nice);
+	else
+		lat_json_null(j, "autogroup_nice");
+	lat_json_int(j, "autogroup_error", o->kp.stage_nice ?
+		     o->autogroup_error : 0);
+	if (ag)
+		lat_json_int(j, "autogroup_restored_to", o->autogroup_old);
+	else
+		lat_json_null(j, "autogroup_restored_to");
+	lat_json_obj_end(j);
+}
+
 void lat_knee_json(struct lat_json *j, const struct lat_knee_report *o)
 {
 	lat_json_obj_begin(j, NULL);
@@ -455,6 +540,7 @@ void lat_knee_json(struct lat_json *j, const struct lat_knee_report *o)
 	lat_json_double(j, "floor_factor", LAT_KNEE_FLOOR_FACTOR);
 	lat_json_int(j, "stage_nice", o->kp.stage_nice);
 	lat_json_int(j, "stage_nice_error", o->kp.nice_error);
+	json_priority(j, o);
 	json_threads(j, o);
 	lat_json_arr_begin(j, "runs");
 	for (int i = 0; i < o->n_runs; i++)

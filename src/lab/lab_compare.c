@@ -99,7 +99,7 @@ void lab_neighbours(const struct lat_lab_row *rows, int n, int i,
 
 bool lab_exp_row(const struct lat_lab_row *r, enum lat_lab_exp e)
 {
-	return !r->baseline && r->exp == e && !r->interrupted;
+	return !r->baseline && r->exp == e && !r->interrupted && !r->one_core;
 }
 
 /*

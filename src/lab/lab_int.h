@@ -23,7 +23,8 @@ bool lab_usable(double v);
 /* Row @r is a baseline of arm @a that ran to the end. */
 bool lab_judged_baseline(const struct lat_lab_row *r, enum lat_lab_arm a);
 
-/* Row @r is a run of experiment @e that ran to the end. */
+/* Row @r is a run of experiment @e that ran to the end where it could
+ * show (share-line: its writers' CPUs on two host cores). */
 bool lab_exp_row(const struct lat_lab_row *r, enum lat_lab_exp e);
 
 /* Trend and spread of arm @a's baselines over statistic @v (per row). */

@@ -49,6 +49,16 @@ static void json_flight(struct lat_json *j, const struct lat_lab_row *names,
 	lat_json_obj_end(j);
 }
 
+/* One per-part statistic of row @w, keyed by part name. */
+static void parts_obj(struct lat_json *j, const struct lat_lab_row *w,
+		      const char *key, const double *v)
+{
+	lat_json_obj_begin(j, key);
+	for (int p = 0; p < w->n_parts; p++)
+		lat_json_double(j, w->part[p], v[p]);
+	lat_json_obj_end(j);
+}
+
 static void json_row(struct lat_json *j, const struct lat_lab_row *w)
 {
 	lat_json_obj_begin(j, NULL);
@@ -63,18 +73,15 @@ static void json_row(struct lat_json *j, const struct lat_lab_row *w)
 	lat_json_uint(j, "events", w->events);
 	lat_json_uint(j, "events_planned", w->events_planned);
 	lat_json_double(j, "p50_ns", w->p50_ns);
+	lat_json_double(j, "p90_ns", w->p90_ns);
 	lat_json_double(j, "p99_ns", w->p99_ns);
 	lat_json_double(j, "p999_ns", w->p999_ns);
 	lat_json_double(j, "max_ns", w->max_ns);
 	lat_json_double(j, "mean_ns", w->mean_ns);
-	lat_json_obj_begin(j, "part_mean_ns");
-	for (int p = 0; p < w->n_parts; p++)
-		lat_json_double(j, w->part[p], w->part_mean_ns[p]);
-	lat_json_obj_end(j);
-	lat_json_obj_begin(j, "part_p99_ns");
-	for (int p = 0; p < w->n_parts; p++)
-		lat_json_double(j, w->part[p], w->part_p99_ns[p]);
-	lat_json_obj_end(j);
+	parts_obj(j, w, "part_mean_ns", w->part_mean_ns);
+	parts_obj(j, w, "part_p50_ns", w->part_p50_ns);
+	parts_obj(j, w, "part_p99_ns", w->part_p99_ns);
+	parts_obj(j, w, "part_p999_ns", w->part_p999_ns);
 	lat_json_double(j, "offered_per_s", w->offered_per_s);
 	lat_json_double(j, "achieved_per_s", w->achieved_per_s);
 	lat_json_double(j, "wall_s", w->wall_s);
@@ -94,6 +101,12 @@ static void json_row(struct lat_json *j, const struct lat_lab_row *w)
 	if (w->stall_ns > 0) {
 		lat_json_double(j, "stall_ns", w->stall_ns);
 		json_flight(j, w, &w->flight);
+	}
+	if (w->tries) {
+		lat_json_double(j, "handoff_before_ns", w->handoff_before_ns);
+		lat_json_double(j, "handoff_after_ns", w->handoff_after_ns);
+		lat_json_int(j, "tries", w->tries);
+		lat_json_bool(j, "one_core", w->one_core);
 	}
 	lat_json_obj_end(j);
 }
@@ -117,6 +130,7 @@ static void json_verdict(struct lat_json *j, const struct lat_lab *L,
 	lat_json_int(j, "runs", V->runs);
 	lat_json_obj_begin(j, "e2e");
 	json_cmp(j, "p50", &V->p50);
+	json_cmp(j, "p90", &V->p90);
 	json_cmp(j, "p99", &V->p99);
 	json_cmp(j, "p999", &V->p999);
 	json_cmp(j, "mean", &V->mean);
@@ -136,6 +150,8 @@ static void json_verdict(struct lat_json *j, const struct lat_lab *L,
 	} else if (V->fp_stat[0]) {
 		json_cmp(j, "fingerprint", &V->fp);
 	}
+	if (V->handoff_ns > 0)
+		lat_json_double(j, "handoff_ns", V->handoff_ns);
 	json_part(j, "growth_part", names, V->growth_part);
 	lat_json_double(j, "growth_share", V->growth_share);
 	lat_json_obj_end(j);

@@ -71,15 +71,16 @@ const char *lat_lab_fp_name(enum lat_lab_fp f)
 const char *lat_lab_fp_text(enum lat_lab_fp f)
 {
 	static const char *const t[LAT_LAB_N_FP] = {
-		"no effect beyond the baselines' spread and drift",
+		"none of the lab's fingerprints: no body shift (e2e p50 and "
+		"p90), no work1 p50 move, no scheduler-counter move",
 		"1 allocation per event, none in the baselines",
 		"at least 1 page fault per event, almost none in the baselines",
 		"context switches or migrations leave the baselines' range",
-		"body shift: e2e p50 and mean grow",
+		"body shift: e2e p50 and p90 grow",
 		"flight recorder: one slow work1 at the freeze, a backlog of "
 		"slow q1+wake behind it",
-		"work1 p99 grows: a miss per event on the shared line",
-		"no growth in work1 p99",
+		"work1 p50 grows: a miss on every event on the shared line",
+		"no growth in work1 p50",
 	};
 
 	return (unsigned)f < LAT_LAB_N_FP ? t[f] : "?";

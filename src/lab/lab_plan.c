@@ -20,6 +20,7 @@ void lat_lab_opts_init(struct lat_lab_opts *o)
 	for (int e = 0; e < LAT_LAB_N_EXP; e++)
 		o->want[e] = true;
 	o->calibrate_ms = 200;
+	o->apart_wait_ms = LAT_LAB_APART_WAIT_MS;
 	o->counters = true;
 }
 

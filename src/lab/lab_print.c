@@ -38,7 +38,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 	lat_fmt_pad(out, "p99.9", 9);
 	lat_fmt_pad(out, "max", 9);
 	lat_fmt_pad(out, "mean", 9);
-	lat_fmt_pad(out, "work1 p99", 10);
+	lat_fmt_pad(out, "work1 p50", 10);
 	lat_fmt_pad(out, "rate", 11);
 	fputc(' ', out);
 	lat_fmt_pad(out, "ctx-sw", 8);
@@ -55,7 +55,7 @@ static void print_rows(FILE *out, const struct lat_lab *L)
 		cell_ns(out, w->p999_ns, 9);
 		cell_ns(out, w->max_ns, 9);
 		cell_ns(out, w->mean_ns, 9);
-		cell_ns(out, w->n_parts > 2 ? w->part_p99_ns[2] : 0, 10);
+		cell_ns(out, w->n_parts > 2 ? w->part_p50_ns[2] : 0, 10);
 		lat_fmt_pad(out, lat_fmt_rate(b, sizeof(b),
 					      w->achieved_per_s), 11);
 		fputc(w->fell_behind ? '*' : ' ', out);
@@ -153,10 +153,15 @@ static void print_evidence(FILE *out, const struct lat_lab *L,
 		break;
 	default:
 		print_cmp(out, V->fp_stat, &V->fp);
+		if (V->handoff_ns > 0)
+			fprintf(out, "; line hand-off between the writers' "
+				"CPUs %.0f ns at least", V->handoff_ns);
 	}
 	fputc('\n', out);
 	fprintf(out, "      e2e against the baselines beside it: ");
 	print_cmp(out, "p50", &V->p50);
+	fprintf(out, ", ");
+	print_cmp(out, "p90", &V->p90);
 	fprintf(out, ", ");
 	print_cmp(out, "p99.9", &V->p999);
 	fprintf(out, ", ");
@@ -185,7 +190,8 @@ static void print_verdicts(FILE *out, const struct lat_lab *L)
 			lat_lab_fp_text(V->expected));
 		if (V->outcome == LAT_LAB_CANNOT_SHOW ||
 		    V->outcome == LAT_LAB_NO_DATA)
-			fprintf(out, "      %s\n", V->why);
+			fprintf(out, "      %s%s\n", V->why, V->handoff_ns > 0 ?
+				" (hand-off measured)" : "");
 		else
 			print_evidence(out, L, V);
 	}
@@ -237,7 +243,7 @@ int lat_lab_print(FILE *out, const struct lat_lab *L)
 	print_place(out, L);
 	fputc('\n', out);
 	print_rows(out, L);
-	fprintf(out, "\ne2e percentiles and mean; work1 p99: the stage's work "
+	fprintf(out, "\ne2e percentiles and mean; work1 p50: the stage's work "
 		"(where share-line shows); counters summed over the hot "
 		"threads' measured runs\n");
 	for (int i = 0; i < L->n_rows; i++)

@@ -73,6 +73,7 @@ void lat_lab_row_from_result(struct lat_lab_row *w,
 	w->events = r->recorded;
 	w->events_planned = r->config.events;
 	w->p50_ns = (double)lat_hist_value_at_percentile(e2e, 50.0);
+	w->p90_ns = (double)lat_hist_value_at_percentile(e2e, 90.0);
 	w->p99_ns = (double)lat_hist_value_at_percentile(e2e, 99.0);
 	w->p999_ns = (double)lat_hist_value_at_percentile(e2e, 99.9);
 	w->max_ns = (double)lat_hist_max(e2e);
@@ -86,8 +87,12 @@ void lat_lab_row_from_result(struct lat_lab_row *w,
 		memcpy(w->part[i], r->delta[i].name, sizeof(w->part[i]));
 		w->part[i][sizeof(w->part[i]) - 1] = '\0';
 		w->part_mean_ns[i] = lat_hist_mean(h);
+		w->part_p50_ns[i] =
+			(double)lat_hist_value_at_percentile(h, 50.0);
 		w->part_p99_ns[i] =
 			(double)lat_hist_value_at_percentile(h, 99.0);
+		w->part_p999_ns[i] =
+			(double)lat_hist_value_at_percentile(h, 99.9);
 	}
 	w->offered_per_s = r->offered_rate;
 	w->achieved_per_s = r->achieved_rate;

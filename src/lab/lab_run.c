@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "latlab/lab.h"
 
@@ -73,6 +74,56 @@ static int keep_e2e(struct lat_lab *L, const struct lat_lab_row *w,
 	return rc;
 }
 
+/* Between two hand-off measurements while the CPUs share a core. */
+#define APART_POLL_MS 100
+
+/* The hand-off between share-line's two writers (row @w's stage 1 and
+ * consumer), or 0 when it cannot be measured (then judged as apart). */
+static double writers_handoff(const struct lat_lab *L,
+			      const struct lat_lab_row *w)
+{
+	const int *cpu = L->place.cpu[w->arm];
+	double ns = 0;
+
+	return lat_lab_handoff_ns(cpu[1], cpu[2], &ns) ? 0 : ns;
+}
+
+static bool apart(double handoff_ns)
+{
+	return !(handoff_ns > 0 && handoff_ns < LAT_LAB_APART_NS);
+}
+
+/*
+ * Wait, up to opts.apart_wait_ms, until the host runs the writers'
+ * CPUs on different cores; the last hand-off measured. A stop ends the
+ * wait (the run that follows then stops at once).
+ */
+static double wait_apart(const struct lat_lab *L, const struct lat_lab_row *w,
+			 lat_pipe_stop_fn stop, void *ctx, FILE *progress)
+{
+	const struct timespec poll = { 0, APART_POLL_MS * 1000000L };
+	double ns = writers_handoff(L, w);
+
+	if (apart(ns) || !L->opts.apart_wait_ms)
+		return ns;
+	if (progress)
+		fprintf(progress, "latlab lab: cpu %d and cpu %d hand a line "
+			"over in %.0f ns: one host core, where a shared line "
+			"costs nothing; waiting up to %d s for them to be "
+			"apart\n", L->place.cpu[w->arm][1],
+			L->place.cpu[w->arm][2], ns,
+			L->opts.apart_wait_ms / 1000);
+	for (unsigned t = 0; t < L->opts.apart_wait_ms / APART_POLL_MS; t++) {
+		if (stop && stop(ctx, 0, 0))
+			break;
+		nanosleep(&poll, NULL);
+		ns = writers_handoff(L, w);
+		if (apart(ns))
+			break;
+	}
+	return ns;
+}
+
 /* Planned row @i, run. */
 static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 		   void *ctx)
@@ -117,6 +168,41 @@ static int run_row(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 	return rc;
 }
 
+/*
+ * Row @i, with share-line's placement in time: the writers' CPUs apart
+ * before the run (waited for) and still apart after it, or run again.
+ */
+static int run_placed(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
+		      void *ctx, FILE *progress)
+{
+	struct lat_lab_row *w = &L->row[i];
+	bool line = !w->baseline && w->exp == LAT_LAB_SHARE_LINE;
+	double before = 0, after = 0;
+	int rc = 0;
+
+	for (int t = 1; t <= (line ? LAT_LAB_LINE_TRIES : 1); t++) {
+		if (line)
+			before = wait_apart(L, w, stop, ctx, progress);
+		rc = run_row(L, i, stop, ctx);
+		if (rc || !line)
+			return rc;
+		after = writers_handoff(L, w);
+		w->handoff_before_ns = before;
+		w->handoff_after_ns = after;
+		w->tries = t;
+		w->one_core = !apart(before) || !apart(after);
+		if (!w->one_core || w->interrupted)
+			break;
+		if (progress && t < LAT_LAB_LINE_TRIES)
+			fprintf(progress, "latlab lab: share-line ran while "
+				"cpu %d and cpu %d shared a host core (hand-off "
+				"%.0f ns before, %.0f ns after): again\n",
+				L->place.cpu[w->arm][1],
+				L->place.cpu[w->arm][2], before, after);
+	}
+	return rc;
+}
+
 int lat_lab_run(struct lat_lab *L, lat_pipe_stop_fn stop, void *ctx,
 		FILE *progress)
 {
@@ -136,7 +222,7 @@ int lat_lab_run(struct lat_lab *L, lat_pipe_stop_fn stop, void *ctx,
 			fprintf(progress, "latlab lab: run %d of %d (round %d): "
 				"%s\n", i + 1, L->n_plan, L->row[i].round + 1,
 				L->row[i].name);
-		rc = run_row(L, i, stop, ctx);
+		rc = run_placed(L, i, stop, ctx, progress);
 		if (rc)
 			return rc;
 		L->n_rows = i + 1;

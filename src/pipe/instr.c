@@ -53,6 +53,31 @@ static void hook_end(void *ctx, int index, enum lat_pipe_role role)
 	t->ran = true;
 }
 
+static bool by_perf(const struct lat_instr_thread *t, enum lat_perf_counter c)
+{
+	return lat_perf_has(&t->reading, c) &&
+	       t->perf.slot[c].source == LAT_PERF_SRC_PERF;
+}
+
+void lat_instr_fill_result(const struct lat_instr *in,
+			   struct lat_pipe_result *r)
+{
+	for (int i = 0; i < r->n_hot && i < in->n_hot; i++) {
+		const struct lat_instr_thread *t = &in->thread[i];
+		struct lat_pipe_thread_result *o = &r->thread[i];
+
+		o->counters_known = t->ran && !t->perf_err &&
+				    by_perf(t, LAT_PERF_TASK_CLOCK) &&
+				    by_perf(t, LAT_PERF_CTX_SWITCHES);
+		o->task_clock_ns = o->counters_known
+					   ? t->reading.value[LAT_PERF_TASK_CLOCK]
+					   : 0;
+		o->switches = o->counters_known
+				      ? t->reading.value[LAT_PERF_CTX_SWITCHES]
+				      : 0;
+	}
+}
+
 static uint64_t warmup_of(const struct lat_instr_opts *o, uint64_t events)
 {
 	uint64_t w = events / 10;

@@ -22,6 +22,8 @@ static void cpu_rows(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 		struct lat_pipe_use_row *w = &u->row[u->n++];
 		int cpu = r->use_cpu[k];
 		size_t n = 0;
+		uint64_t task_clock = 0;
+		bool counted = true, clocks = true;
 
 		w->kind = LAT_PIPE_RES_CPU;
 		w->late_p99_ns = -1;
@@ -39,9 +41,23 @@ static void cpu_rows(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 						      sizeof(w->users) - n,
 						      "%s%s", n ? ", " : "",
 						      t->name);
-			w->ours_ns += t->on_cpu_ns;
+			w->clock_ns += t->on_cpu_ns;
 			w->run_delay_ns += t->run_delay_ns;
+			task_clock += t->task_clock_ns;
+			w->switches += t->switches;
+			counted &= t->counters_known;
+			clocks &= t->sched_known;
 		}
+		/* task-clock when perf counted every thread here: the USE line
+		 * then adds up with the counters table by construction */
+		counted &= n > 0;
+		w->ours_by_task_clock = counted;
+		w->ours_ns = counted ? task_clock : w->clock_ns;
+		w->switching_known = counted && clocks;
+		if (w->switching_known)
+			w->switching_ns = (int64_t)(w->clock_ns - task_clock);
+		else
+			w->switches = 0;
 		/* unpinned: the whole machine's CPUs are the resource */
 		{
 			uint64_t span = r->run_ns *
@@ -56,8 +72,13 @@ static void cpu_rows(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 			 * 100): a short run can read a tick over */
 			if (w->util_pct > 100)
 				w->util_pct = 100;
-			w->ours_pct = u->sched_known ? pct(w->ours_ns, span)
-						     : -1;
+			w->ours_pct = counted || u->sched_known
+					      ? pct(w->ours_ns, span) : -1;
+			w->switching_pct =
+				w->switching_known && span
+					? 100.0 * (double)w->switching_ns /
+						  (double)span
+					: NAN;
 			w->waiting = u->sched_known && r->run_ns
 					     ? (double)w->run_delay_ns /
 						       (double)r->run_ns
@@ -164,10 +185,19 @@ static void print_row(FILE *out, const struct lat_pipe_use_row *w)
 	fprintf(out, "  %-28s ", who);
 	switch (w->kind) {
 	case LAT_PIPE_RES_CPU:
-		fprintf(out, "U busy %s (hot threads %s)  S run-queue delay "
-			"%s, %s waiting on average  E throttled periods %"
-			PRIu64 "\n", fmt_pct(a, sizeof(a), w->util_pct),
+		fprintf(out, "U busy %s (hot threads %s by %s",
+			fmt_pct(a, sizeof(a), w->util_pct),
 			fmt_pct(b, sizeof(b), w->ours_pct),
+			w->ours_by_task_clock ? "task-clock" : "CPU clocks");
+		if (w->switching_known && w->switches)
+			fprintf(out, "; CPU clocks %+.1f%% = %" PRIu64
+				" switches x %s%s", w->switching_pct,
+				w->switches, w->switching_ns >= 0 ? "+" : "",
+				lat_fmt_ns(c, sizeof(c),
+					   (double)w->switching_ns /
+						   (double)w->switches));
+		fprintf(out, ")  S run-queue delay %s, %s waiting on average  "
+			"E throttled periods %" PRIu64 "\n",
 			lat_fmt_ns(c, sizeof(c), (double)w->run_delay_ns),
 			fmt_or_na(d, sizeof(d), "%.2f", w->waiting), w->throttled);
 		break;
@@ -228,6 +258,29 @@ static const char *const kind_name[] = {
 	[LAT_PIPE_RES_MEMORY] = "memory",
 };
 
+/* What the CPU clocks say beyond task-clock, and per switch: null when
+ * the hot threads' share is not task-clock or a clock is unknown. */
+static void json_switching(struct lat_json *j,
+			   const struct lat_pipe_use_row *w)
+{
+	if (!w->switching_known) {
+		lat_json_null(j, "cpu_clock_ns");
+		lat_json_null(j, "switching_ns");
+		lat_json_null(j, "switching_pct");
+		lat_json_null(j, "context_switches");
+		lat_json_null(j, "switching_ns_per_switch");
+		return;
+	}
+	lat_json_uint(j, "cpu_clock_ns", w->clock_ns);
+	lat_json_int(j, "switching_ns", w->switching_ns);
+	lat_json_double(j, "switching_pct", w->switching_pct);
+	lat_json_uint(j, "context_switches", w->switches);
+	lat_json_double(j, "switching_ns_per_switch",
+			w->switches ? (double)w->switching_ns /
+					      (double)w->switches
+				    : NAN);
+}
+
 static void json_row(struct lat_json *j, const struct lat_pipe_use_row *w)
 {
 	bool ring = w->kind == LAT_PIPE_RES_RING ||
@@ -250,6 +303,10 @@ static void json_row(struct lat_json *j, const struct lat_pipe_use_row *w)
 			lat_json_null(j, "busy_ns");
 		num_or_null(j, "hot_threads_pct", w->ours_pct);
 		lat_json_uint(j, "hot_threads_on_cpu_ns", w->ours_ns);
+		lat_json_str(j, "hot_threads_source", w->ours_by_task_clock
+							      ? "task-clock"
+							      : "cpu-clock");
+		json_switching(j, w);
 	}
 	lat_json_obj_end(j);
 	lat_json_obj_begin(j, "saturation");

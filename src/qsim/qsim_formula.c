@@ -1,8 +1,11 @@
 /*
  * lat_qsim formulas: Kingman, Allen-Cunneen, Pollaczek-Khinchine, Erlang C
- * and the M/M/1 distribution, in units of the mean service time.
+ * and the M/M/1 distribution, in units of the mean service time; which
+ * exact result applies to a configuration (GI/M/1 and GI/M/c from
+ * qsim_gim1.c and qsim_gimc.c).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "latlab/qsim.h"
@@ -69,21 +72,35 @@ static void sojourn_exp(struct lat_qsim_formulas *f, double rate)
 	f->exact_p999 = -log1p(-.999) / rate;
 }
 
-/* Kendall's letter for the arrivals of a GI/M/1 queue. */
-static const char *gim1_name(const struct lat_qsim_dist *a)
+/* Kendall's notation for a GI/M/1 (@c 1) or GI/M/c queue. */
+static const char *gim_name(const struct lat_qsim_dist *a, unsigned c)
 {
+	bool one = c == 1;
+
 	switch (a->kind) {
 	case LAT_QSIM_DET:
-		return "D/M/1";
+		return one ? "D/M/1" : "D/M/c";
 	case LAT_QSIM_ERLANG:
-		return "Ek/M/1";
+		return one ? "Ek/M/1" : "Ek/M/c";
 	case LAT_QSIM_HYPER:
-		return "H2/M/1";
+		return one ? "H2/M/1" : "H2/M/c";
 	case LAT_QSIM_GAMMA:
-		return "G/M/1 (gamma)";
+		return one ? "G/M/1 (gamma)" : "G/M/c (gamma)";
 	default:
-		return "GI/M/1";
+		return one ? "GI/M/1" : "GI/M/c";
 	}
+}
+
+/* GI/M/c sojourn quantiles: the wait's atom at 0 and its exponential
+ * tail, convolved with the exponential service. */
+static void sojourn_gimc(struct lat_qsim_formulas *f,
+			 const struct lat_qsim_gimc *g)
+{
+	f->has_exact_quantiles = true;
+	f->exact_p50 = lat_qsim_gimc_sojourn_quantile(g, .5);
+	f->exact_p90 = lat_qsim_gimc_sojourn_quantile(g, .9);
+	f->exact_p99 = lat_qsim_gimc_sojourn_quantile(g, .99);
+	f->exact_p999 = lat_qsim_gimc_sojourn_quantile(g, .999);
 }
 
 void lat_qsim_formulas(const struct lat_qsim_config *cfg,
@@ -119,17 +136,33 @@ void lat_qsim_formulas(const struct lat_qsim_config *cfg,
 			sojourn_exp(f, 1 - rho);
 	} else if (c == 1 && s == LAT_QSIM_EXP &&
 		   !lat_qsim_gim_sigma(&cfg->arrival, rho, 1, &f->sigma)) {
-		f->exact_name = gim1_name(&cfg->arrival);
+		f->exact_name = gim_name(&cfg->arrival, 1);
 		f->exact_wait = lat_qsim_gim1_wait(f->sigma);
 		f->exact_wait2 = lat_qsim_gim1_wait2(f->sigma);
 		f->exact_p_wait = f->sigma;
 		sojourn_exp(f, 1 - f->sigma);
 	} else if (a == LAT_QSIM_EXP && s == LAT_QSIM_EXP) {
-		double pc = lat_qsim_erlang_c(c, rho);
+		struct lat_qsim_gimc g = {
+			.sigma = rho, .rate = c * (1 - rho),
+			.p_wait = lat_qsim_erlang_c(c, rho),
+		};
 
 		f->exact_name = "M/M/c (Erlang C)";
 		f->exact_wait = lat_qsim_mmc_wait(c, rho);
-		f->exact_wait2 = 2 * pc / ((c * (1 - rho)) * (c * (1 - rho)));
-		f->exact_p_wait = pc;
+		f->exact_wait2 = lat_qsim_gimc_wait2(&g);
+		f->exact_p_wait = g.p_wait;
+		f->sigma = rho;
+		sojourn_gimc(f, &g);
+	} else if (s == LAT_QSIM_EXP) {
+		struct lat_qsim_gimc g;
+
+		if (lat_qsim_gimc(&cfg->arrival, rho, c, &g))
+			return; /* lognormal arrivals, rho too near 1 */
+		f->exact_name = gim_name(&cfg->arrival, c);
+		f->sigma = g.sigma;
+		f->exact_wait = lat_qsim_gimc_wait(&g);
+		f->exact_wait2 = lat_qsim_gimc_wait2(&g);
+		f->exact_p_wait = g.p_wait;
+		sojourn_gimc(f, &g);
 	}
 }

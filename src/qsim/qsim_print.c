@@ -199,7 +199,8 @@ static void print_accounting(FILE *out, const struct lat_qsim_report *o,
  * The exact model's mean to five digits (D/M/1 at 0.9: 4.1787 τ), its
  * second moment and probability of waiting beside the simulated ones.
  */
-static void print_exact_moments(FILE *out, const struct lat_qsim_result *r,
+static void print_exact_moments(FILE *out, const struct lat_qsim_report *o,
+				const struct lat_qsim_result *r,
 				const struct lat_qsim_formulas *f)
 {
 	const double tick = LAT_QSIM_TICKS_PER_TAU;
@@ -209,9 +210,13 @@ static void print_exact_moments(FILE *out, const struct lat_qsim_result *r,
 	if (!f->exact_name || !isfinite(f->exact_wait))
 		return;
 	fprintf(out, "  exact %s: W_q = %.5g τ", f->exact_name, f->exact_wait);
-	if (isfinite(f->sigma))
+	if (isfinite(f->sigma) && o->cfg.servers == 1)
 		fprintf(out, " (sigma = %.6g, the root of sigma = A*(1 - "
 			"sigma))", f->sigma);
+	else if (isfinite(f->sigma))
+		fprintf(out, " (sigma = %.6g, the root of sigma = A*(c (1 - "
+			"sigma)); P(W_q > 0) from Takacs' boundary "
+			"probabilities)", f->sigma);
 	fprintf(out, "\n  E[W_q^2] = %.4g τ^2 exact, %.4g τ^2 simulated; "
 		"P(W_q > 0) = %.4f exact, %.4f ± %.4f simulated\n",
 		f->exact_wait2, sd * sd + m * m, f->exact_p_wait,
@@ -240,7 +245,7 @@ void lat_qsim_print_point(FILE *out, const struct lat_qsim_report *o,
 	print_row(out, o, "sojourn p99", &r->p99, NAN, f.exact_p99);
 	print_row(out, o, "sojourn p99.9", &r->p999, NAN, f.exact_p999);
 	fprintf(out, "  (in parentheses: (formula - simulated) / simulated)\n");
-	print_exact_moments(out, r, &f);
+	print_exact_moments(out, o, r, &f);
 	print_distribution(out, o, r, &f);
 	print_accounting(out, o, r);
 }
@@ -355,6 +360,11 @@ static void json_formulas(struct lat_json *j, const struct lat_qsim_report *o,
 	json_formula(j, "approx", f.approx_name, f.approx_wait,
 		     r->wait.mean);
 	json_formula(j, "exact", f.exact_name, f.exact_wait, r->wait.mean);
+	lat_json_double_if(j, "exact_p_wait", isfinite(f.exact_p_wait),
+			   f.exact_p_wait);
+	lat_json_double_if(j, "exact_wait2", isfinite(f.exact_wait2),
+			   f.exact_wait2);
+	lat_json_double_if(j, "sigma", isfinite(f.sigma), f.sigma);
 	if (f.has_exact_quantiles) {
 		lat_json_obj_begin(j, "exact_sojourn");
 		lat_json_double(j, "p50", f.exact_p50);
