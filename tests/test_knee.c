@@ -134,6 +134,9 @@ static void check_point(const struct lat_knee_point *p, uint64_t n,
 	T_NEAR(p->attr.svc_idle_ns, 120, 1e-12);
 	T_CHECK(n < 2 || fabs(p->attr.svc_busy_ns - 80) < 1e-12);
 	T_CHECK(p->attr.gap_lag1 < -0.9);
+	/* W + S is 120 before a gap of 50 and 150 before one of P - 50:
+	 * the backlog and the next gap rise together exactly */
+	T_CHECK(n < 4 || p->attr.backlog_gap_corr > 0.999);
 	T_CHECK(p->attr.svc_shuffled_ns < 33 * m2 / (double)n * 2);
 	T_CHECK(p->attr.svc_shuffled_ns < p->wait.mean);
 	T_CHECK(p->closer != LAT_KNEE_CLOSER_NONE);
@@ -174,13 +177,23 @@ static void test_explain(void)
 	p.sim_ns = 58;
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_BUNCHED);
-	p.sim_ns = 103; /* within sqrt(5^2 + 1^2) */
+	p.attr.both_shuffled_ns = 102;
+	p.sim_ns = 103; /* within sqrt(5^2 + 1^2): the bias still named */
+	lat_knee_point_explain(&p);
+	T_CHECK(p.sim_within_ci && p.why == LAT_KNEE_WHY_BUNCHED);
+	T_CHECK(p.closer == LAT_KNEE_CLOSER_SIM);
+	p.attr.gap_shuffled_ns = 101; /* every effect under 3% */
+	p.attr.svc_shuffled_ns = 102;
+	p.attr.both_shuffled_ns = 102;
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_AGREE);
-	T_CHECK(p.closer == LAT_KNEE_CLOSER_SIM);
+	p.attr.gap_shuffled_ns = 112; /* the gaps' order removed 12 */
+	lat_knee_point_explain(&p);
+	T_CHECK(p.why == LAT_KNEE_WHY_SPREAD);
 	p.kingman_ns = 96; /* errors 4 and 3: within the half-width 5 */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.closer == LAT_KNEE_CLOSER_TIE);
+	p.attr.gap_shuffled_ns = 101;
 	p.sim_ns = 200; /* nothing in the replays explains it */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_SAMPLE);

@@ -151,6 +151,9 @@ struct lat_knee_attr {
 				   * idle (their S holds the wake-up) */
 	double svc_busy_ns;       /* mean S of events that queued */
 	double gap_lag1, svc_lag1;/* lag-1 autocorrelations */
+	double backlog_gap_corr;  /* corr(W_i + S_i, G_{i+1}): positive
+				   * when sends come later while stage 1
+				   * has more work in hand */
 };
 
 /* Which prediction is closer to the measured mean wait. */
@@ -166,11 +169,12 @@ enum lat_knee_closer {
  * largest of the effects the replays separate, with its sign. */
 enum lat_knee_why {
 	LAT_KNEE_WHY_NONE,        /* not computed (no simulation) */
-	LAT_KNEE_WHY_AGREE,       /* within the 95% intervals */
+	LAT_KNEE_WHY_AGREE,       /* no effect reaches LAT_KNEE_WHY_MIN */
 	LAT_KNEE_WHY_BUNCHED,     /* sends in bunches: the order of the
 				   * gaps added wait the simulator lacks */
-	LAT_KNEE_WHY_SPREAD,      /* sends more regular than their
-				   * distribution: the order removed wait */
+	LAT_KNEE_WHY_SPREAD,      /* the gaps' order removed wait (sends
+				   * later when stage 1 has more work in
+				   * hand: backlog_gap_corr) */
 	LAT_KNEE_WHY_CLUSTERED,   /* long services in a row (preemption):
 				   * the order of services added wait */
 	LAT_KNEE_WHY_WAKEUP,      /* long services fall on events that
@@ -183,6 +187,9 @@ enum lat_knee_why {
 				   * histogram tables and long run against
 				   * a point of thousands of events */
 };
+
+/* Effects below this fraction of the measured mean wait are noise. */
+#define LAT_KNEE_WHY_MIN 0.03
 
 /* "agree", "bunched_sends", ...: a stable name for scripts. */
 const char *lat_knee_why_name(enum lat_knee_why w);
@@ -221,6 +228,8 @@ struct lat_knee_point {
 	struct lat_knee_attr attr;
 	enum lat_knee_closer closer;
 	enum lat_knee_why why;
+	bool sim_within_ci;       /* |sim - measured| inside the two 95%
+				   * half-widths combined */
 	/* the run (from the runner) */
 	double loadavg, steal_pct;
 	bool interrupted;         /* stopped before its events: not kept */

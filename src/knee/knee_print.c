@@ -137,9 +137,9 @@ static void print_why(FILE *out, const struct lat_knee_sweep *s)
 		"through Lindley's recursion, in their order (= measured), "
 		"with the services shuffled, with the gaps shuffled, and both "
 		"(the simulator's model)\n");
-	fprintf(out, "    rho  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
+	fprintf(out, "    rho  %9s %9s %9s %9s %9s  %-19s %9s  %-9s %s\n",
 		"measured", "replay", "svc shuf", "gap shuf", "both",
-		"S idle / queued", "closer", "why (simulator)");
+		"S idle / queued", "r(W+S,G')", "closer", "why (simulator)");
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
 		const struct lat_knee_attr *t = &p->attr;
@@ -147,15 +147,21 @@ static void print_why(FILE *out, const struct lat_knee_sweep *s)
 
 		snprintf(sis, sizeof(sis), "%s / %s", ns(si, t->svc_idle_ns),
 			 ns(sb, t->svc_busy_ns));
-		fprintf(out, "  %5.3f  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
-			p->rho, ns(m, p->wait.mean), ns(r, t->replay_ns),
-			ns(sv, t->svc_shuffled_ns), ns(g, t->gap_shuffled_ns),
-			ns(b, t->both_shuffled_ns), sis,
+		fprintf(out, "  %5.3f  %9s %9s %9s %9s %9s  %-19s %9.2f  %-9s "
+			"%s%s\n", p->rho, ns(m, p->wait.mean),
+			ns(r, t->replay_ns), ns(sv, t->svc_shuffled_ns),
+			ns(g, t->gap_shuffled_ns), ns(b, t->both_shuffled_ns),
+			sis, t->backlog_gap_corr,
 			lat_knee_closer_name(p->closer),
-			lat_knee_why_name(p->why));
+			lat_knee_why_name(p->why),
+			p->sim_within_ci ? " (sim inside the 95% intervals)" :
+					   "");
 		if (p->why <= LAT_KNEE_WHY_SAMPLE)
 			seen[p->why] = true;
 	}
+	fprintf(out, "    closer: the prediction with the smaller error; tie "
+		"when the two errors differ by less than the measurement's "
+		"95%% half-width\n");
 	for (int w = LAT_KNEE_WHY_AGREE; w <= LAT_KNEE_WHY_SAMPLE; w++)
 		if (seen[w])
 			fprintf(out, "    %s: %s\n", lat_knee_why_name(w),
@@ -441,6 +447,7 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_str(j, "closer", lat_knee_closer_name(p->closer));
 	lat_json_str(j, "why", lat_knee_why_name(p->why));
 	lat_json_str(j, "why_text", lat_knee_why_text(p->why));
+	lat_json_bool(j, "sim_within_ci95", p->sim_within_ci);
 	lat_json_obj_begin(j, "replay");
 	lat_json_uint(j, "events", p->attr.n);
 	lat_json_double(j, "in_order_ns", p->attr.replay_ns);
@@ -451,6 +458,7 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_double(j, "service_after_wait_ns", p->attr.svc_busy_ns);
 	lat_json_double(j, "gap_lag1", p->attr.gap_lag1);
 	lat_json_double(j, "service_lag1", p->attr.svc_lag1);
+	lat_json_double(j, "backlog_next_gap_corr", p->attr.backlog_gap_corr);
 	lat_json_obj_end(j);
 	lat_json_double(j, "loadavg", p->loadavg);
 	lat_json_double(j, "steal_pct", p->steal_pct);
