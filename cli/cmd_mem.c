@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static const char usage[] =
 	"                  [--steps <n>] [--samples <n>] [--svg <file>]\n"
 	"                  [--cpus <list>] [--rounds <n>] [--threads <list>]\n"
 	"                  [--duration <time>] [--write-interval <time>]\n"
-	"                  [--no-rt] [--quick] [--json]\n"
+	"                  [--rt] [--quick] [--json]\n"
 	"\n"
 	"chase          load-to-use latency by working-set size: a dependent\n"
 	"               pointer chase over a random cycle of 64-byte lines,\n"
@@ -68,12 +69,15 @@ static const char usage[] =
 	"  --duration <time>    each read-mostly run (default 200ms)\n"
 	"  --write-interval <t> the writer's pause between updates (default\n"
 	"                       100us)\n"
-	"  --no-rt              keep the two-thread loops (c2c, false sharing\n"
-	"                       on two CPUs) at normal priority; by default\n"
-	"                       they run at SCHED_FIFO where permitted, each\n"
+	"  --rt                 run the two-thread loops (c2c, false sharing\n"
+	"                       on two CPUs) at SCHED_FIFO priority 1, each\n"
 	"                       loop bounded by a deadline, so that other\n"
 	"                       processes cannot keep the two threads from\n"
-	"                       running at once\n"
+	"                       running at once; needs root or CAP_SYS_NICE\n"
+	"                       (a refusal is counted and shown). Default:\n"
+	"                       normal priority, which needs no privilege and\n"
+	"                       cannot starve the machine, but on a loaded\n"
+	"                       one measures the scheduler too\n"
 	"  --quick              small sizes and short runs, for tests\n"
 	"  --json               results as JSON on stdout\n"
 	"\n"
@@ -84,6 +88,7 @@ static const char usage[] =
 	"  latlab mem chase --max-size 8M --steps 8     # the caches in "
 	"detail\n"
 	"  latlab mem false-sharing read-mostly --json  # for scripts\n"
+	"  latlab mem c2c false-sharing --rt            # on a busy machine\n"
 	"  latlab mem read-mostly --threads 1,2,4,8     # oversubscribe\n"
 	"  latlab mem c2c --cpus 0-7 --rounds 3         # a bigger matrix\n";
 
@@ -181,7 +186,7 @@ static unsigned parse_what(const char *s)
 
 enum { OPT_JSON = 256, OPT_QUICK, OPT_HUGE, OPT_SVG, OPT_MIN, OPT_MAX,
        OPT_STEPS, OPT_SAMPLES, OPT_ROUNDS, OPT_THREADS, OPT_CPUS,
-       OPT_DURATION, OPT_INTERVAL, OPT_NO_RT };
+       OPT_DURATION, OPT_INTERVAL, OPT_RT };
 static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quick", no_argument, NULL, OPT_QUICK },
@@ -196,7 +201,7 @@ static const struct option options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "write-interval", required_argument, NULL, OPT_INTERVAL },
-	{ "no-rt", no_argument, NULL, OPT_NO_RT },
+	{ "rt", no_argument, NULL, OPT_RT },
 	{ NULL, 0, NULL, 0 },
 };
 static void parse(int argc, char **argv, struct mem_opts *o,
@@ -213,7 +218,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 		case OPT_JSON: o->json = true; break;
 		case OPT_QUICK: o->quick = true; break;
 		case OPT_HUGE: o->hugepages = true; break;
-		case OPT_NO_RT: o->rt = false; break;
+		case OPT_RT: o->rt = true; break;
 		case OPT_SVG: o->svg = optarg; break;
 		case OPT_MIN:
 			o->min_size = parse_size("--min-size", optarg);
@@ -281,7 +286,7 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    LAT_CACHELINE,
 				    (unsigned long long)o->min_size);
 	if (!o->max_size) { /* 4x the last-level cache, as the lesson needs */
-		uint64_t llc = lat_mem_caches_llc(&env->caches);
+		uint64_t llc = lat_topo_caches_llc(&env->caches);
 
 		o->max_size = llc ? 4 * llc : 64u << 20;
 	}
@@ -330,7 +335,7 @@ static void env_load(struct mem_env *env, struct mem_opts *o)
 	if (!o->n_cpus)
 		cli_fail(MEM_CMD, "no usable CPU");
 	env->usable = o->n_cpus;
-	rc = lat_mem_caches_load(&env->caches, NULL, o->cpus[0]);
+	rc = lat_topo_caches_load(&env->caches, NULL, o->cpus[0]);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot read the cache sizes: %s",
 			     lat_strerror(rc));
@@ -350,7 +355,7 @@ static void print_header(const struct mem_opts *o, const struct mem_env *e)
 		printf(" none listed in sysfs");
 	for (int i = 0; i < e->caches.n; i++)
 		printf("%s %s %s", i ? "," : "",
-		       lat_mem_cache_name(&e->caches, i),
+		       lat_topo_cache_name(&e->caches, i),
 		       lat_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
 	printf("\n");
 	printf("clock: %.4f counter cycles/ns (calibrated now, as 'latlab "
@@ -360,7 +365,10 @@ static void print_header(const struct mem_opts *o, const struct mem_env *e)
 		printf("warning: load average %.1f on %d usable CPUs: other "
 		       "work shares these cores; the figures below are "
 		       "medians and minima over repeated samples for that "
-		       "reason\n", e->loadavg, e->usable);
+		       "reason%s\n", e->loadavg, e->usable,
+		       (o->what & (MEM_C2C | MEM_SHARE)) && !o->rt
+		       ? "; the two-thread loops run at normal priority "
+			 "(--rt: SCHED_FIFO, if permitted)" : "");
 }
 
 static void json_env(struct lat_json *j, const struct mem_opts *o,
@@ -375,7 +383,7 @@ static void json_env(struct lat_json *j, const struct mem_opts *o,
 	lat_json_arr_begin(j, "caches");
 	for (int i = 0; i < e->caches.n; i++) {
 		lat_json_obj_begin(j, NULL);
-		lat_json_str(j, "name", lat_mem_cache_name(&e->caches, i));
+		lat_json_str(j, "name", lat_topo_cache_name(&e->caches, i));
 		lat_json_int(j, "level", e->caches.c[i].level);
 		lat_json_uint(j, "size_bytes", e->caches.c[i].size);
 		lat_json_int(j, "shared_cpus", e->caches.c[i].shared_cpus);
@@ -388,12 +396,39 @@ static void json_env(struct lat_json *j, const struct mem_opts *o,
 	lat_json_obj_end(j);
 }
 
+_Noreturn void mem_fail(struct lat_json *j, const char *experiment,
+			const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (j) {
+		/* the experiments write their members at the top level, so
+		 * one end closes the document */
+		lat_json_str(j, "error", msg);
+		lat_json_str(j, "failed_in", experiment);
+		lat_json_bool(j, "complete", false);
+		lat_json_bool(j, "interrupted", false);
+		lat_json_obj_end(j);
+		lat_json_finish(j);
+		fflush(stdout);
+	}
+	cli_fail(MEM_CMD, "%s", msg);
+}
+
 static int mem_main(int argc, char **argv)
 {
 	static struct mem_opts o = {
 		.min_size = 4096, .steps = 4, .samples = 100, .loads = 1024,
 		.rounds = 5, .c2c_iters = 20000, .share_ns = 50e6,
-		.rm_ns = 200e6, .write_interval_ns = 100e3, .rt = true,
+		.rm_ns = 200e6, .write_interval_ns = 100e3,
+		/* normal priority by default: SCHED_FIFO needs privilege,
+		 * and two real-time spinners could starve the machine for
+		 * their run if a deadline were ever missed (--rt) */
+		.rt = false,
 	};
 	static struct mem_env env;
 	struct lat_json j;
@@ -431,6 +466,7 @@ static int mem_main(int argc, char **argv)
 		done = mem_rm(&o, &env, o.json ? &j : NULL);
 	sig = cli_stop_signal();
 	if (o.json) {
+		lat_json_bool(&j, "complete", done);
 		lat_json_bool(&j, "interrupted", !done);
 		lat_json_double(&j, "wall_s", (lat_bench_now_ns() - t0) / 1e9);
 		lat_json_obj_end(&j);

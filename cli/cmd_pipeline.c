@@ -83,6 +83,10 @@ static const char usage[] =
 "counters and flight recorder:\n"
 "  --no-counters        skip the per-hot-thread counters (task-clock,\n"
 "                       switches, migrations, faults, allocations, IPC)\n"
+"  --perf-counters      count task-clock, switches, migrations and faults\n"
+"                       with perf events (default: from /proc, free during\n"
+"                       the run; perf's task-clock leaves the context\n"
+"                       switches out, but each switch costs ~1.5 us more)\n"
 "  --freeze-above <t>   keep the last 4096 samples and freeze on the first\n"
 "                       e2e above <t>; 'auto' = p99.9 of this run's first\n"
 "                       tenth (the recorder is disarmed during it)\n"
@@ -131,7 +135,7 @@ enum {
 	OPT_STAGES, OPT_WORK, OPT_CAPACITY, OPT_WAIT, OPT_CPUS, OPT_NO_PIN,
 	OPT_JSON, OPT_HLOG, OPT_INTERVAL, OPT_HGRM, OPT_NO_STAMPS, OPT_ALLOC,
 	OPT_SHARE_LINE, OPT_NOISE, OPT_STALL_AT, OPT_SPINS,
-	OPT_NO_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
+	OPT_NO_COUNTERS, OPT_PERF_COUNTERS, OPT_FREEZE_ABOVE, OPT_FLIGHT_POST, OPT_FLIGHT_OUT,
 	OPT_SVG, OPT_SCHED,
 	OPT_WORK_DIST,
 	OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_BURST_THREADS,
@@ -165,6 +169,7 @@ static const struct option options[] = {
 	{ "noise", no_argument, NULL, OPT_NOISE },
 	{ "stall-at", required_argument, NULL, OPT_STALL_AT },
 	{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+	{ "perf-counters", no_argument, NULL, OPT_PERF_COUNTERS },
 	{ "freeze-above", required_argument, NULL, OPT_FREEZE_ABOVE },
 	{ "flight-post", required_argument, NULL, OPT_FLIGHT_POST },
 	{ "flight-out", required_argument, NULL, OPT_FLIGHT_OUT },
@@ -315,6 +320,9 @@ static void parse_one(struct args *a, int c, char **argv)
 	case OPT_NO_COUNTERS:
 		a->instr.counters = false;
 		break;
+	case OPT_PERF_COUNTERS:
+		a->instr.perf_flags = 0;
+		break;
 	case OPT_FREEZE_ABOVE:
 		a->instr.flight = true;
 		a->instr.freeze_auto = !strcmp(optarg, "auto");
@@ -420,6 +428,9 @@ static void parse(struct args *a, int argc, char **argv)
 
 	lat_pipe_config_init(&a->cfg);
 	a->instr.counters = true;
+	/* software counters from /proc: perf events would make every yield
+	 * of the hot threads cost more (latlab/perfctr.h) */
+	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
 	a->instr.flight_post = 64;
 	while ((c = cli_getopt(argc, argv, ":", options)) != -1)
 		parse_one(a, c, argv);

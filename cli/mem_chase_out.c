@@ -36,19 +36,20 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	rc = lat_mem_chase_sweep_run(&r, &env->cal, o->hugepages,
 				     stop_on_signal, NULL);
 	if (rc && r.failed < 0)
-		cli_fail(MEM_CMD, "cannot map %llu bytes for the chase: %s",
+		mem_fail(j, "chase", "cannot map %llu bytes for the chase: %s",
 			 (unsigned long long)r.sizes[r.n_sizes - 1],
-			 lat_strerror(rc));
-	if (rc)
-		cli_fail(MEM_CMD, "chase at %llu bytes failed: %s",
-			 (unsigned long long)r.sizes[r.failed],
 			 lat_strerror(rc));
 	if (r.n_pl && r.pl[0].first == 0)
 		env->l1_ns = r.pl[0].level;
+	/* a failed size still shows the sizes before it, marked partial */
 	if (j)
-		lat_mem_chase_json(j, &r, !r.interrupted);
+		lat_mem_chase_json(j, &r, !r.interrupted && !rc);
 	else
 		lat_mem_chase_print(stdout, &r);
+	if (rc)
+		mem_fail(j, "chase", "chase at %llu bytes failed: %s",
+			 (unsigned long long)r.sizes[r.failed],
+			 lat_strerror(rc));
 	if (o->svg && r.done >= 2) {
 		FILE *f = cli_out_open(MEM_CMD, o->svg);
 

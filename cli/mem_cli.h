@@ -52,13 +52,23 @@ struct mem_opts {
 /* What every experiment knows about the machine. */
 struct mem_env {
 	struct lat_topo topo;
-	struct lat_mem_caches caches;
+	struct lat_topo_caches caches;
 	struct lat_clock_cal cal;
 	double core_ghz;
 	double loadavg;
 	int usable;
 	double l1_ns;              /* from the chase, 0 when not run */
 };
+
+/*
+ * A run failed after the output began: with @j (--json), close the
+ * document so it stays well-formed, with "error" (the message),
+ * "failed_in" (@experiment) and "complete": false beside whatever
+ * finished; then the message on stderr and exit 1 (cli_fail).
+ */
+_Noreturn void mem_fail(struct lat_json *j, const char *experiment,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Each returns true when it finished, false when a signal stopped it
  * (what was finished is printed either way). */

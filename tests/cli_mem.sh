@@ -22,7 +22,7 @@ assert pts[0]["bytes"] == 4096 and pts[-1]["bytes"] == 2 << 20
 for a, b in zip(pts, pts[1:]):
     assert b["bytes"] > a["bytes"]
 for p in pts:
-    for v in ("random", "sequential"):
+    for v in ("random", "sequential", "page_local"):
         f = p[v]
         assert 0 < f["min_ns"] <= f["p50_ns"] <= f["p90_ns"] <= f["p99_ns"] <= f["max_ns"], p
         assert f["loads"] == c["samples"] * c["loads_per_sample"]
@@ -37,6 +37,14 @@ for p in pl:  # each plateau's level is the median of its sizes' minima
     mins = sorted(q["random"]["min_ns"] for q in pts
                   if p["first_bytes"] <= q["bytes"] <= p["last_bytes"])
     assert mins[0] <= p["level_ns"] <= mins[-1], p
+# the finder ran on the page-by-page curve too; the quick sweep stops
+# below the last-level cache, and the note says so instead of a verdict
+assert c["plateaus_by_curve"]["random"] == pl
+assert c["plateaus_by_curve"]["page_local"][0]["name"] == "L1d"
+llc = c["llc"]
+assert not llc["seen_at_sysfs_size"]
+assert "not measured" in llc["note"], llc
+assert c["thp_enabled"] in ("always", "madvise", "never", "")
 PY
 python3 -c "import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])" \
 	"$T_TMP/chase.svg" || fail "the chase SVG is not well-formed XML"
@@ -48,10 +56,15 @@ import json, sys
 c = json.load(open(sys.argv[1]))["chase"]
 assert c["huge_pages"] in ("MAP_HUGETLB", "transparent huge pages (madvise)", "base pages")
 assert all("random_huge" in p for p in c["points"])
+# what the kernel gave is reported after the buffer is gone, not zeroed
+assert c["huge_buffer_bytes"] == 256 << 10, c["huge_buffer_bytes"]
+assert 0 <= c["huge_bytes"] <= c["huge_buffer_bytes"]
+assert c["huge_pages"] != "base pages" or c["huge_errno"] > 0
+assert "random_huge" in c["plateaus_by_curve"]
 PY
 
-# The contention experiments, at normal priority and short.
-expect_exit 0 "$LATLAB" mem c2c false-sharing read-mostly --quick --no-rt \
+# The contention experiments, short, at normal priority: the default.
+expect_exit 0 "$LATLAB" mem c2c false-sharing read-mostly --quick \
 	--rounds 1 --threads 1,2 --json
 cp "$T_TMP/out" "$T_TMP/contend.json"
 json_has "$T_TMP/contend.json" c2c.verdict false_sharing.rows.0.p50_ns \
@@ -61,13 +74,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 n = len(d["machine"]["cpus"])
 assert len(d["c2c"]["pairs"]) == n * (n - 1) // 2
-assert d["c2c"]["fifo_runs"] == 0
+assert d["c2c"]["fifo_runs"] == 0 and not d["c2c"]["fifo_asked"]
 fs = d["false_sharing"]["rows"]
 assert len(fs) == (6 if n >= 2 else 3), len(fs)
 for r in fs:
     assert r["exact"], r
     assert r["offset_bytes"] in (8, 64, 128)
-    assert r["fifo_runs"] == 0
+    assert r["fifo_runs"] == 0 and not r["fifo_asked"]
 rm = d["read_mostly"]["rows"]
 assert len(rm) == 6
 for r in rm:
@@ -105,12 +118,58 @@ assert abs(g["one_cpu_same_over_padded_p50"] -
 PY
 
 # People get tables with units and a verdict line per experiment.
-expect_exit 0 "$LATLAB" mem false-sharing read-mostly --quick --no-rt \
+expect_exit 0 "$LATLAB" mem false-sharing read-mostly --quick \
 	--rounds 1 --threads 2
 grep -q 'same line (8 B apart)' "$T_TMP/out" || fail "no same-line row"
 grep -q 'rwlock/rcu p99 ratio' "$T_TMP/out" || fail "no rwlock/rcu ratio"
 [ "$(grep -c '^  -> ' "$T_TMP/out")" -ge 2 ] || fail "a verdict line is missing"
 grep -q '^wall time ' "$T_TMP/out" || fail "no wall time"
+
+# --rt asks for SCHED_FIFO; without the privilege the refusal is counted
+# and said, and the run goes on at normal priority (exit 0).
+if command -v setpriv >/dev/null 2>&1 &&
+	[ "$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')" -ge 2 ]; then
+	expect_exit 0 setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$LATLAB" mem c2c false-sharing --quick --rounds 1 --rt --json
+	python3 - "$T_TMP/out" <<'PY' || fail "--rt refusal JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["c2c"]["fifo_asked"] and d["c2c"]["fifo_runs"] == 0
+two = [r for r in d["false_sharing"]["rows"] if r["placement"] != "one CPU"]
+assert two and all(r["fifo_asked"] and r["fifo_runs"] == 0 for r in two)
+PY
+	expect_exit 0 setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$LATLAB" mem c2c --quick --rounds 1 --rt
+	grep -q 'SCHED_FIFO asked for: 0 of .* the kernel refused' "$T_TMP/out" ||
+		fail "--rt refused without saying so"
+else
+	echo "note: setpriv or a second CPU missing: the --rt refusal is not checked"
+fi
+
+# A run that fails mid-way (here: no thread may be created, so the c2c
+# after a finished chase fails) exits 1 and its JSON stays well-formed:
+# what finished, then "error", "failed_in" and "complete": false.
+# As nobody, since root is exempt from RLIMIT_NPROC.
+if command -v setpriv >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$LATLAB"; then
+	for exp in c2c false-sharing read-mostly; do
+		expect_exit 1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+			prlimit --nproc=1 "$LATLAB" mem chase "$exp" --quick \
+			--max-size 64K --rounds 1 --threads 1 --json
+		grep -q "latlab mem: .*failed: " "$T_TMP/err" ||
+			fail "$exp: no failure line on stderr: $(cat "$T_TMP/err")"
+		python3 - "$T_TMP/out" "$exp" <<'PY' || fail "$exp: JSON after a failure"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["failed_in"] == sys.argv[2].replace("-", "_"), d["failed_in"]
+assert d["error"] and not d["complete"] and not d["interrupted"]
+assert d["chase"]["complete"] and d["chase"]["points"]
+assert sys.argv[2].replace("-", "_") not in d
+PY
+	done
+else
+	echo "note: setpriv, prlimit or a binary nobody may run is missing: the failure JSON is not checked"
+fi
 
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
 # catches_sigint PID: the process has its SIGINT handler in place (bit 2 of

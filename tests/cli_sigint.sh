@@ -1,7 +1,9 @@
 # Description: every command that can run longer than a second stops on
 # SIGINT/SIGTERM (issue 16): exit 128 + signal, a valid partial result
-# (the JSON parses; an .hlog decodes with 'latlab report'), and an output
-# file that stood before is either the valid partial result or untouched.
+# (the JSON parses; an .hlog decodes with 'latlab report' and is marked
+# partial, so are the pipeline's and the queue sweep's SVGs), and an
+# output file that stood before is either the valid partial result or
+# untouched.
 # Each case waits for the command's own "running" line on stderr before
 # it signals (no sleeps), then measures how long the exit took: the issue
 # asks for 0.5 s, printed per case; the check here fails only beyond 3 s
@@ -44,10 +46,14 @@ json_ok() {
 		fail "$1 is not valid JSON: $(head -c 200 "$1")"
 }
 
-# pipeline: a partial run; its --hlog replaces the old file, whole
+# pipeline: a partial run; its --hlog replaces the old file, whole, and
+# its --svg says in the picture that the run was cut short
 printf 'old\n' >"$T_TMP/p.hlog"
 if sig_case pipeline INT "running, about" pipeline --duration 60s --rate 20000 \
-	--json --hlog "$T_TMP/p.hlog" --interval 100ms --no-counters; then
+	--json --hlog "$T_TMP/p.hlog" --interval 100ms --no-counters \
+	--svg "$T_TMP/p.svg"; then
+	grep -q 'class="partial">partial: the run was stopped after [0-9]* of 1200000 events<' "$T_TMP/p.svg" ||
+		fail "pipeline: the partial --svg is not marked partial"
 	json_ok "$T_TMP/pipeline.out"
 	json_true "$T_TMP/pipeline.out" 'd["interrupted"] and d["accounting"]["exact"]' ||
 		fail "pipeline: partial JSON not marked interrupted and exact"
@@ -67,8 +73,10 @@ fi
 # queue: one long point, a sweep, a --target-p99 search
 sig_case queue-point INT "simulating" queue --customers 1G --json &&
 	json_ok "$T_TMP/queue-point.out"
-sig_case queue-sweep TERM "simulating" queue --customers 200M --sweep 0.5:0.9:0.1 --json &&
-	json_ok "$T_TMP/queue-sweep.out"
+sig_case queue-sweep TERM "simulating" queue --customers 200M --sweep 0.5:0.9:0.1 --json \
+	--svg "$T_TMP/q.svg" && json_ok "$T_TMP/queue-sweep.out" &&
+	{ grep -q 'class="partial">partial: the sweep was stopped after [0-9] of 5 points<' "$T_TMP/q.svg" ||
+		fail "queue-sweep: the partial --svg is not marked partial"; }
 sig_case queue-target INT "simulating" queue --customers 200M --target-p99 20 --json &&
 	json_ok "$T_TMP/queue-target.out"
 # co: a 100 s run

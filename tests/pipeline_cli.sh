@@ -3,6 +3,7 @@
 # by the official HdrHistogram (Java) reader, --hgrm files, SIGINT/SIGTERM
 # mid-run (exit 130/143, partial results, valid files), bad flags (exit 2,
 # one line), and the oversubscription warning when CPUs are short.
+# Cost: 8 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 
 NAMES='["pace", "q1+wake", "work1", "q2+wake", "e2e"]'
@@ -145,11 +146,17 @@ for sig in INT TERM; do
 	"$LATLAB" pipeline --events 100000000 --json --hlog "$T_TMP/sig.hlog" \
 		--interval 100ms >"$T_TMP/sig.json" 2>"$T_TMP/sig.err" &
 	pid=$!
-	# wait for the run itself (first interval written), not a fixed time
+	# wait for the run itself (first interval written), not a fixed time.
+	# --hlog writes into a hidden file beside sig.hlog (.sig.hlog.XXXXXX)
+	# and renames it at exit: sig.hlog itself does not exist mid-run, so
+	# polling only it waited out the whole 30 s limit.
+	started=no
 	for _ in $(seq 300); do
-		grep -q '^Tag=' "$T_TMP/sig.hlog" 2>/dev/null && break
-		sleep 0.1
+		grep -qs '^Tag=' "$T_TMP"/.sig.hlog.* && { started=yes; break; }
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.05
 	done
+	[ $started = yes ] || fail "SIG$sig: no interval written before the signal"
 	kill -$sig $pid
 	wait $pid
 	got=$?

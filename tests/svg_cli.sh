@@ -7,6 +7,7 @@
 # at work1's p50; bad input (--svg into a missing directory or over an
 # input or another output, --compare with one file or different tags) is
 # one line, exit 2, and writes nothing. The PNGs are kept in build/svg-shots/ to look at.
+# Cost: 15 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?}" "${LATLAB_BUILD:?}"
 data=$LATLAB_SRC/tests/data
@@ -24,6 +25,8 @@ run() {
 }
 run 100ns "$T_TMP/a.hlog" --svg "$shots/pipeline.svg"
 run 5us "$T_TMP/slow.hlog"
+! grep -q 'class="partial"' "$shots/pipeline.svg" ||
+	fail "a whole run's pipeline.svg is marked partial"
 "$LATLAB" co -n 2000 --stall 20ms --svg "$shots/co.svg" >/dev/null 2>&1 ||
 	fail "co --svg failed"
 "$LATLAB" lab --quick --only alloc --svg "$shots/lab.svg" >/dev/null 2>&1 ||

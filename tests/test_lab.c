@@ -9,7 +9,8 @@
  * does not; share-line growth is seen against the split baselines and the
  * one-CPU control shows none; baselines in two modes 52x apart give the
  * sham no effect while a one-hop disease is still seen; tails that are a
- * coin flip per run do not decide the sham; share-line runs whose CPUs
+ * coin flip per run do not decide the sham, which asks each disease's
+ * question of a run with no disease; share-line runs whose CPUs
  * shared a host core are not judged (all of them: cannot show, why); counters decide alloc; a machine that cannot
  * show a disease says so; a stopped run gives no data. The plan alternates
  * baselines and experiments, each between two baselines of its own arm.
@@ -403,12 +404,33 @@ static void test_tail_coin_flip(void)
 	T_EQ_I64(V->outcome, LAT_LAB_SEEN); /* ...and is not the verdict */
 	T_CHECK(!strcmp(V->fp_stat, "e2e p50") ||
 		!strcmp(V->fp_stat, "e2e p90"));
-	/* a body that moves is still caught */
+	/* p90 alone (more gaps in the sham's runs than beside them) is
+	 * not a body shift */
 	for (int k = 1; k < 9; k += 2)
 		L.row[k].p90_ns *= 2;
 	V = judge(LAT_LAB_NULL);
-	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	T_EQ_I64(V->outcome, LAT_LAB_SEEN);
 	T_CHECK(!strcmp(V->fp_stat, "e2e p90"));
+	/* with p50: a body that moves is caught */
+	for (int k = 1; k < 9; k += 2)
+		L.row[k].p50_ns *= 2;
+	V = judge(LAT_LAB_NULL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	/* so is what would pass for a line, or a scheduler change */
+	for (int k = 1; k < 9; k += 2) {
+		L.row[k].p50_ns /= 2;
+		L.row[k].part_p50_ns[WORK1] *= 2;
+	}
+	V = judge(LAT_LAB_NULL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	T_CHECK(!strcmp(V->fp_stat, "work1 p50"));
+	for (int k = 1; k < 9; k += 2) {
+		L.row[k].part_p50_ns[WORK1] /= 2;
+		L.row[k].metric[LAT_LAB_MIGRATIONS] = 6;
+	}
+	V = judge(LAT_LAB_NULL);
+	T_EQ_I64(V->outcome, LAT_LAB_NOT_SEEN);
+	T_CHECK(!strcmp(V->fp_stat, "migrations"));
 }
 
 /*

@@ -1,10 +1,12 @@
 /*
  * Description: lat_mem without timing: the random permutation is one
- * cycle over every line and the chain laid from it walks every line once;
- * working-set sizes; the plateau finder and naming on synthetic curves
- * (clean, noisy, a cache that runs out early, a ramp, a flat line, a
- * spike); caches and MemAvailable from fake sysfs/proc trees; buffers on
- * base and huge pages; one chase size's bookkeeping; CPU relations.
+ * cycle over every line (and page by page, each page entered once) and
+ * the chain laid from it walks every line once; working-set sizes; the
+ * plateau finder and naming on synthetic curves (clean, noisy, a cache
+ * that runs out early, an L3 that drifts up, a ramp, a flat line, a
+ * spike); the THP mode and MemAvailable from fake sysfs/proc trees;
+ * buffers on base and huge pages; one chase size's bookkeeping; CPU
+ * relations.
  */
 #include <errno.h>
 #include <math.h>
@@ -68,6 +70,55 @@ static void test_cycle(void)
 	T_CHECK(!one_cycle(a, 1000));
 	T_EQ_I64(lat_mem_cycle_build(a, 0, 1), -EINVAL);
 	T_EQ_I64(lat_mem_cycle_build(NULL, 4, 1), -EINVAL);
+	free(a);
+	free(b);
+}
+
+/* Page by page: one cycle through every index, each page's indices
+ * visited together (entered once, left once), pages in a random order,
+ * lines in a random order within a page; a partial last page too. */
+static void test_cycle_paged(void)
+{
+	static const size_t ns[] = { 1, 63, 64, 65, 640, 4099 };
+	static const unsigned per[] = { 1, 8, 64 };
+	uint32_t *a = malloc(4099 * sizeof(*a)), *b = malloc(4099 * sizeof(*b));
+
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++)
+		for (size_t q = 0; q < sizeof(per) / sizeof(per[0]); q++) {
+			size_t n = ns[k], pp = per[q], leaves = 0, i = 0;
+
+			T_EQ_I64(lat_mem_cycle_build_paged(a, n, pp, 5 + k),
+				 0);
+			T_CHECK(one_cycle(a, n));
+			/* a walk around the cycle changes page exactly once
+			 * per page: so each page's lines are consecutive */
+			for (size_t s = 0; s < n; s++, i = a[i])
+				leaves += i / pp != a[i] / pp;
+			T_EQ_I64(leaves, (n + pp - 1) / pp == 1
+					 ? 0 : (n + pp - 1) / pp);
+		}
+	/* not the sequential order within a page, and not every page in
+	 * order: random, deterministic per seed */
+	lat_mem_cycle_build_paged(a, 4099, 64, 7);
+	lat_mem_cycle_build_paged(b, 4099, 64, 7);
+	T_CHECK(!memcmp(a, b, 4099 * sizeof(*a)));
+	{
+		size_t in_order = 0, next_page = 0;
+
+		for (size_t i = 0; i < 4099; i++) {
+			in_order += a[i] == i + 1;
+			next_page += a[i] / 64 == i / 64 + 1;
+		}
+		T_CHECK(in_order < 4099 / 8);
+		T_CHECK(next_page < 64 / 4);
+	}
+	lat_mem_cycle_build_paged(b, 4099, 64, 8);
+	T_CHECK(memcmp(a, b, 4099 * sizeof(*a)));
+	T_EQ_I64(lat_mem_cycle_build_paged(a, 0, 64, 1), -EINVAL);
+	T_EQ_I64(lat_mem_cycle_build_paged(NULL, 4, 64, 1), -EINVAL);
+	T_EQ_I64(lat_mem_cycle_build_paged(a, 4, 0, 1), -EINVAL);
+	T_EQ_I64(lat_mem_cycle_build_paged(a, 4, LAT_MEM_MAX_PAGE_LINES + 1,
+					   1), -EINVAL);
 	free(a);
 	free(b);
 }
@@ -138,13 +189,13 @@ static void test_sizes(void)
 	T_EQ_I64(lat_mem_sizes(4096, 8192, 17, s, 128), -EINVAL);
 }
 
-static struct lat_mem_caches model_caches(void)
+static struct lat_topo_caches model_caches(void)
 {
-	struct lat_mem_caches c = { .n = 3 };
+	struct lat_topo_caches c = { .n = 3 };
 
-	c.c[0] = (struct lat_mem_cache){ 1, "Data", 32 << 10, 64, 1 };
-	c.c[1] = (struct lat_mem_cache){ 2, "Unified", 1 << 20, 64, 1 };
-	c.c[2] = (struct lat_mem_cache){ 3, "Unified", 32u << 20, 64, 8 };
+	c.c[0] = (struct lat_topo_cache){ 1, "Data", 32 << 10, 64, 1 };
+	c.c[1] = (struct lat_topo_cache){ 2, "Unified", 1 << 20, 64, 1 };
+	c.c[2] = (struct lat_topo_cache){ 3, "Unified", 32u << 20, 64, 8 };
 	return c;
 }
 
@@ -175,7 +226,7 @@ static void model_curve(const uint64_t *s, int n, double eff, double noise,
 
 static void test_plateaus(void)
 {
-	struct lat_mem_caches c = model_caches();
+	struct lat_topo_caches c = model_caches();
 	struct lat_mem_plateau p[16];
 	uint64_t s[128];
 	double y[128];
@@ -211,6 +262,41 @@ static void test_plateaus(void)
 		T_EQ_I64(p[2].cache, 2);
 		T_CHECK(p[2].steps_off < -6 && p[2].steps_off > -10);
 		T_EQ_I64(p[3].cache, LAT_MEM_MEMORY);
+	}
+	/* an L3 that drifts up in three flat runs (10.5, 13.5, 17 ns: its
+	 * hits pay more TLB misses as the set grows) is one level, not an
+	 * L3 and a "DRAM" at 17 ns; DRAM is the 140 ns after it */
+	for (int i = 0; i < n; i++) {
+		uint64_t b = s[i];
+
+		y[i] = b <= (32u << 10) ? 1.1 : b <= (1u << 20) ? 3.8
+		       : b <= (3u << 20) ? 10.5 : b <= (8u << 20) ? 13.5
+		       : b <= (32u << 20) ? 17 : 140;
+	}
+	np = lat_mem_plateaus(s, y, n, 0.25, 3, p, 16);
+	lat_mem_plateaus_name(p, np, s, &c, 4);
+	T_EQ_I64(np, 4);
+	if (np == 4) {
+		T_EQ_I64(p[2].cache, 2);
+		T_CHECK(fabs(p[2].steps_off) <= 1);
+		T_EQ_I64(p[3].cache, LAT_MEM_MEMORY);
+		T_NEAR(p[3].level, 140, 1);
+	}
+	/* a step of less than LAT_MEM_DRAM_JUMP after the L3 (7 -> 13 ns) is
+	 * not memory: unnamed, and the 140 ns after it is DRAM */
+	for (int i = 0; i < n; i++) {
+		uint64_t b = s[i];
+
+		y[i] = b <= (32u << 10) ? 1.1 : b <= (1u << 20) ? 3.8
+		       : b <= (2u << 20) ? 7 : b <= (8u << 20) ? 13 : 140;
+	}
+	np = lat_mem_plateaus(s, y, n, 0.25, 3, p, 16);
+	lat_mem_plateaus_name(p, np, s, &c, 4);
+	T_EQ_I64(np, 5);
+	if (np == 5) {
+		T_EQ_I64(p[2].cache, 2);
+		T_EQ_I64(p[3].cache, LAT_MEM_UNNAMED);
+		T_EQ_I64(p[4].cache, LAT_MEM_MEMORY);
 	}
 	/* flat: one plateau, no edge */
 	for (int i = 0; i < n; i++)
@@ -249,49 +335,29 @@ static void test_plateaus(void)
 	}
 }
 
-static void test_caches(void)
+/* The THP mode and MemAvailable from fake /sys and /proc trees (the
+ * caches are lat_topo's: tests/test_topo.c). */
+static void test_meminfo(void)
 {
-	struct lat_mem_caches c;
 	char path[300];
 
 	t_tree_new(root, sizeof(root), "mem");
-	put("cpu0/cache/index0/level", "1\n");
-	put("cpu0/cache/index0/type", "Data\n");
-	put("cpu0/cache/index0/size", "48K\n");
-	put("cpu0/cache/index0/coherency_line_size", "64\n");
-	put("cpu0/cache/index0/shared_cpu_list", "0,4\n");
-	put("cpu0/cache/index1/level", "1\n");
-	put("cpu0/cache/index1/type", "Instruction\n");
-	put("cpu0/cache/index1/size", "32K\n");
-	put("cpu0/cache/index2/level", "2\n");
-	put("cpu0/cache/index2/type", "Unified\n");
-	put("cpu0/cache/index2/size", "2048K\n");
-	/* index3 missing: holes are tolerated */
-	put("cpu0/cache/index4/level", "3\n");
-	put("cpu0/cache/index4/type", "Unified\n");
-	put("cpu0/cache/index4/size", "36M\n");
-	put("cpu0/cache/index4/shared_cpu_list", "0-7\n");
-	T_EQ_I64(lat_mem_caches_load(&c, root, 0), 0);
-	T_EQ_I64(c.n, 3);
-	T_EQ_I64(c.c[0].size, 48 << 10);
-	T_EQ_I64(c.c[0].shared_cpus, 2);
-	T_EQ_I64(c.c[0].line, 64);
-	T_EQ_I64(c.c[1].size, 2 << 20);
-	T_EQ_I64(c.c[2].size, 36u << 20);
-	T_EQ_I64(c.c[2].shared_cpus, 8);
-	T_EQ_I64(lat_mem_caches_llc(&c), 36u << 20);
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 0), "L1d"));
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 2), "L3"));
-	T_CHECK(!strcmp(lat_mem_cache_name(&c, 9), "L?"));
-	/* a CPU without a cache directory: none, not an error */
-	T_EQ_I64(lat_mem_caches_load(&c, root, 1), 0);
-	T_EQ_I64(c.n, 0);
-	T_EQ_I64(lat_mem_caches_llc(&c), 0);
-	/* a size that does not parse is an error, not a zero */
-	put("cpu0/cache/index2/size", "lots\n");
-	T_EQ_I64(lat_mem_caches_load(&c, root, 0), -LAT_EFORMAT);
-	T_EQ_I64(lat_mem_caches_load(&c, root, -1), -EINVAL);
 
+	{ /* the THP mode is the bracketed word */
+		char mode[16];
+
+		snprintf(path, sizeof(path), "%s/sys", root);
+		T_EQ_I64(lat_mem_thp_mode(path, mode, sizeof(mode)), -ENOENT);
+		put("sys/kernel/mm/transparent_hugepage/enabled",
+		    "always [madvise] never\n");
+		T_EQ_I64(lat_mem_thp_mode(path, mode, sizeof(mode)), 0);
+		T_CHECK(!strcmp(mode, "madvise"));
+		put("sys/kernel/mm/transparent_hugepage/enabled",
+		    "always madvise never\n");
+		T_EQ_I64(lat_mem_thp_mode(path, mode, sizeof(mode)),
+			 -LAT_EFORMAT);
+		T_CHECK(!strcmp(mode, ""));
+	}
 	put("proc/meminfo", "MemTotal: 100 kB\nMemAvailable:   2048 kB\n");
 	snprintf(path, sizeof(path), "%s/proc", root);
 	T_EQ_I64(lat_mem_available(path), 2048 * 1024);
@@ -340,6 +406,14 @@ static void test_buffers_and_chase(void)
 	/* the chain it laid is one cycle over the 1024 lines */
 	T_CHECK(lat_mem_chase(b.base, 1024) == b.base);
 	T_CHECK(one_cycle(scratch, 1024));
+	/* page by page: one cycle too, entering each 4 KiB page once */
+	cfg.order = LAT_MEM_PAGE_LOCAL;
+	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, scratch, 64 << 10, &pt),
+		 0);
+	T_CHECK(one_cycle(scratch, 1024));
+	T_CHECK(lat_mem_chase(b.base, 1024) == b.base);
+	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, NULL, 4096, &pt),
+		 -EINVAL);
 	cfg.order = LAT_MEM_SEQUENTIAL;
 	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, NULL, 4096, &pt), 0);
 	T_EQ_I64(pt.lines, 64);
@@ -385,8 +459,9 @@ int main(void)
 	test_cycle();
 	test_chain();
 	test_sizes();
+	test_cycle_paged();
 	test_plateaus();
-	test_caches();
+	test_meminfo();
 	test_buffers_and_chase();
 	test_relation();
 	T_DONE();

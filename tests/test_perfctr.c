@@ -244,6 +244,30 @@ static void test_unprivileged_child(void)
 		T_EQ_I64(WEXITSTATUS(status), 0);
 }
 
+/*
+ * LAT_PERF_SOFT_PROC: no software counter is a perf event (each would
+ * slow the thread's context switches), every one that /proc has comes
+ * from /proc with the reason said, and hardware counters are as without
+ * the flag (perf or n/a).
+ */
+static void test_soft_proc(void)
+{
+	struct lat_perf p, plain;
+
+	T_EQ_I64(lat_perf_open(&p, 0, LAT_PERF_SOFT_PROC), 0);
+	T_EQ_I64(lat_perf_open(&plain, 0, 0), 0);
+	T_EQ_I64(p.sw_leader, -1);
+	for (int c = LAT_PERF_TASK_CLOCK; c <= LAT_PERF_MAJOR_FAULTS; c++) {
+		T_EQ_I64(p.slot[c].source, LAT_PERF_SRC_PROC);
+		T_EQ_I64(p.slot[c].fd, -1);
+		T_CHECK(strstr(lat_perf_reason(&p, c), "context switch"));
+	}
+	for (int c = LAT_PERF_CYCLES; c <= LAT_PERF_LLC_MISSES; c++)
+		T_EQ_I64(p.slot[c].source, plain.slot[c].source);
+	lat_perf_close(&p);
+	lat_perf_close(&plain);
+}
+
 int main(void)
 {
 	printf("counter sources on this machine:\n");
@@ -252,6 +276,8 @@ int main(void)
 	check_relations(0);
 	check_relations(LAT_PERF_USER_ONLY);
 	check_relations(LAT_PERF_NO_PERF);
+	check_relations(LAT_PERF_SOFT_PROC);
+	test_soft_proc();
 	test_other_thread();
 	test_unprivileged_child();
 	T_DONE();

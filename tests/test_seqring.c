@@ -2,7 +2,9 @@
  * Description: lat_seqring (the latency-mode ring) on one thread: sizing
  * and init errors, slot strides, capacity, full and empty hand the
  * element back untouched, FIFO order over many laps, positions crossing
- * 2^64, count, the typed wrappers and the readiness tests the waits use.
+ * 2^64, count, the typed wrappers and the readiness tests the waits use;
+ * elements of several lines (a mark per line: a slot whose marks do not
+ * all read full is not popped); a pop never writes the slot's lines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +34,11 @@ static void test_sizes(void)
 	T_EQ_I64(lat_seqring_stride(56), 64);
 	T_EQ_I64(lat_seqring_stride(57), 128); /* whole lines above one */
 	T_EQ_I64(lat_seqring_stride(64), 128);
+	/* 56 bytes of payload per line, each line led by its mark */
+	T_EQ_I64(lat_seqring_stride(112), 128);
+	T_EQ_I64(lat_seqring_stride(113), 192);
+	T_EQ_I64(lat_seqring_stride(200), 256);
+	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM), 74 * 64);
 	T_EQ_I64(lat_seqring_stride(0), 0);
 	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM + 1), 0);
 	T_EQ_I64(lat_seqring_buffer_size(8, 8), 128);
@@ -117,11 +124,80 @@ static void test_wide_elements(void)
 	lat_seqring_free(r);
 }
 
+/*
+ * The consumer publishes only its own position: a pop leaves every byte
+ * of the slot's lines as the producer wrote them (this is what keeps a
+ * hand-off at one line transfer, latlab/seqring.h).
+ */
+static void test_pop_leaves_slot(void)
+{
+	struct lat_seqring *r;
+	struct msg in, out;
+	unsigned char before[128];
+
+	T_EQ_I64(t_msg_q_create(2, &r), 0);
+	if (!r)
+		return;
+	T_EQ_I64(r->prod.stride, sizeof(before));
+	for (uint64_t s = 0; s < 5; s++) {
+		unsigned char *slot = r->prod.slots + (s & r->prod.mask) *
+							      r->prod.stride;
+
+		memset(&in, (int)s + 1, sizeof(in));
+		T_CHECK(t_msg_q_try_push(r, &in));
+		memcpy(before, slot, sizeof(before));
+		T_CHECK(t_msg_q_try_pop(r, &out));
+		T_CHECK(!memcmp(&in, &out, sizeof(in)));
+		T_CHECK(!memcmp(before, slot, sizeof(before)));
+		T_EQ_I64(lat_seqring_count(r), 0);
+	}
+	lat_seqring_free(r);
+}
+
+/*
+ * A slot is full only when every line's mark says so: roll one line's
+ * mark of a pushed 200-byte element (four lines) back to its previous
+ * lap, as a producer still writing would leave it, and the pop must wait.
+ */
+static void test_partial_slot(void)
+{
+	struct lat_seqring *r;
+	unsigned char in[200], out[200];
+
+	T_EQ_I64(lat_seqring_create(4, sizeof(in), &r), 0);
+	if (!r)
+		return;
+	lat_seqring_test_set_pos(r, UINT64_MAX - 1);
+	for (uint64_t k = 0; k < 11; k++) {
+		uint64_t pos = UINT64_MAX - 1 + k;
+		size_t line = k % 4;
+		_Atomic uint64_t *m = lat_seqring_mark_(&r->prod, pos, line);
+		uint64_t full;
+
+		for (size_t i = 0; i < sizeof(in); i++)
+			in[i] = (unsigned char)(k * 7 + i);
+		T_CHECK(lat_seqring_try_push_raw(r, in, sizeof(in)));
+		full = atomic_load(m);
+		T_EQ_I64(full, pos + 1);
+		atomic_store(m, pos + 1 - 4); /* the previous lap's mark */
+		memset(out, 0xee, sizeof(out));
+		T_CHECK(!lat_seqring_can_pop(r));
+		T_CHECK(!lat_seqring_try_pop_raw(r, out, sizeof(out)));
+		T_EQ_I64(out[0], 0xee); /* untouched */
+		atomic_store(m, full);
+		T_CHECK(lat_seqring_try_pop_raw(r, out, sizeof(out)));
+		T_CHECK(!memcmp(in, out, sizeof(in)));
+	}
+	lat_seqring_free(r);
+}
+
 int main(void)
 {
 	test_sizes();
 	test_laps(0);
 	test_laps(UINT64_MAX - 5);
 	test_wide_elements();
+	test_pop_leaves_slot();
+	test_partial_slot();
 	T_DONE();
 }

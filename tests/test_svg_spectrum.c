@@ -2,7 +2,8 @@
  * lat_svg_percentiles on edge cases the CLI tests do not reach: refused
  * arguments, an empty histogram (listed, not drawn), zeros on a log axis
  * (drawn on the floor, never as NaN or inf), a single value, a linear
- * axis, and the x axis ending where the largest count stops resolving.
+ * axis, the x axis ending where the largest count stops resolving, and
+ * a chart of cut-short data marked partial under its title.
  * Well-formedness and rendering are checked in svg_cli.sh (Chromium).
  */
 #include <errno.h>
@@ -97,6 +98,25 @@ int main(void)
 	/* a single value still gets the minimum axis of three nines */
 	T_CHECK(strstr(svg, ">99.9%</text>") != NULL);
 	free(svg);
+
+	/* partial: said in red under the title (escaped), nowhere else */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		T_EQ_I64(lat_svg_percentiles(f, &(struct lat_svg_spectrum_opts){
+			.title = "t", .partial = "stopped <early>" }, c + 2, 1),
+			 0);
+		fclose(f);
+		T_EQ_I64(count(buf, "class=\"partial\""), 1);
+		T_CHECK(strstr(buf, "class=\"partial\">partial: stopped "
+				    "&lt;early&gt;</text>") != NULL);
+		free(buf);
+		svg = render(c + 2, 1, false, &rc);
+		T_CHECK(!strstr(svg, "partial"));
+		free(svg);
+	}
 
 	lat_hist_free(empty);
 	lat_hist_free(zeros);

@@ -2,7 +2,8 @@
  * Description: topology and placement on fake sysfs trees (8 cores with
  * SMT, 64 cores in 8 cache domains, isolated CPUs, restricted affinity,
  * missing files, files that exist but cannot be read, no file
- * descriptor left) and on this machine.
+ * descriptor left) and on this machine; the caches of one CPU (sizes,
+ * sharing) from a fake tree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -316,6 +317,52 @@ static void test_unreadable(void)
 }
 
 /* This machine: load, place, pin. */
+/* Caches from a fake sysfs tree: instruction caches left out, holes in
+ * the index numbers tolerated, sorted by size, a bad size refused. */
+static void test_caches(void)
+{
+	struct lat_topo_caches c;
+
+	t_tree_new(root, sizeof(root), "caches");
+	put("cpu0/cache/index0/level", "1\n");
+	put("cpu0/cache/index0/type", "Data\n");
+	put("cpu0/cache/index0/size", "48K\n");
+	put("cpu0/cache/index0/coherency_line_size", "64\n");
+	put("cpu0/cache/index0/shared_cpu_list", "0,4\n");
+	put("cpu0/cache/index1/level", "1\n");
+	put("cpu0/cache/index1/type", "Instruction\n");
+	put("cpu0/cache/index1/size", "32K\n");
+	put("cpu0/cache/index2/level", "2\n");
+	put("cpu0/cache/index2/type", "Unified\n");
+	put("cpu0/cache/index2/size", "2048K\n");
+	/* index3 missing: holes are tolerated */
+	put("cpu0/cache/index4/level", "3\n");
+	put("cpu0/cache/index4/type", "Unified\n");
+	put("cpu0/cache/index4/size", "36M\n");
+	put("cpu0/cache/index4/shared_cpu_list", "0-7\n");
+	T_EQ_I64(lat_topo_caches_load(&c, root, 0), 0);
+	T_EQ_I64(c.n, 3);
+	T_EQ_I64(c.c[0].size, 48 << 10);
+	T_EQ_I64(c.c[0].shared_cpus, 2);
+	T_EQ_I64(c.c[0].line, 64);
+	T_EQ_I64(c.c[1].size, 2 << 20);
+	T_EQ_I64(c.c[2].size, 36u << 20);
+	T_EQ_I64(c.c[2].shared_cpus, 8);
+	T_EQ_I64(lat_topo_caches_llc(&c), 36u << 20);
+	T_CHECK(!strcmp(lat_topo_cache_name(&c, 0), "L1d"));
+	T_CHECK(!strcmp(lat_topo_cache_name(&c, 2), "L3"));
+	T_CHECK(!strcmp(lat_topo_cache_name(&c, 9), "L?"));
+	/* a CPU without a cache directory: none, not an error */
+	T_EQ_I64(lat_topo_caches_load(&c, root, 1), 0);
+	T_EQ_I64(c.n, 0);
+	T_EQ_I64(lat_topo_caches_llc(&c), 0);
+	/* a size that does not parse is an error, not a zero */
+	put("cpu0/cache/index2/size", "lots\n");
+	T_EQ_I64(lat_topo_caches_load(&c, root, 0), -LAT_EFORMAT);
+	T_EQ_I64(lat_topo_caches_load(&c, root, -1), -EINVAL);
+	T_CHECK(t_tree_remove(root));
+}
+
 static void test_here(void)
 {
 	struct lat_topo_place p;
@@ -337,6 +384,7 @@ int main(void)
 	test_64core();
 	test_sparse();
 	test_unreadable();
+	test_caches();
 	test_here();
 	T_DONE();
 }

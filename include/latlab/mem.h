@@ -61,41 +61,7 @@
 #include "latlab/topo.h"
 
 /* ------------------------------------------------------------------ */
-/* Caches, as sysfs describes them                                     */
-
-#define LAT_MEM_MAX_CACHES 8
-
-struct lat_mem_cache {
-	int level;            /* 1, 2, 3, ... */
-	char type[16];        /* "Data", "Unified" (instruction caches are
-			       * left out: a data chase never touches them) */
-	uint64_t size;        /* bytes */
-	int line;             /* coherency_line_size, bytes (0: unknown) */
-	int shared_cpus;      /* CPUs in shared_cpu_list (0: unknown) */
-};
-
-struct lat_mem_caches {
-	int n;                /* data and unified caches, ascending size */
-	struct lat_mem_cache c[LAT_MEM_MAX_CACHES];
-};
-
-/*
- * Read @cpu's data and unified caches under @sysfs_root (NULL:
- * "/sys/devices/system/cpu"): cpu<N>/cache/index<i>/{level,type,size,
- * coherency_line_size,shared_cpu_list}. Sizes accept K, M and G suffixes
- * (binary, as the kernel writes them). Returns 0 (n may be 0 on a machine
- * that exposes no caches), -EINVAL for a bad cpu, -LAT_EFORMAT for a
- * size that does not parse. Reads files; no allocation.
- */
-int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
-			int cpu);
-
-/* Size of the largest (last-level) cache in @c, 0 when none. */
-uint64_t lat_mem_caches_llc(const struct lat_mem_caches *c);
-
-/* "L1d", "L2", "L3", ... for cache @i of @c ("L1d" for a level-1 data
- * cache, "L<n>" otherwise). Static or @c-owned storage; never NULL. */
-const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i);
+/* Memory (the caches sysfs describes are lat_topo_caches, topo.h)     */
 
 /*
  * MemAvailable from <proc_root>/meminfo (NULL: "/proc") in bytes, or 0
@@ -139,6 +105,14 @@ struct lat_mem_buf {
  */
 int lat_mem_buf_map(struct lat_mem_buf *b, size_t len, bool huge);
 
+/*
+ * The transparent huge page mode from <sys_root>/kernel/mm/
+ * transparent_hugepage/enabled (NULL: "/sys"): the bracketed word
+ * ("always", "madvise", "never") into @out. Returns 0, -errno (no such
+ * file: no THP in this kernel), -LAT_EFORMAT, or -EINVAL.
+ */
+int lat_mem_thp_mode(const char *sys_root, char *out, size_t len);
+
 /* Unmap @b's memory and zero @b. Safe on a zeroed struct. */
 void lat_mem_buf_unmap(struct lat_mem_buf *b);
 
@@ -152,6 +126,20 @@ void lat_mem_buf_unmap(struct lat_mem_buf *b);
  * 1..UINT32_MAX; n == 1 gives next[0] == 0. Returns 0 or -EINVAL.
  */
 int lat_mem_cycle_build(uint32_t *next, size_t n, uint64_t seed);
+
+/*
+ * The same, page by page: one cycle through all n indices that visits
+ * the @per_page (1..LAT_MEM_MAX_PAGE_LINES) consecutive indices of one
+ * page, in a random order of their own, before it moves on to the next
+ * page of a random cycle of pages (the last page may be partial). Laid
+ * over 4 KiB pages (per_page 64) it misses the TLB once per 64 loads
+ * instead of on almost every load, so a cache's capacity shows without
+ * the page walks of a random chase over more pages than the TLB holds.
+ * Deterministic for a given @seed. Returns 0 or -EINVAL. No allocation.
+ */
+#define LAT_MEM_MAX_PAGE_LINES 1024
+int lat_mem_cycle_build_paged(uint32_t *next, size_t n, unsigned per_page,
+			      uint64_t seed);
 
 /*
  * Lay a chain in @base: line i (at base + i * LAT_CACHELINE) holds a
@@ -194,6 +182,8 @@ int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
 	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
+	LAT_MEM_PAGE_LOCAL,   /* lat_mem_cycle_build_paged over the base
+			       * page size: one TLB miss per page */
 };
 
 struct lat_mem_chase_cfg {
@@ -261,6 +251,10 @@ double lat_mem_core_ghz(unsigned ms);
  * level (noise or a TLB step); a cache level is at least this much
  * slower than the one before it on every machine we know. */
 #define LAT_MEM_LEVEL_JUMP 1.5
+/* DRAM is at least this much slower than the last-level cache (10-20 ns
+ * against 60-150 ns on every machine we know): a smaller step past the
+ * last cache is that cache's tail, not memory. */
+#define LAT_MEM_DRAM_JUMP 3.0
 
 struct lat_mem_plateau {
 	int first, last;      /* indices into the curve, inclusive */
@@ -269,7 +263,7 @@ struct lat_mem_plateau {
 			       * crosses half-way (geometric) to the next
 			       * plateau's level: the capacity, as the curve
 			       * shows it; -1 for the last plateau */
-	int cache;            /* index into lat_mem_caches, LAT_MEM_MEMORY,
+	int cache;            /* index into lat_topo_caches, LAT_MEM_MEMORY,
 			       * or LAT_MEM_UNNAMED */
 	double steps_off;     /* (log2(bytes[edge]) - log2(cache size)) *
 			       * steps: 0 = the edge is at the cache's size,
@@ -299,12 +293,14 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
  * cache (L1d), the next the next cache, and the one after the largest
  * cache is LAT_MEM_MEMORY; a plateau that starts more than one step past
  * the largest cache is LAT_MEM_MEMORY whatever its rank, and plateaus
- * beyond that are LAT_MEM_UNNAMED. Sets steps_off from each named
+ * beyond that are LAT_MEM_UNNAMED. Either way a candidate less than
+ * LAT_MEM_DRAM_JUMP above the plateau before it is LAT_MEM_UNNAMED, and
+ * the next one may be memory. Sets steps_off from each named
  * cache's edge (@steps sizes per doubling). No allocation.
  */
 void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			   const uint64_t *bytes,
-			   const struct lat_mem_caches *c, unsigned steps);
+			   const struct lat_topo_caches *c, unsigned steps);
 
 /* ------------------------------------------------------------------ */
 /* Core to core                                                        */
@@ -329,8 +325,9 @@ const char *lat_mem_relation_text(enum lat_mem_relation r);
  * *@one_way_ns = round trip / 2. With @fifo_cal NULL this is
  * lat_bench_line_pingpong. With a calibration, the same bounce with both
  * threads at SCHED_FIFO where permitted (*@fifo, may be NULL, says if
- * both got it) and every wait bounded by a deadline of 10 us per
- * hand-off, so a peer that never runs costs a timeout, not a hang.
+ * both got it) and every wait of a side that got it bounded by a
+ * deadline of 10 us per hand-off, so a peer that never runs costs a
+ * timeout, not a hang (a side the kernel refused waits like any thread).
  * Returns 0, -EINVAL (same CPU, iters 0), -ETIMEDOUT (deadline passed),
  * -ENOMEM or the -errno of thread creation.
  */
@@ -388,6 +385,65 @@ int lat_mem_share_run(const struct lat_mem_share_cfg *cfg,
 		      const struct lat_clock_cal *cal,
 		      struct lat_hist *cycles,
 		      struct lat_mem_share_result *out);
+
+/* The whole experiment, as `latlab mem --false-sharing` runs it. */
+#define LAT_MEM_SHARE_MAX_ROUNDS 64
+
+/* One placement and distance, over the rounds. */
+struct lat_mem_share_cell {
+	struct lat_hist h;             /* batch cycles, every round */
+	double p50[LAT_MEM_SHARE_MAX_ROUNDS];  /* ns per increment, p50 */
+	double mean[LAT_MEM_SHARE_MAX_ROUNDS]; /* ns per increment, mean */
+	double rate[LAT_MEM_SHARE_MAX_ROUNDS]; /* increments per second */
+	unsigned n;                    /* rounds run */
+	unsigned fifo_runs;            /* runs whose threads got SCHED_FIFO */
+	bool exact;                    /* no increment lost in any run */
+	struct lat_bench_stat p50_st, rate_st, mean_st; /* over the rounds */
+};
+
+struct lat_mem_share_sweep {
+	/* in */
+	int cpu_list[LAT_TOPO_MAX_CPUS]; /* usable CPUs, first = home */
+	int n_cpus;
+	unsigned rounds;               /* 1..LAT_MEM_SHARE_MAX_ROUNDS */
+	double duration_ns;            /* per two-CPU run (one CPU: twice) */
+	bool rt;                       /* try SCHED_FIFO on two CPUs */
+	/* out */
+	int cpus[2][2];                /* [0]: two CPUs (different cores when
+					* there is a choice), [1]: one CPU */
+	int placements;                /* 2, or 1 with one usable CPU */
+	struct lat_mem_share_cell cell[2][3]; /* [placement][8, 64, 128 B] */
+	bool complete;                 /* false: @stop ended it */
+	double stamp_ns, cycles_per_ns;
+	/* the finding: NAN / false where not measured */
+	double two_ratio;              /* two CPUs: same line / 128 B, p50 */
+	bool two_resolved;             /* their middle rounds do not overlap */
+	double adj_ratio;              /* two CPUs: 64 B / 128 B, p50 */
+	bool adj_resolved;
+	double one_ratio;              /* one CPU: same line / 128 B, p50 */
+	bool one_within;               /* within the rounds' spread */
+	char verdict[900];
+};
+
+/*
+ * Run s->rounds interleaved rounds of every cell (lat_mem_share_run),
+ * asking @stop (may be NULL) before each run, then the statistics, the
+ * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
+ * @s is large: static or heap; lat_mem_share_sweep_release after.
+ */
+int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
+			    const struct lat_topo *topo,
+			    const struct lat_clock_cal *cal,
+			    bool (*stop)(void *ctx), void *ctx);
+void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s);
+
+/* The table for people on @out (s->verdict is the sentence under it). */
+void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s);
+
+/* The same as the member "false_sharing" of the object open in @j. */
+struct lat_json;
+void lat_mem_share_json(struct lat_json *j,
+			const struct lat_mem_share_sweep *s);
 
 /* ------------------------------------------------------------------ */
 /* RCU-style publication                                               */
@@ -544,6 +600,8 @@ enum lat_mem_chase_variant {
 	LAT_MEM_CHASE_RANDOM,   /* random cycle over base pages */
 	LAT_MEM_CHASE_HUGE,     /* the same on huge pages */
 	LAT_MEM_CHASE_SEQ,      /* line i -> i+1: the prefetcher's case */
+	LAT_MEM_CHASE_PAGED,    /* random, but page by page (base pages):
+				 * one TLB miss per page, not per load */
 	LAT_MEM_CHASE_VARIANTS,
 };
 
@@ -554,7 +612,7 @@ struct lat_mem_chase_sweep {
 	unsigned steps;         /* sizes per doubling */
 	unsigned samples;       /* samples per size */
 	unsigned loads;         /* loads per sample */
-	struct lat_mem_caches caches; /* to name the plateaus after */
+	struct lat_topo_caches caches; /* to name the plateaus after */
 	double core_ghz;        /* estimated core clock, for core cycles */
 	/* out */
 	double cycles_per_ns;   /* the calibration the sweep ran with */
@@ -565,12 +623,26 @@ struct lat_mem_chase_sweep {
 			       [LAT_MEM_CHASE_MAX_SIZES];
 	bool on[LAT_MEM_CHASE_VARIANTS];
 	struct lat_mem_buf buf, huge; /* what the kernel gave (unmapped) */
-	struct lat_mem_plateau pl[16];
+	char thp[16];           /* transparent_hugepage/enabled: "always",
+				 * "madvise", "never", "" when unknown */
+	struct lat_mem_plateau pl[16]; /* of the random curve, base pages */
 	int n_pl;
+	/* the same finder on every random curve (base pages, huge pages,
+	 * page by page; none for sequential): where each cache's edge is
+	 * with a TLB miss on almost every load, and without */
+	struct lat_mem_plateau vpl[LAT_MEM_CHASE_VARIANTS][16];
+	int vn_pl[LAT_MEM_CHASE_VARIANTS];
+	bool llc_seen;          /* some curve's last-level edge is within
+				 * one step of its sysfs size */
+	int llc_edge;           /* the largest last-level edge on any curve
+				 * (size index), -1 when none */
+	int llc_edge_variant;   /* the curve it is on */
 	double counter_ratio;   /* counter cycles/ns over the sweep */
 	double dram_ns;         /* level beyond the caches, 0 if none */
 	int dram_from;          /* its first size index, -1 if none */
 	char verdict[1024];     /* the plateaus and edges in one sentence */
+	char llc_note[1024];    /* the last-level cache: each curve's edge,
+				 * and whether the sysfs size was seen */
 };
 
 /*
@@ -580,8 +652,9 @@ struct lat_mem_chase_sweep {
  * lat_mem_chase_analyse. @stop (may be NULL) is asked before each size.
  * Returns 0 (r->interrupted says whether @stop ended it), -EINVAL for
  * no or too many sizes, -ENOMEM or the mapping's -errno (r->done 0), or
- * a chase's error (r->failed is its size index). @r is large: static or
- * heap storage.
+ * a chase's error (r->failed is its size index; the r->done sizes before
+ * it are measured and analysed, a partial result). @r is large: static
+ * or heap storage.
  */
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			    const struct lat_clock_cal *cal, bool hugepages,
@@ -590,7 +663,11 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 /*
  * The plateaus of the random curve's fastest samples (a loaded machine's
  * p50 carries other processes' evictions), named after r->caches; the
- * DRAM level; the verdict sentence. lat_mem_chase_sweep_run calls it.
+ * DRAM level; the verdict sentence; the same finder on the huge-page and
+ * page-by-page curves, and the note on the last-level cache (llc_*):
+ * whether any curve reaches its sysfs size, and if none does, the
+ * evidence (each curve's edge) rather than a claimed match.
+ * lat_mem_chase_sweep_run calls it.
  */
 void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r);
 

@@ -75,6 +75,18 @@ enum lat_perf_flags {
 	LAT_PERF_USER_ONLY = 1 << 0,
 	/* Do not use perf_event_open at all: /proc fallbacks only. */
 	LAT_PERF_NO_PERF = 1 << 1,
+	/*
+	 * Software counters that /proc also has (task-clock, context
+	 * switches, migrations, faults) come from /proc; perf is opened only
+	 * for hardware events. Why: any perf event attached to a thread puts
+	 * perf's switch-out/switch-in work on every context switch of that
+	 * thread. On the 2-vCPU VM two threads handing a CPU back and forth
+	 * with sched_yield paid 2.85 us per yield with the software group
+	 * open against 1.30 us without it or with /proc (docs/pipeline.md),
+	 * which doubled a yield-waiting pipeline's e2e p50. /proc costs
+	 * nothing between lat_perf_start() and lat_perf_read().
+	 */
+	LAT_PERF_SOFT_PROC = 1 << 2,
 };
 
 struct lat_perf_slot {

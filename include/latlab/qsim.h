@@ -537,7 +537,8 @@ void lat_qsim_json_target(struct lat_json *j,
 
 /*
  * A sweep as a standalone SVG chart on @out: mean wait with its interval,
- * the approximate and exact formulas and the p99 over rho, log y.
+ * the approximate and exact formulas and the p99 over rho, log y; a sweep
+ * stopped early (done < n) is marked partial under the title.
  * Returns 0, -ENOMEM, or the lat_svg error.
  */
 int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,

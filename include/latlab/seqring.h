@@ -1,29 +1,34 @@
 /*
  * lat_seqring: the latency-mode SPSC ring. Each slot carries its own
- * sequence number, so a hand-off moves the slot's line and nothing else.
+ * sequence number and the consumer never writes a slot, so a hand-off
+ * moves the slot's line and nothing else.
  *
  * Why a second ring: lat_spsc (latlab/spsc.h) publishes a tail index and
  * a head index; when the ring runs near empty, as a latency pipeline's
  * rings do, every hand-off moves three lines (the slot, the tail, and the
  * head on its way back), about 3x the cache-line floor in `latlab bench`.
- * Here the consumer polls the slot it is about to read and the producer
- * checks the slot it is about to write (the scheme of Lamport's queue with
- * a per-slot mark, FastFlow, and the Disruptor's per-slot sequence), so a
- * hand-off costs the slot's line. lat_spsc stays the ring for throughput:
- * its cached indices let a producer running ahead fill many slots per
- * index transfer, and it has bursts and zero-copy, which this one has not.
- * `latlab bench` and bench/bench_ring_peer print both, side by side.
+ * Here the consumer polls the slot it is about to read (the scheme of
+ * Lamport's queue with a per-slot mark, FastFlow, and the Disruptor's
+ * per-slot sequence), so a hand-off costs the slot's line. lat_spsc stays
+ * the ring for throughput: it has bursts and zero-copy, which this one
+ * has not. `latlab bench` and bench/bench_ring_peer print both.
  *
  * Slot protocol (position p = free-running 64-bit counter, slot p & mask):
- *   empty for position p  <=>  slot.seq == p
- *   full  for position p  <=>  slot.seq == p + 1
+ *   full for position p  <=>  every mark of the slot == p + 1
  * The producer at position t writes the payload and then release-stores
- * seq = t + 1; the consumer at h acquire-loads seq, sees h + 1, copies the
- * payload out and release-stores seq = h + capacity (empty for the next
- * lap). Each acquire pairs with the other side's release on the same
- * word, so the payload write happens before its read and the read before
- * the next lap's overwrite. Sequence values are compared for equality
- * only, so the 2^64 wrap is harmless (tests start near UINT64_MAX).
+ * t + 1 into the slot's marks; the consumer at h acquire-loads the marks,
+ * sees h + 1, copies the payload out and release-stores its position
+ * h + 1 on its own line. The producer learns that slots are free from
+ * that position, which it reads only when its cached copy says the ring
+ * is full (about once per lap): the consumer's progress travels lazily,
+ * off the hand-off's path. Why the consumer does not mark the slot empty
+ * instead (the first version did): x86 makes stores visible in program
+ * order, so in a pipeline that store, which needs the line back from
+ * the producer's side, held up the consumer's own next publication
+ * (docs/ring.md: 2.1x the floor with it, about 1x without). A stale mark
+ * left from the previous lap reads p + 1 - capacity, never p + 1, so no
+ * empty mark is needed. Sequence values are compared for equality only,
+ * so the 2^64 wrap is harmless (tests start near UINT64_MAX).
  *
  * Invariants (the same guarantees as lat_spsc):
  *  - One producer thread and one consumer thread; "any thread" functions
@@ -34,13 +39,14 @@
  *    false with @out untouched.
  *  - Hot operations are inline, lock-free, syscall-free, allocation-free.
  *
- * Layout: a slot is 8 bytes of sequence then the element, its stride
- * rounded up to a power of two up to a cache line (16, 32, 64) so a slot
- * of up to 56 bytes of payload never straddles two lines, and to whole
- * lines above (a 64-byte element takes two lines: the mark and 56 bytes
- * in the first, 8 in the second). Each side's position lives in its own
- * LAT_PAD_BYTES region; the other side never reads it on the hot path,
- * only observers do (lat_seqring_count, for depth sampling).
+ * Layout: every cache line of a slot starts with an 8-byte mark, followed
+ * by up to 56 bytes of the element. A slot of up to 56 bytes of payload is
+ * a power of two within a line (16, 32, 64 bytes), never straddling two;
+ * a larger one takes whole lines, 56 bytes of payload each (a 64-byte
+ * element: 56 + 8 in two lines). The consumer loads all the marks of a
+ * slot before it tests any of them, so the lines travel in parallel and a
+ * two-line hand-off costs about one transfer, not two. Each side's
+ * position and private state live in their own LAT_PAD_BYTES region.
  */
 #ifndef LATLAB_SEQRING_H
 #define LATLAB_SEQRING_H
@@ -59,13 +65,19 @@
 #define LAT_SEQRING_MAX_CAPACITY ((size_t)1 << 28)
 #define LAT_SEQRING_MAX_ELEM ((size_t)1 << 12)
 
-/* One side: its position (private, published relaxed for observers). */
+/* Payload bytes in each line of a slot (the rest is its mark). */
+#define LAT_SEQRING_LINE_PAYLOAD (LAT_CACHELINE - sizeof(uint64_t))
+
+/* One side's private state, on its own lines. */
 struct lat_seqring_side {
+	/* consumer: released after each pop, read by the producer when its
+	 * cache says full; producer: relaxed, read only by observers */
 	_Atomic uint64_t pos;
+	uint64_t seen;         /* producer: the consumer's pos, last read */
 	unsigned char *slots;  /* copy of the shape: no shared line read */
 	uint64_t mask;
 	uint64_t capacity;
-	size_t stride;         /* bytes per slot, >= 8 + elem_size */
+	size_t stride;         /* bytes per slot */
 	size_t elem_size;
 };
 
@@ -90,8 +102,8 @@ size_t lat_seqring_buffer_size(size_t capacity, size_t elem_size);
 /*
  * Initialise @r (LAT_PAD_BYTES-aligned) on the caller's @buf of
  * lat_seqring_buffer_size() bytes, aligned to LAT_CACHELINE (so slots do
- * not straddle lines; checked). Writes every slot's mark. Returns 0 or
- * -EINVAL. No allocation. Before either thread uses the ring.
+ * not straddle lines; checked). Writes every mark. Returns 0 or -EINVAL.
+ * No allocation. Before either thread uses the ring.
  */
 int lat_seqring_init(struct lat_seqring *r, void *buf, size_t capacity,
 		     size_t elem_size);
@@ -115,8 +127,7 @@ LAT_INLINE size_t lat_seqring_elem_size(const struct lat_seqring *r)
 
 /*
  * Elements in the ring, in [0, capacity]: a snapshot from the two
- * positions (each side stores its own after every operation, relaxed;
- * the other side never reads it). Any thread, not for hot loops.
+ * positions. Any thread, not for hot loops.
  */
 LAT_INLINE size_t lat_seqring_count(const struct lat_seqring *r)
 {
@@ -131,27 +142,87 @@ LAT_INLINE size_t lat_seqring_count(const struct lat_seqring *r)
 	return (size_t)(n > r->prod.capacity ? r->prod.capacity : n);
 }
 
-/* The mark of slot @pos on side @s. Internal. */
+/* Mark of line @line of slot @pos on side @s. Internal. */
 LAT_INLINE _Atomic uint64_t *lat_seqring_mark_(const struct lat_seqring_side *s,
-					       uint64_t pos)
+					       uint64_t pos, size_t line)
 {
 	return (_Atomic uint64_t *)(void *)(s->slots + (pos & s->mask) *
-						       s->stride);
+						       s->stride +
+					    line * LAT_CACHELINE);
+}
+
+/* Lines (marks) in a slot for @size bytes of payload. Internal. */
+LAT_INLINE size_t lat_seqring_lines_(size_t size)
+{
+	return (size + LAT_SEQRING_LINE_PAYLOAD - 1) /
+	       LAT_SEQRING_LINE_PAYLOAD;
 }
 
 /*
- * Producer only, hot. True when the next push will succeed (the slot it
- * writes is empty): the wait strategies' readiness test.
+ * Bytes per slot for a valid @size: a power of two within a line up to
+ * 56 bytes of payload, whole lines above. Inline so that a constant size
+ * (the typed wrappers, the *_raw forms with sizeof) turns the slot
+ * address into a shift. Internal; lat_seqring_stride() checks the range.
+ */
+LAT_INLINE size_t lat_seqring_stride_(size_t size)
+{
+	size_t s = 16;
+
+	if (size + sizeof(uint64_t) > LAT_CACHELINE)
+		return lat_seqring_lines_(size) * LAT_CACHELINE;
+	while (s < size + sizeof(uint64_t))
+		s *= 2;
+	return s;
+}
+
+/* Slot @pos's first byte on side @s, for elements of @size bytes. */
+LAT_INLINE unsigned char *lat_seqring_slot_(const struct lat_seqring_side *s,
+					    uint64_t pos, size_t size)
+{
+	size_t stride = __builtin_constant_p(size) ? lat_seqring_stride_(size)
+						   : s->stride;
+
+	return s->slots + (pos & s->mask) * stride;
+}
+
+/*
+ * Producer only, hot. True when the next push will succeed: the
+ * consumer has moved past the slot's previous lap. The wait strategies'
+ * readiness test (it reads the consumer's position; the push itself
+ * reads it only when its cache says full).
  */
 LAT_INLINE bool lat_seqring_can_push(const struct lat_seqring *r)
 {
 	uint64_t t = atomic_load_explicit(&r->prod.pos, memory_order_relaxed);
 
-	/* acquire pairs with the consumer's release of the mark in
+	if (t - r->prod.seen < r->prod.capacity)
+		return true;
+	/* acquire pairs with the consumer's release of its position in
 	 * lat_seqring_try_pop_raw: its read of the slot is done before we
 	 * overwrite it */
-	return atomic_load_explicit(lat_seqring_mark_(&r->prod, t),
-				    memory_order_acquire) == t;
+	return t - atomic_load_explicit(&r->cons.pos, memory_order_acquire) <
+	       r->prod.capacity;
+}
+
+/*
+ * Consumer only. Zero when every mark of @slot (position @h, elements of
+ * @size bytes) reads @h + 1: full. Loads all the marks before any test,
+ * so their lines are fetched in parallel. Internal.
+ */
+LAT_INLINE uint64_t lat_seqring_unready_(const unsigned char *slot,
+					 uint64_t h, size_t size)
+{
+	uint64_t bad = 0;
+
+	/* acquire pairs with the producer's release of each mark in
+	 * lat_seqring_try_push_raw: the payload of that line is visible */
+	for (size_t i = 0; i < lat_seqring_lines_(size); i++)
+		bad |= atomic_load_explicit(
+			       (_Atomic uint64_t *)(void *)(slot +
+							   i * LAT_CACHELINE),
+			       memory_order_acquire) ^
+		       (h + 1);
+	return bad;
 }
 
 /* Consumer only, hot. True when the next pop will succeed. */
@@ -159,10 +230,9 @@ LAT_INLINE bool lat_seqring_can_pop(const struct lat_seqring *r)
 {
 	uint64_t h = atomic_load_explicit(&r->cons.pos, memory_order_relaxed);
 
-	/* acquire pairs with the producer's release of the mark in
-	 * lat_seqring_try_push_raw: the payload is visible */
-	return atomic_load_explicit(lat_seqring_mark_(&r->cons, h),
-				    memory_order_acquire) == h + 1;
+	return lat_seqring_unready_(lat_seqring_slot_(&r->cons, h,
+						      r->cons.elem_size),
+				    h, r->cons.elem_size) == 0;
 }
 
 /*
@@ -175,19 +245,35 @@ LAT_INLINE bool lat_seqring_try_push_raw(struct lat_seqring *r,
 					 const void *elem, size_t size)
 {
 	uint64_t t = atomic_load_explicit(&r->prod.pos, memory_order_relaxed);
-	unsigned char *slot = r->prod.slots + (t & r->prod.mask) *
-						      r->prod.stride;
-	_Atomic uint64_t *mark = (_Atomic uint64_t *)(void *)slot;
+	unsigned char *slot = lat_seqring_slot_(&r->prod, t, size);
+	const unsigned char *src = elem;
 
-	assert(size == r->prod.elem_size);
-	/* acquire: see lat_seqring_can_push */
-	if (LAT_UNLIKELY(atomic_load_explicit(mark, memory_order_acquire) !=
-			 t))
-		return false;
-	memcpy(slot + sizeof(uint64_t), elem, size);
-	/* release pairs with the consumer's acquire of the mark: the
-	 * payload is written before the slot reads full */
-	atomic_store_explicit(mark, t + 1, memory_order_release);
+	assert(size == r->prod.elem_size &&
+	       lat_seqring_stride_(size) == r->prod.stride);
+	if (LAT_UNLIKELY(t - r->prod.seen >= r->prod.capacity)) {
+		/* acquire: see lat_seqring_can_push */
+		r->prod.seen = atomic_load_explicit(&r->cons.pos,
+						    memory_order_acquire);
+		if (t - r->prod.seen >= r->prod.capacity)
+			return false;
+	}
+	/* last line first: x86 shows our stores in program order and the
+	 * consumer loads the marks first to last, so once it sees line 0
+	 * full it sees every line full; no poll round is spent on a slot
+	 * it caught half-written */
+	for (size_t i = lat_seqring_lines_(size); i-- > 0;) {
+		size_t off = i * LAT_SEQRING_LINE_PAYLOAD;
+		size_t n = size - off < LAT_SEQRING_LINE_PAYLOAD ?
+				   size - off :
+				   LAT_SEQRING_LINE_PAYLOAD;
+		unsigned char *line = slot + i * LAT_CACHELINE;
+
+		memcpy(line + sizeof(uint64_t), src + off, n);
+		/* release pairs with the consumer's acquire of this mark:
+		 * the line's payload is written before it reads full */
+		atomic_store_explicit((_Atomic uint64_t *)(void *)line, t + 1,
+				      memory_order_release);
+	}
 	/* relaxed: our own line, read only by observers */
 	atomic_store_explicit(&r->prod.pos, t + 1, memory_order_relaxed);
 	return true;
@@ -195,27 +281,31 @@ LAT_INLINE bool lat_seqring_try_push_raw(struct lat_seqring *r,
 
 /*
  * Consumer only, hot. Copy the oldest element into @out (@size bytes, a
- * constant) and mark its slot empty for the next lap. False when empty.
+ * constant) and release its slot by moving our position. False when
+ * empty.
  */
 LAT_INLINE bool lat_seqring_try_pop_raw(struct lat_seqring *r, void *out,
 					size_t size)
 {
 	uint64_t h = atomic_load_explicit(&r->cons.pos, memory_order_relaxed);
-	unsigned char *slot = r->cons.slots + (h & r->cons.mask) *
-						      r->cons.stride;
-	_Atomic uint64_t *mark = (_Atomic uint64_t *)(void *)slot;
+	const unsigned char *slot = lat_seqring_slot_(&r->cons, h, size);
+	unsigned char *dst = out;
 
 	assert(size == r->cons.elem_size);
-	/* acquire: see lat_seqring_can_pop */
-	if (LAT_UNLIKELY(atomic_load_explicit(mark, memory_order_acquire) !=
-			 h + 1))
+	if (LAT_UNLIKELY(lat_seqring_unready_(slot, h, size) != 0))
 		return false;
-	memcpy(out, slot + sizeof(uint64_t), size);
-	/* release pairs with the producer's acquire of the mark: our read
-	 * of the payload is done before the next lap overwrites it */
-	atomic_store_explicit(mark, h + r->cons.capacity,
-			      memory_order_release);
-	atomic_store_explicit(&r->cons.pos, h + 1, memory_order_relaxed);
+	for (size_t i = 0, off = 0; off < size;
+	     i++, off += LAT_SEQRING_LINE_PAYLOAD) {
+		size_t n = size - off < LAT_SEQRING_LINE_PAYLOAD ?
+				   size - off :
+				   LAT_SEQRING_LINE_PAYLOAD;
+
+		memcpy(dst + off, slot + i * LAT_CACHELINE + sizeof(uint64_t),
+		       n);
+	}
+	/* release pairs with the producer's acquire of our position: our
+	 * read of the payload is done before the next lap overwrites it */
+	atomic_store_explicit(&r->cons.pos, h + 1, memory_order_release);
 	return true;
 }
 

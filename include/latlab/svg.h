@@ -59,6 +59,14 @@ int lat_svg_begin(struct lat_svg *s, FILE *out, int width, int height,
 		  const char *title);
 
 /*
+ * Right after lat_svg_begin: mark the chart as drawn from cut-short data
+ * (an interrupted run): a red line under the title, "partial: @why",
+ * class "partial", so the picture cannot pass for a whole run's. Takes
+ * 16 px off the plot's top.
+ */
+void lat_svg_partial(struct lat_svg *s, const char *why);
+
+/*
  * Fix the data ranges and draw the frame, grid, ticks, tick labels and
  * axis labels. Linear axes get 1-2-5 steps; a log y axis (y0 > 0) gets a
  * tick per decade and light minor lines. Returns 0 or -EINVAL (empty or
@@ -138,6 +146,7 @@ struct lat_svg_spectrum_opts {
 	const char *title;
 	int width, height;    /* 0 = 900 x 540 */
 	bool linear;          /* linear latency axis from 0 */
+	const char *partial;  /* non-NULL: lat_svg_partial's why */
 };
 
 /*

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "latlab/common.h"
 
@@ -157,6 +158,42 @@ int lat_topo_unused_cpu(const struct lat_topo *t,
  */
 const char *lat_topo_flag_text(unsigned flag);
 
+/* ---- caches, as sysfs describes them (lat_mem names the plateaus of
+ *      its pointer chase after them) ----------------------------------- */
+
+#define LAT_TOPO_MAX_CACHES 8
+
+struct lat_topo_cache {
+	int level;            /* 1, 2, 3, ... */
+	char type[16];        /* "Data", "Unified" (instruction caches are
+			       * left out: data never lives in them) */
+	uint64_t size;        /* bytes */
+	int line;             /* coherency_line_size, bytes (0: unknown) */
+	int shared_cpus;      /* CPUs in shared_cpu_list (0: unknown) */
+};
+
+struct lat_topo_caches {
+	int n;                /* data and unified caches, ascending size */
+	struct lat_topo_cache c[LAT_TOPO_MAX_CACHES];
+};
+
+/*
+ * Read @cpu's data and unified caches under @sysfs_root (NULL:
+ * "/sys/devices/system/cpu"): cpu<N>/cache/index<i>/{level,type,size,
+ * coherency_line_size,shared_cpu_list}. Sizes accept K, M and G suffixes
+ * (binary, as the kernel writes them). Returns 0 (n may be 0 on a machine
+ * that exposes no caches), -EINVAL for a bad cpu, -LAT_EFORMAT for a
+ * size that does not parse. Reads files; no allocation.
+ */
+int lat_topo_caches_load(struct lat_topo_caches *c, const char *sysfs_root,
+			 int cpu);
+
+/* Size of the largest (last-level) cache in @c, 0 when none. */
+uint64_t lat_topo_caches_llc(const struct lat_topo_caches *c);
+
+/* "L1d", "L2", "L3", ... for cache @i of @c ("L1d" for a level-1 data
+ * cache, "L<n>" otherwise). Static or @c-owned storage; never NULL. */
+const char *lat_topo_cache_name(const struct lat_topo_caches *c, int i);
 /*
  * Pin the calling thread to @cpu. Returns 0 or -errno from
  * pthread_setaffinity_np (-EINVAL: cpu outside the mask or offline).

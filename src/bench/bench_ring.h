@@ -99,28 +99,37 @@ static inline uint64_t lat_bench_src_sum(uint64_t n)
 	}                                                                   \
 	LAT_BENCH_FN void prefix##_ping(void *arg)                                \
 	{                                                                   \
+		/* the job's fields in locals and the sum written once at  \
+		 * the end: a per-message store into *j would share its    \
+		 * line with the fields the other thread reloads, adding a \
+		 * line transfer to every handoff */                        \
 		struct prefix##_job *j = arg;                               \
+		ring_t *fwd = j->fwd, *back = j->back;                      \
+		uint64_t iters = j->iters, sum = 0;                         \
 		elem_t e;                                                   \
                                                                             \
 		memset(&e, 0, sizeof(e));                                   \
-		for (uint64_t i = 0; i < j->iters; i++) {                   \
+		for (uint64_t i = 0; i < iters; i++) {                      \
 			memcpy(&e, &i, sizeof(i));                          \
-			while (!PUSH(j->fwd, &e))                           \
+			while (!PUSH(fwd, &e))                              \
 				lat_wait_pause();                           \
-			while (!POP(j->back, &e))                           \
+			while (!POP(back, &e))                              \
 				lat_wait_pause();                           \
-			j->sum += lat_bench_seq_of(&e);                    \
+			sum += lat_bench_seq_of(&e);                        \
 		}                                                           \
+		j->sum = sum;                                               \
 	}                                                                   \
 	LAT_BENCH_FN void prefix##_pong(void *arg)                                \
 	{                                                                   \
 		struct prefix##_job *j = arg;                               \
+		ring_t *fwd = j->fwd, *back = j->back;                      \
+		uint64_t iters = j->iters;                                  \
 		elem_t e;                                                   \
                                                                             \
-		for (uint64_t i = 0; i < j->iters; i++) {                   \
-			while (!POP(j->fwd, &e))                            \
+		for (uint64_t i = 0; i < iters; i++) {                      \
+			while (!POP(fwd, &e))                               \
 				lat_wait_pause();                           \
-			while (!PUSH(j->back, &e))                          \
+			while (!PUSH(back, &e))                             \
 				lat_wait_pause();                           \
 		}                                                           \
 	}                                                                   \
@@ -141,25 +150,28 @@ static inline uint64_t lat_bench_src_sum(uint64_t n)
 	LAT_BENCH_FN void prefix##_produce(void *arg)                             \
 	{                                                                   \
 		struct prefix##_job *j = arg;                               \
+		ring_t *fwd = j->fwd;                                       \
+		uint64_t iters = j->iters;                                  \
 		elem_t e;                                                   \
                                                                             \
 		memset(&e, 0, sizeof(e));                                   \
-		for (uint64_t i = 0; i < j->iters; i++) {                   \
+		for (uint64_t i = 0; i < iters; i++) {                      \
 			memcpy(&e, &i, sizeof(i));                          \
-			while (!PUSH(j->fwd, &e))                           \
+			while (!PUSH(fwd, &e))                              \
 				lat_wait_pause();                           \
 		}                                                           \
 	}                                                                   \
 	LAT_BENCH_FN void prefix##_consume(void *arg)                             \
 	{                                                                   \
 		struct prefix##_job *j = arg;                               \
+		ring_t *fwd = j->fwd;                                       \
+		uint64_t iters = j->iters, sum = 0;                         \
 		elem_t e;                                                   \
-		uint64_t sum = 0;                                           \
                                                                             \
-		for (uint64_t i = 0; i < j->iters; i++) {                   \
-			while (!POP(j->fwd, &e))                            \
+		for (uint64_t i = 0; i < iters; i++) {                      \
+			while (!POP(fwd, &e))                               \
 				lat_wait_pause();                           \
-			sum += lat_bench_seq_of(&e);                       \
+			sum += lat_bench_seq_of(&e);                        \
 		}                                                           \
 		j->sum = sum;                                               \
 	}                                                                   \

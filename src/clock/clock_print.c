@@ -18,10 +18,12 @@
 #define ARCH "other"
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
 static const char *yes_no(bool b)
 {
 	return b ? "yes" : "no";
 }
+#endif
 
 static void rdtscp_note(const struct lat_clock_report *r, char *buf,
 			size_t len)

@@ -71,8 +71,8 @@ const char *lat_lab_fp_name(enum lat_lab_fp f)
 const char *lat_lab_fp_text(enum lat_lab_fp f)
 {
 	static const char *const t[LAT_LAB_N_FP] = {
-		"no effect on the body (e2e p50, p90) beyond the baselines' "
-		"spread and drift",
+		"none of the lab's fingerprints: no body shift (e2e p50 and "
+		"p90), no work1 p50 move, no scheduler-counter move",
 		"1 allocation per event, none in the baselines",
 		"at least 1 page fault per event, almost none in the baselines",
 		"context switches or migrations leave the baselines' range",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "latlab/mem.h"
+#include "latlab/sysfile.h"
 
 #define HUGE_2M (2u << 20)
 
@@ -124,4 +125,27 @@ void lat_mem_buf_unmap(struct lat_mem_buf *b)
 		munmap(b->map_base, b->map_len);
 	if (b)
 		memset(b, 0, sizeof(*b));
+}
+
+int lat_mem_thp_mode(const char *sys_root, char *out, size_t len)
+{
+	char buf[128], *a, *b;
+	int rc;
+
+	if (!out || len == 0)
+		return -EINVAL;
+	out[0] = '\0';
+	rc = lat_sysfile_read(buf, sizeof(buf), 1,
+			      "%s/kernel/mm/transparent_hugepage/enabled",
+			      sys_root ? sys_root : "/sys");
+	if (rc < 0)
+		return rc;
+	/* "always [madvise] never": the bracketed word is the mode */
+	a = strchr(buf, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (!b || (size_t)(b - a - 1) >= len)
+		return -LAT_EFORMAT;
+	memcpy(out, a + 1, (size_t)(b - a - 1));
+	out[b - a - 1] = '\0';
+	return 0;
 }

@@ -59,17 +59,24 @@ struct rt_side {
 struct rt_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
 	_Alignas(LAT_PAD_BYTES) uint64_t iters;
-	lat_cycles_t budget;      /* cycles each side may take in all */
+	lat_cycles_t budget;      /* cycles a real-time side may take */
+	/* set by a real-time side that passed its deadline, so that a peer
+	 * the kernel left at normal priority stops waiting for it too */
+	_Alignas(LAT_PAD_BYTES) _Atomic bool quit;
 	int cpu[2];
 	struct rt_side side[2];
 };
 
-/* Side @s waits for 2i + s, writes 2i + s + 1: strictly alternating. */
+/* Side @s waits for 2i + s, writes 2i + s + 1: strictly alternating.
+ * Only a side the kernel raised to SCHED_FIFO has a deadline (it could
+ * hold its CPU from a peer that needs it); a side at normal priority is
+ * preempted like any thread and waits until its peer finishes or quits. */
 static void rt_side(struct rt_pp *pp, int s)
 {
 	lat_cycles_t deadline;
+	bool fifo = lat_mem_fifo_enter(pp->cpu[s]);
 
-	pp->side[s].fifo = lat_mem_fifo_enter(pp->cpu[s]);
+	pp->side[s].fifo = fifo;
 	deadline = lat_clock_now() + pp->budget;
 	for (uint64_t i = 0; i < pp->iters; i++) {
 		unsigned spins = 0;
@@ -79,8 +86,16 @@ static void rt_side(struct rt_pp *pp, int s)
 		while (atomic_load_explicit(&pp->line, memory_order_acquire) !=
 		       2 * i + (uint64_t)s) {
 			lat_wait_pause();
-			if (++spins % 256 == 0 && lat_clock_now() > deadline)
+			if (++spins % 256)
+				continue;
+			if (atomic_load_explicit(&pp->quit,
+						 memory_order_relaxed))
 				goto out;
+			if (fifo && lat_clock_now() > deadline) {
+				atomic_store_explicit(&pp->quit, true,
+						      memory_order_relaxed);
+				goto out;
+			}
 		}
 		atomic_store_explicit(&pp->line, 2 * i + (uint64_t)s + 1,
 				      memory_order_release);
@@ -121,6 +136,7 @@ int lat_mem_c2c_once(int a, int b, uint64_t iters,
 		return -ENOMEM;
 	*pp = (struct rt_pp){ .iters = iters, .cpu = { a, b } };
 	atomic_init(&pp->line, 0);
+	atomic_init(&pp->quit, false);
 	/* 10 us per hand-off at most: 50x the slowest cross-socket line */
 	pp->budget = lat_clock_from_ns(fifo_cal, 10000 * iters);
 	rc = lat_bench_pair(&p, rt_a, rt_b, pp, &ns);

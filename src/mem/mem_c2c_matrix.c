@@ -119,6 +119,7 @@ void lat_mem_c2c_json(struct lat_json *j, const struct lat_mem_c2c_matrix *m)
 	lat_json_obj_begin(j, "c2c");
 	lat_json_bool(j, "complete", m->complete);
 	lat_json_uint(j, "round_trips_per_round", m->iters);
+	lat_json_bool(j, "fifo_asked", m->rt);
 	lat_json_int(j, "fifo_runs", m->fifo_runs);
 	lat_json_int(j, "runs", m->runs);
 	lat_json_arr_begin(j, "pairs");
@@ -183,13 +184,18 @@ void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m)
 			lat_fmt_ns(b, sizeof(b), m->pair[i].st.min),
 			lat_fmt_ns(c, sizeof(c), m->pair[i].st.max));
 	}
-	fprintf(out, "%u of %u runs at SCHED_FIFO%s\n", m->fifo_runs, m->runs,
-		m->fifo_runs == m->runs ? " (other processes could not take "
-					  "the "
-					  "CPUs mid-run)"
-					: "; the others may include scheduler "
-					  "time "
-					  "slices on a loaded machine");
+	if (!m->rt)
+		fprintf(out, "normal priority (SCHED_FIFO not asked for): on a "
+			"loaded machine a run may include scheduler time "
+			"slices\n");
+	else
+		fprintf(out, "SCHED_FIFO asked for: %u of %u runs got it%s\n",
+			m->fifo_runs, m->runs,
+			m->fifo_runs == m->runs
+			? " (other processes could not take the CPUs mid-run)"
+			: "; the kernel refused the others (it needs root or "
+			  "CAP_SYS_NICE, and an RT budget): they ran at normal "
+			  "priority and may include scheduler time slices");
 	fprintf(out, "  -> ");
 	lat_fmt_paragraph(out, m->verdict, 5);
 }

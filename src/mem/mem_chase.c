@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "latlab/mem.h"
 #include "latlab/stats.h"
@@ -35,6 +36,57 @@ int lat_mem_cycle_build(uint32_t *next, size_t n, uint64_t seed)
 
 		next[i] = next[j];
 		next[j] = t;
+	}
+	return 0;
+}
+
+/* Page @p's lines (@len of them) in a random order of its own: the
+ * same order every time it is asked for, so a page's first line can be
+ * found again when the page before it links to it. */
+static void page_order(uint32_t *ord, uint32_t len, uint64_t seed, size_t p)
+{
+	uint64_t s = seed ^ ((uint64_t)p * 0x9e3779b97f4a7c15ull);
+
+	for (uint32_t i = 0; i < len; i++)
+		ord[i] = i;
+	for (uint32_t i = len - 1; i > 0; i--) { /* Fisher-Yates */
+		uint32_t j = (uint32_t)below(&s, (uint64_t)i + 1), t = ord[i];
+
+		ord[i] = ord[j];
+		ord[j] = t;
+	}
+}
+
+int lat_mem_cycle_build_paged(uint32_t *next, size_t n, unsigned per_page,
+			      uint64_t seed)
+{
+	uint32_t ord[LAT_MEM_MAX_PAGE_LINES], first;
+	size_t pages;
+	int rc;
+
+	if (!next || n == 0 || n > UINT32_MAX || per_page < 1 ||
+	    per_page > LAT_MEM_MAX_PAGE_LINES)
+		return -EINVAL;
+	pages = (n + per_page - 1) / per_page;
+	/* the pages' cycle first, in next[0..pages-1]; then each page's
+	 * lines from the last page down: page p writes next[p * per_page
+	 * ...], never below index p, and the cycle entries still to be read
+	 * (those of pages < p) sit below it */
+	rc = lat_mem_cycle_build(next, pages, seed);
+	if (rc)
+		return rc;
+	for (size_t p = pages; p-- > 0;) {
+		size_t np = next[p], at = p * per_page;
+		uint32_t len = (uint32_t)(n - at < per_page ? n - at : per_page);
+		uint32_t nlen = (uint32_t)(n - np * per_page < per_page
+					   ? n - np * per_page : per_page);
+
+		page_order(ord, nlen, seed, np);
+		first = (uint32_t)(np * per_page) + ord[0];
+		page_order(ord, len, seed, p);
+		for (uint32_t i = 0; i + 1 < len; i++)
+			next[at + ord[i]] = (uint32_t)at + ord[i + 1];
+		next[at + ord[len - 1]] = first;
 	}
 	return 0;
 }
@@ -126,13 +178,22 @@ int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,
 	    bytes > buf->len || cfg->samples < 1 ||
 	    cfg->loads_per_sample < 8 || cal->cycles_per_ns <= 0 ||
 	    lines > UINT32_MAX ||
-	    (cfg->order == LAT_MEM_RANDOM && !scratch))
+	    (cfg->order != LAT_MEM_SEQUENTIAL && !scratch))
 		return -EINVAL;
 	rc = lat_hist_init(&h, 1, INT64_C(1) << 40, LAT_HIST_DEFAULT_SIG_FIGS);
 	if (rc)
 		return rc;
 	if (cfg->order == LAT_MEM_RANDOM) {
 		lat_mem_cycle_build(scratch, lines, cfg->seed ^ lines);
+		lat_mem_chain_link(buf->base, scratch, lines);
+	} else if (cfg->order == LAT_MEM_PAGE_LOCAL) {
+		long pg = sysconf(_SC_PAGESIZE);
+		unsigned per = pg >= LAT_CACHELINE &&
+			       pg / LAT_CACHELINE <= LAT_MEM_MAX_PAGE_LINES
+			       ? (unsigned)(pg / LAT_CACHELINE) : 64;
+
+		lat_mem_cycle_build_paged(scratch, lines, per,
+					  cfg->seed ^ lines);
 		lat_mem_chain_link(buf->base, scratch, lines);
 	} else {
 		lat_mem_chain_link(buf->base, NULL, lines);

@@ -19,6 +19,7 @@ enum {
 	V_RANDOM = LAT_MEM_CHASE_RANDOM,
 	V_HUGE = LAT_MEM_CHASE_HUGE,
 	V_SEQ = LAT_MEM_CHASE_SEQ,
+	V_PAGED = LAT_MEM_CHASE_PAGED,
 	V_N = LAT_MEM_CHASE_VARIANTS,
 };
 
@@ -26,7 +27,7 @@ enum {
  * step from a cache's can be 1.0003 steps away on paper. */
 #define ONE_STEP 1.01
 static const char *const v_key[V_N] = { "random", "random_huge",
-					"sequential" };
+					"sequential", "page_local" };
 
 
 static const char *pages_text(const struct lat_mem_buf *b)
@@ -47,33 +48,160 @@ static const char *plateau_name(const struct lat_mem_chase_sweep *r,
 	if (p->cache == LAT_MEM_MEMORY)
 		return "DRAM";
 	if (p->cache >= 0)
-		return lat_mem_cache_name(&r->caches, p->cache);
+		return lat_topo_cache_name(&r->caches, p->cache);
 	return "unnamed";
 }
 
-/* Plateaus on the random p50 curve, the DRAM level and the verdict. */
-void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r)
+/* The plateaus of variant @v's fastest samples, named after the caches:
+ * on a loaded machine the p50 carries other processes' evictions (they
+ * share the cores and the L3); the minimum is what the hardware does
+ * when left alone. */
+static int find_plateaus(const struct lat_mem_chase_sweep *r, int v,
+			 struct lat_mem_plateau *pl)
 {
 	double y[LAT_MEM_CHASE_MAX_SIZES];
+	int n;
+
+	for (int i = 0; i < r->done; i++)
+		y[i] = r->pt[v][i].min_ns;
+	n = lat_mem_plateaus(r->sizes, y, r->done, 0.25,
+			     r->steps < 3 ? 2 : (int)(r->steps * 3 + 3) / 4,
+			     pl, 16);
+	if (n > 16)
+		n = 16;
+	if (n < 0)
+		n = 0;
+	lat_mem_plateaus_name(pl, n, r->sizes, &r->caches, r->steps);
+	return n;
+}
+
+/* The plateau of @pl named after cache @c that has an edge, or -1. */
+static int named_edge(const struct lat_mem_plateau *pl, int n, int c)
+{
+	for (int k = 0; k < n; k++)
+		if (pl[k].cache == c && pl[k].edge >= 0)
+			return k;
+	return -1;
+}
+
+static const char *const v_text[V_N] = {
+	"random", "huge pages", "sequential", "page by page",
+};
+
+/* "match" or "early by 6 steps" for a plateau with an edge. */
+static const char *off_text(char *buf, size_t len,
+			    const struct lat_mem_plateau *p)
+{
+	if (fabs(p->steps_off) <= ONE_STEP)
+		snprintf(buf, len, "match");
+	else
+		snprintf(buf, len, "%s by %.0f steps",
+			 p->steps_off < 0 ? "early" : "late",
+			 fabs(p->steps_off));
+	return buf;
+}
+
+/* The last-level cache on every random curve, and what follows. */
+static void analyse_llc(struct lat_mem_chase_sweep *r)
+{
+	static const int curves[] = { V_RANDOM, V_HUGE, V_PAGED };
+	const int llc = r->caches.n - 1;
+	char *v = r->llc_note, cs[32], b[32], off[40];
+	size_t len = sizeof(r->llc_note), at = 0;
+	int base_edge = -1, paged_edge = -1;
+
+	r->llc_seen = false;
+	r->llc_edge = -1;
+	r->llc_edge_variant = V_RANDOM;
+	if (llc < 0) {
+		snprintf(v, len, "sysfs lists no caches: nothing to compare");
+		return;
+	}
+	at += (size_t)snprintf(v + at, len - at, "%s (sysfs %s",
+			       lat_topo_cache_name(&r->caches, llc),
+			       lat_fmt_bytes(cs, sizeof(cs),
+					     r->caches.c[llc].size));
+	if (r->caches.c[llc].shared_cpus > 0)
+		at += (size_t)snprintf(v + at, len - at, ", shared by %d "
+				       "CPU%s this guest sees",
+				       r->caches.c[llc].shared_cpus,
+				       r->caches.c[llc].shared_cpus == 1 ? ""
+				       : "s");
+	at += (size_t)snprintf(v + at, len - at, "):");
+	if (!r->done || r->sizes[r->done - 1] < r->caches.c[llc].size) {
+		snprintf(v + at, len - at, " the sweep stops at %s, below its "
+			 "size: not measured",
+			 lat_fmt_bytes(b, sizeof(b),
+				       r->done ? r->sizes[r->done - 1] : 0));
+		return;
+	}
+	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
+		int w = curves[c], k;
+
+		if (!r->on[w] || at >= len)
+			continue;
+		k = named_edge(r->vpl[w], r->vn_pl[w], llc);
+		if (k < 0) {
+			at += (size_t)snprintf(v + at, len - at, "%s %s no "
+					       "edge", c ? ";" : "",
+					       v_text[w]);
+			continue;
+		}
+		at += (size_t)snprintf(v + at, len - at, "%s %s edge at %s "
+				       "(%s)", c ? ";" : "", v_text[w],
+				       lat_fmt_bytes(b, sizeof(b),
+					r->sizes[r->vpl[w][k].edge]),
+				       off_text(off, sizeof(off),
+						&r->vpl[w][k]));
+		if (w == V_RANDOM)
+			base_edge = r->vpl[w][k].edge;
+		if (w == V_PAGED)
+			paged_edge = r->vpl[w][k].edge;
+		r->llc_seen |= fabs(r->vpl[w][k].steps_off) <= ONE_STEP;
+		if (r->vpl[w][k].edge > r->llc_edge) {
+			r->llc_edge = r->vpl[w][k].edge;
+			r->llc_edge_variant = w;
+		}
+	}
+	if (at >= len)
+		return;
+	if (r->llc_seen) {
+		snprintf(v + at, len - at, "; seen at its sysfs size");
+		return;
+	}
+	at += (size_t)snprintf(v + at, len - at, "; NOT seen at its sysfs "
+			       "size on any curve");
+	if (at < len && base_edge >= 0 && paged_edge >= 0)
+		at += (size_t)snprintf(v + at, len - at,
+			paged_edge > base_edge + (int)r->steps / 2
+			? "; one TLB miss per page instead of per load moves "
+			  "the edge from %s to %s: the TLB ends part of it "
+			  "early, not all"
+			: "; one TLB miss per page instead of per load leaves "
+			  "the edge where it was (%s, %s): the TLB is not what "
+			  "ends it",
+			lat_fmt_bytes(b, sizeof(b), r->sizes[base_edge]),
+			lat_fmt_bytes(cs, sizeof(cs), r->sizes[paged_edge]));
+	if (at < len)
+		snprintf(v + at, len - at, "; the sysfs size is the whole "
+			 "cache, which other cores (on a VM, other guests') "
+			 "share: this process gets what they leave it");
+}
+
+/* Plateaus on the random curves, the DRAM level and the verdicts. */
+void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r)
+{
 	char *v = r->verdict;
 	size_t len = sizeof(r->verdict), at = 0;
 	double l1 = 0;
 	bool all_match = true;
 
-	/* each size's fastest sample: on a loaded machine the p50 carries
-	 * other processes' evictions (they share the cores and the L3);
-	 * the minimum is what the hardware does when left alone */
-	for (int i = 0; i < r->done; i++)
-		y[i] = r->pt[V_RANDOM][i].min_ns;
-	r->n_pl = lat_mem_plateaus(r->sizes, y, r->done, 0.25,
-				   r->steps < 3 ? 2
-						: (int)(r->steps * 3 + 3) / 4,
-				   r->pl, 16);
-	if (r->n_pl > 16)
-		r->n_pl = 16;
-	if (r->n_pl < 0)
-		r->n_pl = 0;
-	lat_mem_plateaus_name(r->pl, r->n_pl, r->sizes, &r->caches, r->steps);
+	for (int w = 0; w < V_N; w++)
+		r->vn_pl[w] = r->on[w] && w != V_SEQ
+			      ? find_plateaus(r, w, r->vpl[w]) : 0;
+	r->n_pl = r->vn_pl[V_RANDOM];
+	memcpy(r->pl, r->vpl[V_RANDOM], sizeof(r->pl));
+	analyse_llc(r);
 	r->dram_from = -1;
 	for (int k = 0; k < r->n_pl; k++)
 		if (r->pl[k].cache == LAT_MEM_MEMORY) {
@@ -87,26 +215,20 @@ void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r)
 			       r->n_pl == 1 ? "" : "s");
 	for (int k = 0; k < r->n_pl && at < len; k++) {
 		const struct lat_mem_plateau *p = &r->pl[k];
-		char lv[LAT_FMT_LEN], edge[32], cs[32], from[32];
+		char lv[LAT_FMT_LEN], edge[32], cs[32], from[32], off[40];
 
 		lat_fmt_ns(lv, sizeof(lv), p->level);
 		lat_fmt_bytes(from, sizeof(from), r->sizes[p->first]);
 		if (p->cache >= 0 && p->edge >= 0) {
-			bool match = fabs(p->steps_off) <= ONE_STEP;
-
-			all_match &= match;
-			lat_fmt_bytes(edge, sizeof(edge), r->sizes[p->edge]);
-			lat_fmt_bytes(cs, sizeof(cs),
-				      r->caches.c[p->cache].size);
+			all_match &= fabs(p->steps_off) <= ONE_STEP;
 			at += (size_t)snprintf(v + at, len - at,
-				"; %s %s, edge at %s (sysfs %s: %s",
-				plateau_name(r, p), lv, edge, cs,
-				match ? "match" : (p->steps_off < 0
-					? "early" : "late"));
-			if (at < len)
-				at += (size_t)snprintf(v + at, len - at,
-					match ? ")" : " by %.0f steps)",
-					fabs(p->steps_off));
+				"; %s %s, edge at %s (sysfs %s: %s)",
+				plateau_name(r, p), lv,
+				lat_fmt_bytes(edge, sizeof(edge),
+					      r->sizes[p->edge]),
+				lat_fmt_bytes(cs, sizeof(cs),
+					      r->caches.c[p->cache].size),
+				off_text(off, sizeof(off), p));
 		} else if (p->cache >= 0) {
 			all_match = false;
 			at += (size_t)snprintf(v + at, len - at,
@@ -146,9 +268,7 @@ void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r)
 			 ? "every cache edge is within one step of its sysfs "
 			   "size"
 			 : "not every cache edge is within one step of its "
-			   "sysfs size: a cache shared with other cores or "
-			   "guests, or filling its sets unevenly, runs out "
-			   "before its nominal size");
+			   "sysfs size (the last-level cache: below)");
 }
 
 static void print_table(FILE *out, const struct lat_mem_chase_sweep *r)
@@ -165,7 +285,7 @@ static void print_table(FILE *out, const struct lat_mem_chase_sweep *r)
 		"cycles", "core");
 	if (r->on[V_HUGE])
 		fprintf(out, " %10s", "huge p50");
-	fprintf(out, " %10s\n", "seq p50");
+	fprintf(out, " %10s %10s\n", "page p50", "seq p50");
 	for (int i = 0; i < r->done; i++) {
 		const struct lat_mem_point *p = &r->pt[V_RANDOM][i];
 		char sz[32], a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
@@ -187,6 +307,9 @@ static void print_table(FILE *out, const struct lat_mem_chase_sweep *r)
 		}
 		fputc(' ', out);
 		lat_fmt_pad(out, lat_fmt_ns(a, sizeof(a),
+				r->pt[V_PAGED][i].p50_ns), 10);
+		fputc(' ', out);
+		lat_fmt_pad(out, lat_fmt_ns(a, sizeof(a),
 				r->pt[V_SEQ][i].p50_ns), 10);
 		fputc('\n', out);
 	}
@@ -203,6 +326,8 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 
 	fprintf(out, "  -> ");
 	lat_fmt_paragraph(out, r->verdict, 5);
+	fprintf(out, "  -> ");
+	lat_fmt_paragraph(out, r->llc_note, 5);
 	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
 		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
 		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
@@ -229,26 +354,48 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
 		fprintf(out, "  -> ");
 		lat_fmt_paragraph(out, line, 5);
+		snprintf(line, sizeof(line), "page by page (every line of a "
+			 "4 KiB page, in random order, before the next page): "
+			 "one TLB miss per page instead of per load, so its "
+			 "edges are the caches' without the TLB's; its levels "
+			 "are lower than a random load's (%s at %s) because the "
+			 "prefetchers see the page being filled: read its "
+			 "edges, not its levels",
+			 lat_fmt_ns(a, sizeof(a), r->pt[V_PAGED][last].p50_ns),
+			 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]));
+		fprintf(out, "  -> ");
+		lat_fmt_paragraph(out, line, 5);
 		if (r->on[V_HUGE]) {
 			double h = r->pt[V_HUGE][last].p50_ns;
+			bool all = r->huge.pages != LAT_MEM_PAGES_BASE &&
+				   r->huge.huge_bytes >= r->huge.len / 10 * 9;
 			char hb[32], c[LAT_FMT_LEN];
 
-			snprintf(line, sizeof(line), "huge pages (%s, %s of %s "
-				 "backed): at %s %s per load against %s on base "
-				 "pages; %s",
+			snprintf(line, sizeof(line), "huge pages (%s, %s of "
+				 "%s backed%s%s): at %s %s per load against %s on "
+				 "base pages; %s",
 				 pages_text(&r->huge),
 				 lat_fmt_bytes(hb, sizeof(hb),
 					       r->huge.huge_bytes),
 				 lat_fmt_bytes(a, sizeof(a), r->huge.len),
+				 r->thp[0] ? "; transparent_hugepage/enabled: "
+				 : "", r->thp,
 				 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]),
 				 lat_fmt_ns(b, sizeof(b), h),
 				 lat_fmt_ns(c, sizeof(c), rnd),
-				 h < rnd * 0.9
+				 !all
+				 ? "the kernel gave few huge pages: this curve "
+				   "is mostly base pages again (see "
+				   "AnonHugePages in /proc/meminfo)"
+				 : h < rnd * 0.9
 				 ? "the difference is the page walk of a TLB "
-				   "miss, gone when one TLB entry covers 2 MiB"
-				 : "no clear difference here (the kernel gave "
-				   "few huge pages, or the page walks hit in "
-				   "cache)");
+				   "miss, shorter when one guest entry covers "
+				   "2 MiB"
+				 : "little difference although every page was "
+				   "huge: the page walks hit in cache, or (in a "
+				   "VM) the host backs this memory with base "
+				   "pages, and a TLB entry is never larger than "
+				   "the host's page");
 			fprintf(out, "  -> ");
 			lat_fmt_paragraph(out, line, 5);
 		}
@@ -270,36 +417,13 @@ static void json_point(struct lat_json *j, const char *key,
 	lat_json_obj_end(j);
 }
 
-void lat_mem_chase_json(struct lat_json *j,
-			const struct lat_mem_chase_sweep *r, bool done)
+static void json_plateaus(struct lat_json *j, const char *key,
+			  const struct lat_mem_chase_sweep *r,
+			  const struct lat_mem_plateau *pl, int n)
 {
-	lat_json_obj_begin(j, "chase");
-	lat_json_bool(j, "complete", done);
-	lat_json_int(j, "steps_per_doubling", r->steps);
-	lat_json_int(j, "samples", r->samples);
-	lat_json_int(j, "loads_per_sample", r->loads);
-	lat_json_str(j, "pages", pages_text(&r->buf));
-	if (r->on[V_HUGE]) {
-		lat_json_str(j, "huge_pages", pages_text(&r->huge));
-		lat_json_uint(j, "huge_bytes", r->huge.huge_bytes);
-	}
-	lat_json_double(j, "counter_cycles_per_ns", r->counter_ratio);
-	lat_json_double(j, "calibrated_cycles_per_ns", r->cycles_per_ns);
-	lat_json_arr_begin(j, "points");
-	for (int i = 0; i < r->done; i++) {
-		lat_json_obj_begin(j, NULL);
-		lat_json_uint(j, "bytes", r->sizes[i]);
-		for (int v = 0; v < V_N; v++)
-			if (r->on[v])
-				json_point(j, v_key[v], &r->pt[v][i]);
-		lat_json_double(j, "core_cycles",
-				r->pt[V_RANDOM][i].p50_ns * r->core_ghz);
-		lat_json_obj_end(j);
-	}
-	lat_json_arr_end(j);
-	lat_json_arr_begin(j, "plateaus");
-	for (int k = 0; k < r->n_pl; k++) {
-		const struct lat_mem_plateau *p = &r->pl[k];
+	lat_json_arr_begin(j, key);
+	for (int k = 0; k < n; k++) {
+		const struct lat_mem_plateau *p = &pl[k];
 
 		lat_json_obj_begin(j, NULL);
 		lat_json_str(j, "name", plateau_name(r, p));
@@ -318,6 +442,54 @@ void lat_mem_chase_json(struct lat_json *j,
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
+}
+
+void lat_mem_chase_json(struct lat_json *j,
+			const struct lat_mem_chase_sweep *r, bool done)
+{
+	lat_json_obj_begin(j, "chase");
+	lat_json_bool(j, "complete", done);
+	lat_json_int(j, "steps_per_doubling", r->steps);
+	lat_json_int(j, "samples", r->samples);
+	lat_json_int(j, "loads_per_sample", r->loads);
+	lat_json_str(j, "pages", pages_text(&r->buf));
+	lat_json_str(j, "thp_enabled", r->thp);
+	if (r->on[V_HUGE]) {
+		lat_json_str(j, "huge_pages", pages_text(&r->huge));
+		lat_json_uint(j, "huge_bytes", r->huge.huge_bytes);
+		lat_json_uint(j, "huge_buffer_bytes", r->huge.len);
+		lat_json_int(j, "huge_errno", -r->huge.huge_err);
+	}
+	lat_json_double(j, "counter_cycles_per_ns", r->counter_ratio);
+	lat_json_double(j, "calibrated_cycles_per_ns", r->cycles_per_ns);
+	lat_json_arr_begin(j, "points");
+	for (int i = 0; i < r->done; i++) {
+		lat_json_obj_begin(j, NULL);
+		lat_json_uint(j, "bytes", r->sizes[i]);
+		for (int v = 0; v < V_N; v++)
+			if (r->on[v])
+				json_point(j, v_key[v], &r->pt[v][i]);
+		lat_json_double(j, "core_cycles",
+				r->pt[V_RANDOM][i].p50_ns * r->core_ghz);
+		lat_json_obj_end(j);
+	}
+	lat_json_arr_end(j);
+	json_plateaus(j, "plateaus", r, r->pl, r->n_pl);
+	lat_json_obj_begin(j, "plateaus_by_curve");
+	for (int v = 0; v < V_N; v++)
+		if (r->on[v] && v != V_SEQ)
+			json_plateaus(j, v_key[v], r, r->vpl[v], r->vn_pl[v]);
+	lat_json_obj_end(j);
+	lat_json_obj_begin(j, "llc");
+	lat_json_bool(j, "seen_at_sysfs_size", r->llc_seen);
+	if (r->llc_edge >= 0) {
+		lat_json_uint(j, "largest_edge_bytes", r->sizes[r->llc_edge]);
+		lat_json_str(j, "largest_edge_curve", v_key[r->llc_edge_variant]);
+	}
+	if (r->caches.n)
+		lat_json_uint(j, "sysfs_bytes", lat_topo_caches_llc(&r->caches));
+	lat_json_str(j, "note", r->llc_note);
+	lat_json_obj_end(j);
 	lat_json_double(j, "dram_ns", r->dram_ns);
 	lat_json_double(j, "dram_over_l1",
 			r->n_pl && r->pl[0].first == 0 && r->pl[0].level > 0
@@ -332,6 +504,7 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 		{ "random order, base pages", "#1f77b4", NULL, true },
 		{ "random order, huge pages", "#d62728", "6 3", true },
 		{ "sequential (prefetched)", "#2ca02c", NULL, true },
+		{ "random, page by page (base pages)", "#9467bd", "2 3", true },
 	};
 	double x[LAT_MEM_CHASE_MAX_SIZES], y[V_N][LAT_MEM_CHASE_MAX_SIZES];
 	double lo = INFINITY, hi = 0;
@@ -365,7 +538,7 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 			char label[48], b[32];
 
 			snprintf(label, sizeof(label), "%s %s",
-				 lat_mem_cache_name(&r->caches, i),
+				 lat_topo_cache_name(&r->caches, i),
 				 lat_fmt_bytes(b, sizeof(b),
 					       r->caches.c[i].size));
 			lat_svg_vline(&g, log2((double)r->caches.c[i].size),
@@ -385,6 +558,17 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 	return rc;
 }
 
+
+/* Unmap @b but keep what the kernel gave (pages, huge bytes) for the
+ * report. */
+static void unmap_keep(struct lat_mem_buf *b)
+{
+	struct lat_mem_buf keep = *b;
+
+	lat_mem_buf_unmap(b);
+	*b = keep;
+	b->base = b->map_base = NULL;
+}
 
 static int map_buffers(struct lat_mem_chase_sweep *r, bool hugepages)
 {
@@ -407,10 +591,12 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 	r->failed = -1;
 	r->interrupted = false;
 	r->cycles_per_ns = cal->cycles_per_ns;
-	r->on[V_RANDOM] = r->on[V_SEQ] = true;
+	r->on[V_RANDOM] = r->on[V_SEQ] = r->on[V_PAGED] = true;
 	r->on[V_HUGE] = hugepages;
 	if (r->n_sizes < 1 || r->n_sizes > LAT_MEM_CHASE_MAX_SIZES)
 		return -EINVAL;
+	if (lat_mem_thp_mode(NULL, r->thp, sizeof(r->thp)))
+		r->thp[0] = '\0';
 	rc = map_buffers(r, hugepages);
 	if (!rc) {
 		scratch = malloc(r->sizes[r->n_sizes - 1] / LAT_CACHELINE *
@@ -439,13 +625,18 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			rc = lat_mem_chase_size(&cfg, cal, &r->huge, scratch,
 						r->sizes[i],
 						&r->pt[V_HUGE][i]);
+		cfg.order = LAT_MEM_PAGE_LOCAL;
+		if (!rc)
+			rc = lat_mem_chase_size(&cfg, cal, &r->buf, scratch,
+						r->sizes[i],
+						&r->pt[V_PAGED][i]);
 		cfg.order = LAT_MEM_SEQUENTIAL;
 		if (!rc)
 			rc = lat_mem_chase_size(&cfg, cal, &r->buf, NULL,
 						r->sizes[i], &r->pt[V_SEQ][i]);
 		if (rc) {
-			r->failed = i;
-			goto out;
+			r->failed = i; /* the sizes before it are analysed */
+			break;
 		}
 		r->done = i + 1;
 	}
@@ -455,8 +646,8 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 	lat_mem_chase_analyse(r);
 out:
 	free(scratch);
-	lat_mem_buf_unmap(&r->buf);
-	lat_mem_buf_unmap(&r->huge);
+	unmap_keep(&r->buf);
+	unmap_keep(&r->huge);
 	return rc;
 }
 

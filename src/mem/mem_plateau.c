@@ -33,13 +33,41 @@ static int crossing(const double *y, int from, int to, double mid)
 	return to - 1;
 }
 
+/*
+ * Merge neighbours of one level in @run (@n of them, in order): each
+ * within LAT_MEM_LEVEL_JUMP of the first of its group (not of its
+ * neighbour, so a ramp cannot creep into one plateau); the level is
+ * recomputed over the whole span. Run twice: first on the flat runs,
+ * then on the plateaus that made, since a level a slow drift split in two
+ * (an L3 whose hits pay more TLB misses as the working set grows: 13 ns,
+ * then 17 ns) has two medians within the factor. Returns the new count.
+ */
+static int merge(struct lat_mem_plateau *run, int n, const double *y)
+{
+	double base = 0;
+	int np = 0;
+
+	for (int r = 0; r < n; r++) {
+		struct lat_mem_plateau *last = np ? &run[np - 1] : NULL;
+
+		if (last && run[r].level < base * LAT_MEM_LEVEL_JUMP &&
+		    base < run[r].level * LAT_MEM_LEVEL_JUMP) {
+			last->last = run[r].last;
+			last->level = median_of(y, last->first, last->last);
+		} else {
+			base = run[r].level;
+			run[np++] = run[r];
+		}
+	}
+	return np;
+}
+
 int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 		     double tol, int min_points, struct lat_mem_plateau *out,
 		     int cap)
 {
 	struct lat_mem_plateau run[256];
-	int nr = 0, np = 0, i = 0;
-	double base = 0;
+	int nr = 0, np, i = 0;
 
 	if (!bytes || !y || n < 0 || !(tol > 0) || min_points < 2 ||
 	    (cap > 0 && !out))
@@ -69,21 +97,9 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 			i++; /* a transition point */
 		}
 	}
-	/* merge runs of one level: each within LAT_MEM_LEVEL_JUMP of the
-	 * group's first run (not of its neighbour: a ramp cannot creep
-	 * into one plateau); the level is recomputed over the whole span */
-	for (int r = 0; r < nr; r++) {
-		struct lat_mem_plateau *last = np ? &run[np - 1] : NULL;
-
-		if (last && run[r].level < base * LAT_MEM_LEVEL_JUMP &&
-		    base < run[r].level * LAT_MEM_LEVEL_JUMP) {
-			last->last = run[r].last;
-			last->level = median_of(y, last->first, last->last);
-		} else {
-			base = run[r].level;
-			run[np++] = run[r];
-		}
-	}
+	/* runs of one level, then plateaus of one level (see merge) */
+	np = merge(run, nr, y);
+	np = merge(run, np, y);
 	for (int k = 0; k < np; k++) {
 		run[k].cache = LAT_MEM_UNNAMED;
 		run[k].steps_off = NAN;
@@ -102,7 +118,7 @@ int lat_mem_plateaus(const uint64_t *bytes, const double *y, int n,
 
 void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			   const uint64_t *bytes,
-			   const struct lat_mem_caches *c, unsigned steps)
+			   const struct lat_topo_caches *c, unsigned steps)
 {
 	double step = steps ? 1.0 / steps : 1.0;
 	double largest = c->n ? log2((double)c->c[c->n - 1].size) : 0;
@@ -117,8 +133,15 @@ void lat_mem_plateaus_name(struct lat_mem_plateau *p, int np,
 			p[k].cache = LAT_MEM_UNNAMED;
 		} else if ((c->n && start > largest + step + 1e-9) ||
 			   rank == c->n) {
-			p[k].cache = LAT_MEM_MEMORY;
-			memory = true;
+			/* DRAM is far from any cache: a step of less than
+			 * LAT_MEM_DRAM_JUMP after the last one is that
+			 * cache's tail (TLB misses on top of its hits) */
+			bool far = k == 0 ||
+				   p[k].level >= p[k - 1].level *
+						 LAT_MEM_DRAM_JUMP;
+
+			p[k].cache = far ? LAT_MEM_MEMORY : LAT_MEM_UNNAMED;
+			memory = far;
 		} else {
 			p[k].cache = rank++;
 			if (p[k].edge >= 0)

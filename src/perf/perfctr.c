@@ -387,7 +387,8 @@ int lat_perf_open(struct lat_perf *p, pid_t tid, int flags)
 	p->sw_leader = p->hw_leader = -1;
 	for (int c = 0; c < LAT_PERF_NCOUNTERS; c++)
 		p->slot[c].fd = -1;
-	if (tid < 0 || (flags & ~(LAT_PERF_USER_ONLY | LAT_PERF_NO_PERF)))
+	if (tid < 0 || (flags & ~(LAT_PERF_USER_ONLY | LAT_PERF_NO_PERF |
+				  LAT_PERF_SOFT_PROC)))
 		return -EINVAL;
 	p->tid = tid ? tid : (pid_t)syscall(SYS_gettid);
 	p->flags = flags;
@@ -400,8 +401,17 @@ int lat_perf_open(struct lat_perf *p, pid_t tid, int flags)
 			snprintf(p->slot[c].reason, LAT_PERF_REASON_LEN,
 				 "perf disabled by the caller");
 	} else {
-		open_group(p, LAT_PERF_TASK_CLOCK, LAT_PERF_MAJOR_FAULTS,
-			   &exclude_kernel, &p->sw_leader);
+		if (flags & LAT_PERF_SOFT_PROC)
+			for (int c = LAT_PERF_TASK_CLOCK;
+			     c <= LAT_PERF_MAJOR_FAULTS; c++)
+				snprintf(p->slot[c].reason,
+					 LAT_PERF_REASON_LEN,
+					 "a perf event would slow every "
+					 "context switch of the thread");
+		else
+			open_group(p, LAT_PERF_TASK_CLOCK,
+				   LAT_PERF_MAJOR_FAULTS, &exclude_kernel,
+				   &p->sw_leader);
 		open_group(p, LAT_PERF_CYCLES, LAT_PERF_LLC_MISSES,
 			   &exclude_kernel, &p->hw_leader);
 	}

@@ -13,7 +13,7 @@
 int lat_pipe_write_svg(FILE *out, const struct lat_pipe_result *r)
 {
 	struct lat_svg_curve c[LAT_PIPE_MAX_DELTAS];
-	char title[256], rate[LAT_FMT_LEN];
+	char title[256], rate[LAT_FMT_LEN], partial[128];
 	int n = r->n_deltas;
 
 	if (!out || n < 1 || n > LAT_SVG_MAX_CURVES || n > LAT_PIPE_MAX_DELTAS)
@@ -33,7 +33,13 @@ int lat_pipe_write_svg(FILE *out, const struct lat_pipe_result *r)
 	snprintf(title, sizeof(title), "latlab pipeline: %llu events at %s, "
 		 "%d stage%s", (unsigned long long)r->produced, rate,
 		 r->config.stages, r->config.stages == 1 ? "" : "s");
+	/* an interrupted run draws what it measured, and says so */
+	snprintf(partial, sizeof(partial), "the run was stopped after %llu "
+		 "of %llu events", (unsigned long long)r->produced,
+		 (unsigned long long)r->config.events);
 	return lat_svg_percentiles(out, &(struct lat_svg_spectrum_opts){
-					   .title = title },
+					   .title = title,
+					   .partial = r->interrupted ? partial
+								     : NULL },
 				   c, (size_t)n);
 }

@@ -127,6 +127,8 @@ int lat_svg_percentiles(FILE *out, const struct lat_svg_spectrum_opts *o,
 			   o->title ? o->title : "latency by percentile");
 	if (rc)
 		return rc;
+	if (o->partial)
+		lat_svg_partial(&g, o->partial);
 	g.right = 50; /* room for the last tick's long label */
 	lat_svg_set_legend_below(&g, n);
 	xmax = x_end(curves, n);

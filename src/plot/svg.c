@@ -80,6 +80,16 @@ int lat_svg_begin(struct lat_svg *s, FILE *out, int width, int height,
 	return 0;
 }
 
+void lat_svg_partial(struct lat_svg *s, const char *why)
+{
+	char line[320];
+
+	snprintf(line, sizeof(line), "partial: %s", why ? why : "");
+	text(s, s->width / 2.0, 46, "middle", "font-size=\"13\" "
+	     "font-weight=\"bold\" fill=\"#c00000\" class=\"partial\"", line);
+	s->top += 16;
+}
+
 static double px_x(const struct lat_svg *s, double x)
 {
 	double w = s->width - s->left - s->right;

@@ -108,6 +108,13 @@ static int write_chart(FILE *f, const struct lat_qsim_report *o,
 		 o->cfg.servers, o->cfg.arrival.name, o->cfg.service.name);
 	y_range(v, &y0, &y1);
 	err = lat_svg_begin(&g, f, 900, 560, title);
+	if (!err && s->done < s->n) { /* Ctrl-C: the points so far, said */
+		char why[96];
+
+		snprintf(why, sizeof(why), "the sweep was stopped after %zu "
+			 "of %zu points", s->done, s->n);
+		lat_svg_partial(&g, why);
+	}
 	if (!err)
 		err = lat_svg_axes(&g, x0 < 1 ? x0 : 0, 1, y0, y1, true,
 				   "utilization rho (per server)",

@@ -9,19 +9,9 @@
 
 size_t lat_seqring_stride(size_t elem_size)
 {
-	size_t need = sizeof(uint64_t) + elem_size, s = 16;
-
 	if (elem_size == 0 || elem_size > LAT_SEQRING_MAX_ELEM)
 		return 0;
-	if (need > LAT_CACHELINE)
-		/* whole lines, so no slot shares a line with a neighbour's
-		 * mark (the two sides would then fight over it) */
-		return (need + LAT_CACHELINE - 1) / LAT_CACHELINE *
-		       LAT_CACHELINE;
-	/* a power of two within a line: slots tile lines exactly */
-	while (s < need)
-		s *= 2;
-	return s;
+	return lat_seqring_stride_(elem_size);
 }
 
 size_t lat_seqring_buffer_size(size_t capacity, size_t elem_size)
@@ -31,7 +21,7 @@ size_t lat_seqring_buffer_size(size_t capacity, size_t elem_size)
 	if (capacity == 0 || capacity > LAT_SEQRING_MAX_CAPACITY ||
 	    (capacity & (capacity - 1)) != 0 || stride == 0)
 		return 0;
-	/* 2^28 * (2^12 + 64) fits in 64 bits */
+	/* 2^28 * 75 lines of 64 bytes fits in 64 bits */
 	return capacity * stride;
 }
 
@@ -56,10 +46,12 @@ int lat_seqring_init(struct lat_seqring *r, void *buf, size_t capacity,
 	memcpy(&r->cons, &side, sizeof(side));
 	atomic_init(&r->prod.pos, 0);
 	atomic_init(&r->cons.pos, 0);
-	/* slot i is empty for position i; no thread sees the ring yet */
+	/* slot i's marks read i, not i + 1: empty for position i; no
+	 * thread sees the ring yet */
 	for (size_t i = 0; i < capacity; i++) {
 		memset(b + i * side.stride, 0, side.stride);
-		atomic_init(lat_seqring_mark_(&side, i), (uint64_t)i);
+		for (size_t l = 0; l * LAT_CACHELINE < side.stride; l++)
+			atomic_init(lat_seqring_mark_(&side, i, l), (uint64_t)i);
 	}
 	return 0;
 }

@@ -1,34 +1,26 @@
 /*
- * lat_mem caches: what sysfs says about one CPU's data caches, and how
- * much memory is free. Tolerant of missing files (a VM may expose no
- * cache directory at all); strict about a size that does not parse.
+ * lat_topo caches: what sysfs says about one CPU's data caches (sizes,
+ * line, sharing), for whoever names a measurement after them. Tolerant of
+ * missing files (a VM may expose no cache directory at all); strict about
+ * a size that does not parse.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "latlab/mem.h"
+#include "latlab/sysfile.h"
 #include "latlab/topo.h"
 
 #define SYSFS_CPU "/sys/devices/system/cpu"
 
-/* First line of <dir>/<name> into @buf without the newline; 0 or -ENOENT. */
+/* First line of <dir>/<name> into @buf without the newline; 0 or -errno. */
 static int read_line(const char *dir, const char *name, char *buf,
 		     size_t len)
 {
-	char path[512];
-	FILE *f;
+	int rc = lat_sysfile_read(buf, len, 1, "%s/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -ENOENT;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* "32K", "1024K", "32M", "512" (bytes). */
@@ -57,15 +49,15 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int cmp_cache(const void *a, const void *b)
 {
-	const struct lat_mem_cache *x = a, *y = b;
+	const struct lat_topo_cache *x = a, *y = b;
 
 	if (x->size != y->size)
 		return x->size < y->size ? -1 : 1;
 	return x->level - y->level;
 }
 
-int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
-			int cpu)
+int lat_topo_caches_load(struct lat_topo_caches *c, const char *sysfs_root,
+			 int cpu)
 {
 	bool set[LAT_TOPO_MAX_CPUS]; /* 1 KiB */
 	const char *root = sysfs_root ? sysfs_root : SYSFS_CPU;
@@ -74,8 +66,8 @@ int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
 	if (!c || cpu < 0 || cpu >= LAT_TOPO_MAX_CPUS)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
-	for (int i = 0; i < 32 && c->n < LAT_MEM_MAX_CACHES; i++) {
-		struct lat_mem_cache *k = &c->c[c->n];
+	for (int i = 0; i < 32 && c->n < LAT_TOPO_MAX_CACHES; i++) {
+		struct lat_topo_cache *k = &c->c[c->n];
 		int rc;
 
 		snprintf(dir, sizeof(dir), "%s/cpu%d/cache/index%d", root, cpu,
@@ -103,12 +95,12 @@ int lat_mem_caches_load(struct lat_mem_caches *c, const char *sysfs_root,
 	return 0;
 }
 
-uint64_t lat_mem_caches_llc(const struct lat_mem_caches *c)
+uint64_t lat_topo_caches_llc(const struct lat_topo_caches *c)
 {
 	return c->n ? c->c[c->n - 1].size : 0;
 }
 
-const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i)
+const char *lat_topo_cache_name(const struct lat_topo_caches *c, int i)
 {
 	static const char *const names[] = { "L?", "L1d", "L2", "L3", "L4",
 					     "L5" };
@@ -120,25 +112,4 @@ const char *lat_mem_cache_name(const struct lat_mem_caches *c, int i)
 	if (level == 1 && strcmp(c->c[i].type, "Data"))
 		return "L1";
 	return level >= 1 && level <= 5 ? names[level] : "L?";
-}
-
-uint64_t lat_mem_available(const char *proc_root)
-{
-	char path[256], line[256];
-	unsigned long long kb;
-	uint64_t out = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/meminfo",
-		 proc_root ? proc_root : "/proc");
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-			out = (uint64_t)kb * 1024;
-			break;
-		}
-	fclose(f);
-	return out;
 }
