@@ -6,17 +6,29 @@
  * load drifts over both alike. Prints e2e p50 and p99 of each run, the
  * medians, and the ratios with/without; plus the probe's records per
  * second (its cost is per scheduler event, not per pipeline event).
+ * Then the cost per scheduler event itself: two threads pinned to one
+ * CPU hand it to each other with sched_yield, without and with the probe
+ * following them (alternated too); the difference in ns per context
+ * switch is what the probe adds to each switch it records, kernel
+ * program and user-space reader together.
  *
  * usage: bench_sched [reps [events]]   (defaults 5 and 200000)
  * Needs what `latlab pipeline --sched` needs (root or CAP_BPF+CAP_PERFMON,
  * BTF, a build with libbpf); says so and exits 77 otherwise.
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "latlab/bench.h"
 #include "latlab/pipe.h"
 #include "latlab/sched_attr.h"
+#include "latlab/topo.h"
 
 #define MAX_REPS 64
 
@@ -67,6 +79,97 @@ static int run_once(uint64_t events, bool sched, struct run *o)
 	lat_pipe_result_destroy(&r);
 	lat_sched_attr_free(a);
 	return rc;
+}
+
+/* ---- cost per context switch: a sched_yield ping-pong on one CPU ---- */
+
+#define PINGPONG_YIELDS 200000
+
+struct pingpong {
+	int cpu;
+	atomic_int ready;
+	atomic_bool go;
+	pid_t tid[2];
+};
+
+static void *pingpong_thread(void *arg)
+{
+	struct pingpong *pp = arg;
+	int me = atomic_fetch_add(&pp->ready, 1), i;
+
+	pp->tid[me] = gettid();
+	(void)lat_topo_pin_self(pp->cpu);
+	while (!atomic_load(&pp->go))
+		sched_yield();
+	for (i = 0; i < PINGPONG_YIELDS; i++)
+		sched_yield();
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ns per context switch of the ping-pong; < 0 on failure. With @probe,
+ * the probe follows this process and watches the CPU, as in --sched. */
+static double pingpong_ns(bool probe)
+{
+	struct pingpong pp = { .cpu = 0 };
+	struct lat_sched *s = NULL;
+	const struct lat_sched_thread *t[2];
+	pthread_t th[2];
+	pid_t self = getpid();
+	double t0, t1;
+	uint64_t switches = 0;
+	int i, rc;
+
+	pp.cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (probe) {
+		struct lat_sched_opts o = { 0 };
+
+		o.pids = &self;
+		o.n_pids = 1;
+		o.cpus = &pp.cpu;
+		o.n_cpus = 1;
+		if ((rc = lat_sched_open(&o, &s)) || (rc = lat_sched_start(s))) {
+			fprintf(stderr, "bench_sched: probe: %s\n",
+				lat_strerror(rc));
+			lat_sched_close(s);
+			return -1;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, pingpong_thread, &pp);
+	while (atomic_load(&pp.ready) < 2)
+		sched_yield();
+	t0 = mono_s();
+	atomic_store(&pp.go, true);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	t1 = mono_s();
+	if (s) {
+		lat_sched_stop(s);
+		for (i = 0; i < 2; i++) {
+			t[i] = lat_sched_find_thread(lat_sched_result(s),
+						     pp.tid[i]);
+			if (t[i])
+				switches += t[i]->switches_invol;
+		}
+		if (lat_sched_result(s)->lost)
+			fprintf(stderr, "bench_sched: ping-pong: %llu records "
+				"lost\n",
+				(unsigned long long)lat_sched_result(s)->lost);
+		lat_sched_close(s);
+	}
+	/* a yield switches only when the other thread is runnable: nearly
+	 * every time here; the probe's own count, when it ran, says so */
+	if (!switches)
+		switches = 2 * (uint64_t)PINGPONG_YIELDS;
+	return (t1 - t0) * 1e9 / (double)switches;
 }
 
 static double median(double *v, unsigned n)
@@ -124,6 +227,23 @@ int main(int argc, char **argv)
 		       "ns (x%.3f), probe %.0f records/s\n", m50o, m50n,
 		       m50n / m50o, m99o, m99n, m99n / m99o,
 		       median(rec, reps));
+	}
+	printf("\ncost per context switch: two threads pinned to one CPU, "
+	       "%d sched_yield each, alternated %u times\n", PINGPONG_YIELDS,
+	       reps);
+	for (unsigned i = 0; i < reps; i++) {
+		p50[0][i] = pingpong_ns(false);
+		p50[1][i] = pingpong_ns(true);
+		if (p50[0][i] < 0 || p50[1][i] < 0)
+			return 1;
+		printf("%4u %8.0f ns/switch without, %8.0f with\n", i,
+		       p50[0][i], p50[1][i]);
+	}
+	{
+		double off = median(p50[0], reps), on = median(p50[1], reps);
+
+		printf("median: %.0f -> %.0f ns per switch: the probe adds "
+		       "%.0f ns per recorded switch\n", off, on, on - off);
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 # line. No row runs a workload longer than needed (runs are cut with
 # --events/-n/--customers). Placeholders: @OUT the precious file, @IN a
 # valid .hlog, @HGRM a valid .hgrm, @T the scratch folder.
+# Cost: 8 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?}"
 

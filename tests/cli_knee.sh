@@ -4,6 +4,7 @@
 # SVG; D/M/1 in latlab queue prints its exact wait; SIGINT keeps the
 # points already finished (valid JSON, exit 130). Figures are not
 # asserted: the real run is a benchmark, not a timed test.
+# Cost: 11 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 K="$LATLAB knee"
 

@@ -3,6 +3,7 @@
 # dead #ifdefs), and, under qemu-aarch64 when present, a tiny clock check
 # runs: the counter frequency comes from cntfrq_el0, reads advance, and a
 # fitted calibration agrees with the hardware frequency.
+# Cost: 25 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?LATLAB_SRC must point to the source tree}"
 

@@ -3,6 +3,7 @@
 # corpus. Skips, saying what
 # to install, when clang or libFuzzer is missing. 'make fuzz' is the long
 # version (60 s per target by default).
+# Cost: 40 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?}" "${LATLAB_BUILD:?}"
 seconds=${FUZZ_SMOKE_SECONDS:-10}

@@ -3,6 +3,7 @@
 # by the official HdrHistogram (Java) reader, --hgrm files, SIGINT/SIGTERM
 # mid-run (exit 130/143, partial results, valid files), bad flags (exit 2,
 # one line), and the oversubscription warning when CPUs are short.
+# Cost: 8 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 
 NAMES='["pace", "q1+wake", "work1", "q2+wake", "e2e"]'

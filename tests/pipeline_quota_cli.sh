@@ -5,6 +5,7 @@
 # after SIGINT (exit 130, partial results printed), and a group left by a
 # SIGKILLed run is removed by the next run; as `nobody` it refuses in one
 # line with exit 2; bad values exit 2 with one line.
+# Cost: 10 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 
 for args in "--cpu-quota 0" "--cpu-quota 150" "--cpu-quota abc" \

@@ -6,8 +6,9 @@
 # what their CPU clocks say beyond it shown as switches x a per-switch
 # figure that multiplies out (--perf-counters: perf's task-clock); the
 # CPU clocks fit in the CPU's busy time; with the default counters (from
-# /proc, where "task-clock" is the CPU clock again) and without counters
-# the row says it counts by the CPU clocks.
+# /proc, where "task-clock" is the CPU clock again) the share is still
+# the table's task-clock, exactly, and says so; without counters the row
+# says it counts by the CPU clocks.
 . "$(dirname "$0")/t_lib.sh"
 
 expect_exit 0 "$LATLAB" pipeline --events 30000 --perf-counters
@@ -67,18 +68,27 @@ if grep 'CPU clocks' "$T_TMP/out.txt" | grep -Evq 'by task-clock; CPU clocks [-+
 	fail "a CPU line shows the switches badly: $(grep 'CPU clocks' "$T_TMP/out.txt")"
 fi
 
+# the default counters (/proc): the table's task-clock again, exactly;
+# without counters: the CPU clocks
 for opt in --no-counters ""; do
 expect_exit 0 "$LATLAB" pipeline --events 20000 $opt --json
-python3 - "$T_TMP/out" <<'PY' || fail "USE with '$opt' is wrong"
+python3 - "$T_TMP/out" "$opt" <<'PY' || fail "USE with '$opt' is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
+counters = sys.argv[2] != "--no-counters"
 threads = d["placement"]["threads"]
+tc = {t["name"]: t for t in d.get("threads_counters") or []}
 for name, v in d["use"].items():
     if v["resource"] != "cpu":
         continue
     u = v["utilization"]
-    assert u["hot_threads_source"] == "cpu-clock", u
-    assert u["hot_threads_on_cpu_ns"] == sum(t["on_cpu_ns"] for t in threads if "cpu%d" % t["cpu"] == name), u
+    mine = [t for t in threads if "cpu%d" % t["cpu"] == name]
+    if counters:
+        assert u["hot_threads_source"] == "task-clock-proc", u
+        assert u["hot_threads_on_cpu_ns"] == sum(tc[t["name"]]["task_clock_ns"] for t in mine), u
+    else:
+        assert u["hot_threads_source"] == "cpu-clock", u
+        assert u["hot_threads_on_cpu_ns"] == sum(t["on_cpu_ns"] for t in mine), u
     assert u["switching_ns"] is None and u["context_switches"] is None, u
 PY
 done

@@ -7,6 +7,7 @@
 # at work1's p50; bad input (--svg into a missing directory or over an
 # input or another output, --compare with one file or different tags) is
 # one line, exit 2, and writes nothing. The PNGs are kept in build/svg-shots/ to look at.
+# Cost: 15 (rough seconds: ctest -j starts the costly tests first)
 . "$(dirname "$0")/t_lib.sh"
 : "${LATLAB_SRC:?}" "${LATLAB_BUILD:?}"
 data=$LATLAB_SRC/tests/data

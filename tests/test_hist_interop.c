@@ -12,6 +12,7 @@
  * Cases: 0, 1, 2, 3, 5 significant digits, values 1 .. 2^62, empty
  * histograms, a few huge outliers, L = 1000 with values above H, huge
  * counts. Skips (77) when java or the jar is missing.
+ * Cost: 20 (rough seconds: ctest -j starts the costly tests first)
  */
 #include <errno.h>
 #include <math.h>

@@ -138,6 +138,7 @@ static void test_use_task_clock(void)
 	fake(true);
 	for (int i = 0; i < 3; i++) {
 		r.thread[i].counters_known = true;
+		r.thread[i].counters_by_perf = true;
 		r.thread[i].switches = 1000;
 	}
 	r.thread[0].task_clock_ns = 100000000 + 300000; /* preempted */
@@ -178,6 +179,19 @@ static void test_use_task_clock(void)
 	w = row(&u, "cpu0");
 	T_CHECK(w->ours_by_task_clock && !w->switching_known);
 	T_NEAR(w->ours_pct, 49.85, 1e-9);
+
+	/* counted from /proc: the table's task-clock, no surplus story */
+	r.thread[1].sched_known = true;
+	for (int i = 0; i < 3; i++)
+		r.thread[i].counters_by_perf = false;
+	lat_pipe_use(&r, &u);
+	w = row(&u, "cpu0");
+	T_CHECK(w->ours_by_task_clock && !w->ours_by_perf);
+	T_CHECK(!w->switching_known);
+	T_EQ_I64(w->ours_ns, 498500000);
+	t = table();
+	T_CHECK(t && strstr(t, "hot threads 49.9% by task-clock from /proc)"));
+	free(t);
 }
 
 /* Freezes whose median gap is @gap_periods periods. */

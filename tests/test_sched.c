@@ -146,6 +146,89 @@ static void test_preempt_and_cpu(void)
 	lat_sched_state_destroy(&st);
 }
 
+/*
+ * A batch of hand-offs between our threads (what the kernel sends instead
+ * of one record per yield on a watched CPU) stands for exactly the switch
+ * records it replaces: the same counts, histograms and CPU time, fed one
+ * way or the other. A hop naming a thread slot the batch does not have
+ * is refused.
+ */
+static void test_batch(void)
+{
+	struct lat_sched_state a, b;
+	struct lat_sched_result ra, rb;
+	struct lat_sched_batch bt;
+	struct lat_sched_ev e;
+	int cpus[1] = { 1 };
+	uint64_t t0 = 1000 * MS, ts;
+	uint32_t i;
+	int k;
+
+	T_EQ_I64(lat_sched_state_init(&a, true, false, cpus, 1), 0);
+	T_EQ_I64(lat_sched_state_init(&b, true, false, cpus, 1), 0);
+	/* 101 comes on; then 101 and 102 yield to each other 10 times,
+	 * 3 us apart, the odd ones preempted */
+	sw(&a, t0, 1, 0, 0, false, 101, "task101");
+	sw(&b, t0, 1, 0, 0, false, 101, "task101");
+	memset(&bt, 0, sizeof(bt));
+	bt.type = LAT_SCHED_EV_BATCH;
+	bt.cpu = 1;
+	bt.ts = t0 + 5 * US;
+	bt.n_threads = 2;
+	bt.thread[0].pid = bt.thread[0].tgid = 101;
+	bt.thread[1].pid = bt.thread[1].tgid = 102;
+	snprintf(bt.thread[0].comm, 16, "task101");
+	snprintf(bt.thread[1].comm, 16, "task102");
+	for (k = 0, ts = bt.ts; k < 10; k++, ts += 3 * US) {
+		uint32_t prev = k % 2 ? 102 : 101, next = k % 2 ? 101 : 102;
+
+		sw(&a, ts, 1, prev, 0, k % 2, next, k % 2 ? "task101"
+							  : "task102");
+		bt.hop[k].dt = (uint32_t)(ts - bt.ts);
+		bt.hop[k].prev = (uint8_t)(k % 2);
+		bt.hop[k].next = (uint8_t)!(k % 2);
+		bt.hop[k].preempt = (uint8_t)(k % 2);
+	}
+	bt.n = 10;
+	for (i = 0; i < bt.n; i++) {
+		T_CHECK(lat_sched_batch_hop(&bt, i, &e));
+		T_EQ_I64(lat_sched_state_feed(&b, &e), 0);
+	}
+	T_CHECK(!lat_sched_batch_hop(&bt, bt.n, &e)); /* past the hops */
+	bt.hop[0].next = 2;                            /* no such slot */
+	T_CHECK(!lat_sched_batch_hop(&bt, 0, &e));
+	lat_sched_state_finish(&a, ts + 10 * US, &ra);
+	lat_sched_state_finish(&b, ts + 10 * US, &rb);
+	T_EQ_I64(ra.n_threads, 2);
+	T_EQ_I64(rb.n_threads, 2);
+	for (k = 0; k < 2; k++) {
+		const struct lat_sched_thread *x =
+			lat_sched_find_thread(&ra, 101 + k);
+		const struct lat_sched_thread *y =
+			lat_sched_find_thread(&rb, 101 + k);
+
+		T_CHECK(x && y);
+		if (!x || !y)
+			continue;
+		T_EQ_I64(y->switches_invol, 5);
+		T_EQ_I64(y->switches_invol, x->switches_invol);
+		T_EQ_I64(y->switches_vol, x->switches_vol);
+		T_EQ_I64(y->preempted, x->preempted);
+		T_EQ_I64(y->oncpu_ns, x->oncpu_ns);
+		T_EQ_I64(y->runnable_ns, x->runnable_ns);
+		T_EQ_I64(y->rq_preempt->total_count,
+			 x->rq_preempt->total_count);
+		T_EQ_I64(lat_hist_max(y->rq_preempt),
+			 lat_hist_max(x->rq_preempt));
+		T_CHECK(!strcmp(y->comm, x->comm));
+	}
+	T_EQ_I64(lat_sched_find_cpu(&rb, 1)->own_ns,
+		 lat_sched_find_cpu(&ra, 1)->own_ns);
+	T_EQ_I64(rb.unpaired, ra.unpaired);
+	lat_sched_state_destroy(&a);
+	lat_sched_state_destroy(&b);
+}
+
 /* A window zeroes the counts but keeps the state; stale records. */
 static void test_window_and_unpaired(void)
 {
@@ -195,6 +278,13 @@ static void test_irqs(void)
 	e.type = LAT_SCHED_EV_SOFTIRQ;
 	e.arg2 = 1; /* TIMER */
 	T_EQ_I64(lat_sched_state_feed(&st, &e), 0);
+	/* a device irq is named after its handler, as the kernel sent it
+	 * (16 bytes, maybe without a NUL) */
+	e.type = LAT_SCHED_EV_IRQ;
+	e.arg2 = LAT_SCHED_IRQ_HANDLER;
+	e.pid2 = 24;
+	memcpy(e.comm, "virtio0-input.0X", 16);
+	T_EQ_I64(lat_sched_state_feed(&st, &e), 0);
 	lat_sched_state_finish(&st, 1001 * MS, &r);
 	T_EQ_I64(r.n_cpus, 1);
 	T_EQ_I64(r.cpus[0].irq_count[LAT_SCHED_IRQ_LOCAL_TIMER], 1);
@@ -202,7 +292,16 @@ static void test_irqs(void)
 	T_EQ_I64(r.cpus[0].softirq_count[1], 1);
 	T_CHECK(lat_sched_cpu_silent(&r.cpus[0]));
 	T_EQ_I64(r.cpus[0].unknown_ns, 1001 * MS); /* from 0, no switch */
-	T_EQ_I64(st.cpu[0].irqs.n, 2);
+	T_EQ_I64(st.cpu[0].irqs.n, 3);
+	if (st.cpu[0].irqs.n == 3) {
+		const struct lat_sched_cspan *q = st.cpu[0].irqs.v;
+
+		/* three who-table keys, none the same */
+		T_CHECK(q[0].tgid != q[1].tgid && q[1].tgid != q[2].tgid &&
+			q[0].tgid != q[2].tgid);
+		T_CHECK(!strcmp(q[2].comm, "virtio0-input.0"));
+		T_EQ_I64(q[2].pid, 24);
+	}
 	T_CHECK(!strcmp(lat_sched_softirq_name(1), "TIMER"));
 	T_CHECK(!strcmp(lat_sched_softirq_name(42), "?"));
 	lat_sched_state_destroy(&st);
@@ -254,6 +353,7 @@ int main(void)
 	test_proc_delta();
 	test_sleeps();
 	test_preempt_and_cpu();
+	test_batch();
 	test_window_and_unpaired();
 	test_irqs();
 	test_many_threads();

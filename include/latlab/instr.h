@@ -89,8 +89,8 @@ int lat_instr_init(struct lat_instr *in, const struct lat_instr_opts *o,
  * After the run, hand @r each hot thread's task-clock and context
  * switches (struct lat_pipe_thread_result.counters_known and beside), so
  * the USE audit's CPU rows count the hot threads' time as the counters
- * table does. Only perf's own counts: a /proc fallback's "task-clock" is
- * the thread's CPU clock again, and a thread without them stays unknown.
+ * table does, and say whether perf counted it (a /proc "task-clock" is
+ * the thread's CPU clock again); a thread without them stays unknown.
  */
 void lat_instr_fill_result(const struct lat_instr *in,
 			   struct lat_pipe_result *r);

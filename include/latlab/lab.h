@@ -12,6 +12,9 @@
  * JSON writer both render.
  *
  * Invariants:
+ *  - No verdict turns on the tail of e2e (p99, p99.9, mean): one gap of a
+ *    few ms in a run moves it or not, a coin flip per run on a shared
+ *    machine. The sham asks each disease's question of a run with none.
  *  - A change counts only when it exceeds the baselines' own spread (their
  *    scatter around the trend), the drift of the baselines over the lab run
  *    (the trend itself) and LAT_LAB_MIN_RATIO. A change beyond the spread
@@ -20,7 +23,8 @@
  *    as an experiment): its expected fingerprint is "no effect", the lab's
  *    own false-positive check.
  *  - Each disease runs where it can show (share-line with the two writers
- *    on different CPUs, against a baseline with that same placement;
+ *    on different CPUs, against a baseline with that same placement, and
+ *    only while the host runs those CPUs on different cores;
  *    alloc-mmap at a rate its page faults can sustain, against a baseline
  *    at that rate); where this machine cannot show it (one usable CPU,
  *    a counter that cannot be read), the verdict says so and why.

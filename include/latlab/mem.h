@@ -389,6 +389,65 @@ int lat_mem_share_run(const struct lat_mem_share_cfg *cfg,
 		      struct lat_hist *cycles,
 		      struct lat_mem_share_result *out);
 
+/* The whole experiment, as `latlab mem --false-sharing` runs it. */
+#define LAT_MEM_SHARE_MAX_ROUNDS 64
+
+/* One placement and distance, over the rounds. */
+struct lat_mem_share_cell {
+	struct lat_hist h;             /* batch cycles, every round */
+	double p50[LAT_MEM_SHARE_MAX_ROUNDS];  /* ns per increment, p50 */
+	double mean[LAT_MEM_SHARE_MAX_ROUNDS]; /* ns per increment, mean */
+	double rate[LAT_MEM_SHARE_MAX_ROUNDS]; /* increments per second */
+	unsigned n;                    /* rounds run */
+	unsigned fifo_runs;            /* runs whose threads got SCHED_FIFO */
+	bool exact;                    /* no increment lost in any run */
+	struct lat_bench_stat p50_st, rate_st, mean_st; /* over the rounds */
+};
+
+struct lat_mem_share_sweep {
+	/* in */
+	int cpu_list[LAT_TOPO_MAX_CPUS]; /* usable CPUs, first = home */
+	int n_cpus;
+	unsigned rounds;               /* 1..LAT_MEM_SHARE_MAX_ROUNDS */
+	double duration_ns;            /* per two-CPU run (one CPU: twice) */
+	bool rt;                       /* try SCHED_FIFO on two CPUs */
+	/* out */
+	int cpus[2][2];                /* [0]: two CPUs (different cores when
+					* there is a choice), [1]: one CPU */
+	int placements;                /* 2, or 1 with one usable CPU */
+	struct lat_mem_share_cell cell[2][3]; /* [placement][8, 64, 128 B] */
+	bool complete;                 /* false: @stop ended it */
+	double stamp_ns, cycles_per_ns;
+	/* the finding: NAN / false where not measured */
+	double two_ratio;              /* two CPUs: same line / 128 B, p50 */
+	bool two_resolved;             /* their middle rounds do not overlap */
+	double adj_ratio;              /* two CPUs: 64 B / 128 B, p50 */
+	bool adj_resolved;
+	double one_ratio;              /* one CPU: same line / 128 B, p50 */
+	bool one_within;               /* within the rounds' spread */
+	char verdict[900];
+};
+
+/*
+ * Run s->rounds interleaved rounds of every cell (lat_mem_share_run),
+ * asking @stop (may be NULL) before each run, then the statistics, the
+ * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
+ * @s is large: static or heap; lat_mem_share_sweep_release after.
+ */
+int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
+			    const struct lat_topo *topo,
+			    const struct lat_clock_cal *cal,
+			    bool (*stop)(void *ctx), void *ctx);
+void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s);
+
+/* The table for people on @out (s->verdict is the sentence under it). */
+void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s);
+
+/* The same as the member "false_sharing" of the object open in @j. */
+struct lat_json;
+void lat_mem_share_json(struct lat_json *j,
+			const struct lat_mem_share_sweep *s);
+
 /* ------------------------------------------------------------------ */
 /* RCU-style publication                                               */
 

@@ -205,9 +205,12 @@ struct lat_pipe_thread_result {
 	bool sched_known;
 	uint64_t on_cpu_ns;       /* time it ran (its CPU clock) */
 	uint64_t run_delay_ns;    /* time it was runnable but not running */
-	/* the perf counters' view of the same run, when they counted it
-	 * (lat_instr_fill_result): task-clock and context switches */
+	/* the counters' view of the same run, when they counted it
+	 * (lat_instr_fill_result): task-clock and context switches, from
+	 * perf events or (counters_by_perf false) from /proc, where
+	 * task-clock is schedstat's CPU time: the CPU clock again */
 	bool counters_known;
+	bool counters_by_perf;
 	uint64_t task_clock_ns;
 	uint64_t switches;
 };
@@ -555,12 +558,15 @@ struct lat_pipe_use_row {
 				   * UINT64_MAX unknown */
 	double ours_pct;          /* cpu: the hot threads' on-CPU share */
 	uint64_t ours_ns;         /* cpu: their on-CPU time: the sum of
-				   * their task-clocks when perf counted
-				   * every one of them, else of their CPU
-				   * clocks (ours_by_task_clock says which) */
+				   * their task-clocks when the counters
+				   * counted every one of them (the table's
+				   * figures), else of their CPU clocks
+				   * (ours_by_task_clock says which) */
 	bool ours_by_task_clock;
+	bool ours_by_perf;        /* ... and every task-clock was perf's */
 	/*
-	 * cpu, when ours is task-clock and the CPU clocks are known: what
+	 * cpu, when ours is perf's task-clock and the CPU clocks are known:
+	 * what
 	 * the CPU clocks (sum_exec_runtime) say beyond task-clock, and per
 	 * context switch of these threads. The scheduler charges a switch
 	 * from its clock reading in __schedule to the task switched to;

@@ -66,9 +66,13 @@ void lat_instr_fill_result(const struct lat_instr *in,
 		const struct lat_instr_thread *t = &in->thread[i];
 		struct lat_pipe_thread_result *o = &r->thread[i];
 
-		o->counters_known = t->ran && !t->perf_err &&
-				    by_perf(t, LAT_PERF_TASK_CLOCK) &&
-				    by_perf(t, LAT_PERF_CTX_SWITCHES);
+		o->counters_known =
+			t->ran && !t->perf_err &&
+			lat_perf_has(&t->reading, LAT_PERF_TASK_CLOCK) &&
+			lat_perf_has(&t->reading, LAT_PERF_CTX_SWITCHES);
+		o->counters_by_perf = o->counters_known &&
+				      by_perf(t, LAT_PERF_TASK_CLOCK) &&
+				      by_perf(t, LAT_PERF_CTX_SWITCHES);
 		o->task_clock_ns = o->counters_known
 					   ? t->reading.value[LAT_PERF_TASK_CLOCK]
 					   : 0;

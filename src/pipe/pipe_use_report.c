@@ -23,7 +23,7 @@ static void cpu_rows(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 		int cpu = r->use_cpu[k];
 		size_t n = 0;
 		uint64_t task_clock = 0;
-		bool counted = true, clocks = true;
+		bool counted = true, by_perf = true, clocks = true;
 
 		w->kind = LAT_PIPE_RES_CPU;
 		w->late_p99_ns = -1;
@@ -46,14 +46,18 @@ static void cpu_rows(const struct lat_pipe_result *r, struct lat_pipe_use *u)
 			task_clock += t->task_clock_ns;
 			w->switches += t->switches;
 			counted &= t->counters_known;
+			by_perf &= t->counters_by_perf;
 			clocks &= t->sched_known;
 		}
 		/* task-clock when perf counted every thread here: the USE line
 		 * then adds up with the counters table by construction */
 		counted &= n > 0;
 		w->ours_by_task_clock = counted;
+		w->ours_by_perf = counted && by_perf;
 		w->ours_ns = counted ? task_clock : w->clock_ns;
-		w->switching_known = counted && clocks;
+		/* the surplus is perf's story: /proc's task-clock is the
+		 * CPU clock itself, read a tick or so apart */
+		w->switching_known = w->ours_by_perf && clocks;
 		if (w->switching_known)
 			w->switching_ns = (int64_t)(w->clock_ns - task_clock);
 		else
@@ -188,7 +192,9 @@ static void print_row(FILE *out, const struct lat_pipe_use_row *w)
 		fprintf(out, "U busy %s (hot threads %s by %s",
 			fmt_pct(a, sizeof(a), w->util_pct),
 			fmt_pct(b, sizeof(b), w->ours_pct),
-			w->ours_by_task_clock ? "task-clock" : "CPU clocks");
+			!w->ours_by_task_clock ? "CPU clocks"
+			: w->ours_by_perf      ? "task-clock"
+					       : "task-clock from /proc");
 		if (w->switching_known && w->switches)
 			fprintf(out, "; CPU clocks %+.1f%% = %" PRIu64
 				" switches x %s%s", w->switching_pct,
@@ -303,9 +309,10 @@ static void json_row(struct lat_json *j, const struct lat_pipe_use_row *w)
 			lat_json_null(j, "busy_ns");
 		num_or_null(j, "hot_threads_pct", w->ours_pct);
 		lat_json_uint(j, "hot_threads_on_cpu_ns", w->ours_ns);
-		lat_json_str(j, "hot_threads_source", w->ours_by_task_clock
-							      ? "task-clock"
-							      : "cpu-clock");
+		lat_json_str(j, "hot_threads_source",
+			     !w->ours_by_task_clock ? "cpu-clock"
+			     : w->ours_by_perf      ? "task-clock"
+						    : "task-clock-proc");
 		json_switching(j, w);
 	}
 	lat_json_obj_end(j);

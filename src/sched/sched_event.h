@@ -24,6 +24,9 @@ enum lat_sched_ev_type {
 	 * or a softirq ran on a watched CPU: ts is its start, arg its length. */
 	LAT_SCHED_EV_IRQ = 5,
 	LAT_SCHED_EV_SOFTIRQ = 6,
+	/* A struct lat_sched_batch: hand-offs between followed threads on
+	 * one watched CPU, sent together (see there). */
+	LAT_SCHED_EV_BATCH = 7,
 };
 
 /* Flags in the arg2 of a SWITCH record. */
@@ -54,7 +57,8 @@ enum lat_sched_irq_kind {
  *                 LAT_SCHED_SW_* (preempted; prev / next followed).
  *   MIGRATE:      pid/tgid/comm = the thread, arg = from CPU, arg2 = to CPU.
  *   IRQ/SOFTIRQ:  ts = entry, arg = length in ns, arg2 = kind (IRQ) or
- *                 vector (SOFTIRQ), pid2 = irq number (IRQ_HANDLER).
+ *                 vector (SOFTIRQ), pid2 = irq number and comm = the
+ *                 handler's name, as in /proc/interrupts (IRQ_HANDLER).
  */
 struct lat_sched_ev {
 	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, ns */
@@ -65,6 +69,48 @@ struct lat_sched_ev {
 	__u32 arg, arg2;
 	char comm[16];
 	char comm2[16];
+};
+
+/*
+ * Hand-offs between our own threads, batched. A switch on a watched CPU
+ * whose prev and next are both followed and prev is still runnable (a
+ * yield or a preemption among our threads: what two hot threads sharing
+ * a CPU do hundreds of thousands of times a second) is not sent alone:
+ * the kernel appends it to its CPU's batch (8 bytes: the time from the
+ * batch's first hand-off, and which of the batch's threads left and
+ * came), and sends the batch when it is full, older than
+ * LAT_SCHED_BATCH_AGE_NS at the next hand-off, or before any other
+ * switch record from that CPU. User space turns every hop back into the
+ * switch record it stands for, so nothing is lost or approximated; what
+ * is saved is a ring reservation, a record and a wake-up of the reader's
+ * cache per switch. The loader reads what is still in the batches after
+ * the programs are detached.
+ */
+#define LAT_SCHED_BATCH 64
+#define LAT_SCHED_BATCH_THREADS 4
+#define LAT_SCHED_BATCH_AGE_NS 1000000ull
+
+struct lat_sched_batch_thread {
+	__u32 pid, tgid;
+	char comm[16];
+};
+
+struct lat_sched_hop {
+	__u32 dt;     /* ns after the batch's ts */
+	__u8 prev;    /* index in thread[] of the thread that left */
+	__u8 next;    /* ... and of the one that came on */
+	__u8 preempt; /* the kernel's preempt argument */
+	__u8 pad;
+};
+
+struct lat_sched_batch {
+	__u64 ts;     /* the first hop's time */
+	__u32 type;   /* LAT_SCHED_EV_BATCH, where lat_sched_ev has its type */
+	__u32 cpu;
+	__u32 n;      /* hops used */
+	__u32 n_threads;
+	struct lat_sched_batch_thread thread[LAT_SCHED_BATCH_THREADS];
+	struct lat_sched_hop hop[LAT_SCHED_BATCH];
 };
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +17,9 @@
 #include "sched/sched_event.h"
 
 _Static_assert(sizeof(struct lat_sched_ev) == 72, "record layout");
+_Static_assert(offsetof(struct lat_sched_batch, type) ==
+		       offsetof(struct lat_sched_ev, type),
+	       "a batch's type is where a record's is");
 _Static_assert((int)LAT_SCHED_IRQ_NKINDS == (int)LAT_SCHED_NIRQKIND, "irq kinds");
 
 /* Where a followed thread is. */
@@ -37,10 +41,17 @@ struct lat_sched_tspan {
 /* One interval a task held a watched CPU, or an interrupt on it. */
 struct lat_sched_cspan {
 	uint64_t from, to;
-	pid_t pid, tgid;        /* pid 0: idle; for irqs: -1 - kind/vector */
+	pid_t pid, tgid;        /* pid 0: idle; for irqs: pid = irq number,
+				 * tgid = the key of its "who" entry (the
+				 * kind, the vector + LAT_SCHED_IRQ_KEY_SOFT,
+				 * or the irq + LAT_SCHED_IRQ_KEY_DEVICE) */
 	uint32_t kind;          /* enum lat_sched_ckind */
 	char comm[16];
 };
+
+/* Keys of interrupts in "who" tables, apart from each other. */
+#define LAT_SCHED_IRQ_KEY_SOFT 100
+#define LAT_SCHED_IRQ_KEY_DEVICE 1000
 
 enum lat_sched_ckind {
 	LAT_SCHED_C_IDLE,
@@ -133,6 +144,14 @@ void lat_sched_state_reset(struct lat_sched_state *st, uint64_t from_ns);
  * grow: the record is counted in unpaired). */
 int lat_sched_state_feed(struct lat_sched_state *st,
 			 const struct lat_sched_ev *ev);
+
+/*
+ * Hop @i of batch @b as the switch record it stands for; false when @i is
+ * past the hops or names a thread slot the batch does not have (a batch
+ * from a hostile or broken writer: counted as unpaired by the caller).
+ */
+bool lat_sched_batch_hop(const struct lat_sched_batch *b, uint32_t i,
+			 struct lat_sched_ev *ev);
 
 /* Close the window at @to_ns: open intervals are counted up to it, and
  * the public result is filled (pointers into @st). */

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 
 /* How often the consumer drains the ring when nothing wakes it. */
 #define LAT_SCHED_POLL_MS 10
+/* Records fed between two offers of the CPU (~100 ns each). */
+#define LAT_SCHED_YIELD_EVERY 128
 
 struct lat_sched {
 	struct lat_sched_state st;
@@ -42,9 +45,10 @@ struct lat_sched {
 	atomic_uint_fast64_t win_from, win_to, win_gen;
 	uint64_t applied_gen;
 	int feed_err;
-	/* reorder buffer: records wait here until none older can come */
+	/* reorder buffer: records wait here, kept sorted by time, until
+	 * none older can come; [head, n_pend) are not fed yet */
 	struct lat_sched_ev *pend;
-	size_t n_pend, cap_pend;
+	size_t head, n_pend, cap_pend;
 	uint64_t max_ts;
 #if LATLAB_HAVE_BPF
 	struct lat_sched_bpf *skel;
@@ -140,6 +144,70 @@ static void apply_window(struct lat_sched *s)
  */
 #define LAT_SCHED_REORDER_NS 50000000ull
 
+/* Room for one more held record: reuse the fed prefix, else grow. */
+static bool pend_room(struct lat_sched *s)
+{
+	size_t cap;
+	struct lat_sched_ev *p;
+
+	if (s->n_pend < s->cap_pend)
+		return true;
+	if (s->head) {
+		memmove(s->pend, s->pend + s->head,
+			(s->n_pend - s->head) * sizeof(*s->pend));
+		s->n_pend -= s->head;
+		s->head = 0;
+		return true;
+	}
+	cap = s->cap_pend ? 2 * s->cap_pend : 4096;
+	p = realloc(s->pend, cap * sizeof(*p));
+	if (!p)
+		return false;
+	s->pend = p;
+	s->cap_pend = cap;
+	return true;
+}
+
+/*
+ * Hold @ev in time order. Records arrive nearly sorted (per CPU they are
+ * in order; across CPUs a few are late), so an insertion from the end
+ * moves few or none: re-sorting the whole held window at every drain
+ * was half of the consumer's time at 400k records/s.
+ */
+static void hold(struct lat_sched *s, const struct lat_sched_ev *ev)
+{
+	size_t i;
+
+	if (!pend_room(s)) {
+		s->feed_err = -ENOMEM;
+		s->st.unpaired++;
+		return;
+	}
+	for (i = s->n_pend; i > s->head && s->pend[i - 1].ts > ev->ts; i--)
+		;
+	if (i < s->n_pend)
+		memmove(s->pend + i + 1, s->pend + i,
+			(s->n_pend - i) * sizeof(*s->pend));
+	s->pend[i] = *ev;
+	s->n_pend++;
+	if (ev->ts > s->max_ts)
+		s->max_ts = ev->ts;
+}
+
+/* Every hop of a batch, as the switch record it stands for. */
+static void hold_batch(struct lat_sched *s, const struct lat_sched_batch *b)
+{
+	struct lat_sched_ev ev;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		if (lat_sched_batch_hop(b, i, &ev))
+			hold(s, &ev);
+		else
+			s->st.unpaired++;
+	}
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct lat_sched *s = ctx;
@@ -147,29 +215,13 @@ static int on_record(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*ev))
 		return 0;
-	if (s->n_pend == s->cap_pend) {
-		size_t cap = s->cap_pend ? 2 * s->cap_pend : 4096;
-		struct lat_sched_ev *p = realloc(s->pend, cap * sizeof(*p));
-
-		if (!p) {
-			s->feed_err = -ENOMEM;
-			s->st.unpaired++;
-			return 0;
-		}
-		s->pend = p;
-		s->cap_pend = cap;
+	if (ev->type == LAT_SCHED_EV_BATCH) {
+		if (len >= sizeof(struct lat_sched_batch))
+			hold_batch(s, data);
+		return 0;
 	}
-	s->pend[s->n_pend++] = *ev;
-	if (ev->ts > s->max_ts)
-		s->max_ts = ev->ts;
+	hold(s, ev);
 	return 0;
-}
-
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct lat_sched_ev *x = a, *y = b;
-
-	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 /* Feed the held records older than the reorder horizon (all: @flush). */
@@ -181,11 +233,19 @@ static void feed_pending(struct lat_sched *s, bool flush)
 					 : 0);
 	size_t i;
 
-	if (!s->n_pend)
-		return;
-	qsort(s->pend, s->n_pend, sizeof(*s->pend), ev_cmp);
-	for (i = 0; i < s->n_pend && s->pend[i].ts <= upto; i++) {
+	for (i = s->head; i < s->n_pend && s->pend[i].ts <= upto; i++) {
 		int rc;
+
+		/*
+		 * A drain is a burst of work on a CPU that may be one of the
+		 * hot threads' (on 2 CPUs with 3 hot threads there is no
+		 * other): a hot thread that became runnable meanwhile would
+		 * wait for the whole burst, up to a few ms at 400k
+		 * records/s. Offer the CPU every few microseconds instead.
+		 */
+		if (!flush && i > s->head &&
+		    (i - s->head) % LAT_SCHED_YIELD_EVERY == 0)
+			sched_yield();
 
 		apply_window(s);
 		rc = lat_sched_state_feed(&s->st, &s->pend[i]);
@@ -194,8 +254,9 @@ static void feed_pending(struct lat_sched *s, bool flush)
 		atomic_fetch_add_explicit(&s->records, 1,
 					  memory_order_release);
 	}
-	memmove(s->pend, s->pend + i, (s->n_pend - i) * sizeof(*s->pend));
-	s->n_pend -= i;
+	s->head = i;
+	if (s->head == s->n_pend)
+		s->head = s->n_pend = 0;
 }
 
 /*
@@ -267,32 +328,30 @@ static int check_opts(const struct lat_sched_opts *o)
 	return 0;
 }
 
-static int fill_maps(struct lat_sched *s, const struct lat_sched_opts *o)
+/* The followed processes and watched CPUs: read-only data, before load. */
+static void fill_rodata(struct lat_sched *s, const struct lat_sched_opts *o)
 {
-	__u8 one = 1;
 	int i;
 
-	for (i = 0; i < o->n_tids; i++) {
-		__u32 k = (__u32)o->tids[i];
+	s->skel->rodata->n_tgids = (__u32)o->n_pids;
+	for (i = 0; i < o->n_pids; i++)
+		s->skel->rodata->tgid_list[i] = (__u32)o->pids[i];
+	for (i = 0; i < o->n_cpus; i++)
+		s->skel->rodata->cpu_on[o->cpus[i]] = 1;
+}
 
-		if (bpf_map__update_elem(s->skel->maps.tids, &k, sizeof(k),
-					 &one, 1, BPF_ANY))
-			return -errno;
-	}
-	for (i = 0; i < o->n_pids; i++) {
-		__u32 k = (__u32)o->pids[i];
+static int add_tid(struct lat_sched *s, pid_t tid)
+{
+	__u32 k = (__u32)tid;
+	__u8 one = 1;
 
-		if (bpf_map__update_elem(s->skel->maps.tgids, &k, sizeof(k),
-					 &one, 1, BPF_ANY))
-			return -errno;
-	}
-	for (i = 0; i < o->n_cpus; i++) {
-		__u32 k = (__u32)o->cpus[i];
-
-		if (bpf_map__update_elem(s->skel->maps.cpus, &k, sizeof(k),
-					 &one, 1, BPF_ANY))
-			return -errno;
-	}
+	if (bpf_map__update_elem(s->skel->maps.tids, &k, sizeof(k), &one, 1,
+				 BPF_ANY))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	/* the map is looked up only from now on (a plain store: the
+	 * programs read it with a plain load, and a switch that misses
+	 * the new TID by a moment is one that happened before the call) */
+	__atomic_store_n(&s->skel->bss->tids_any, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -302,6 +361,7 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 	struct lat_sched *s;
 	struct bpf_program *p;
 	bool raw_only, irqs, raw;
+	int i;
 	size_t ring = o->ring_bytes ? o->ring_bytes : LAT_SCHED_RING_BYTES;
 	int rc;
 
@@ -330,6 +390,7 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 	}
 	bpf_map__set_max_entries(s->skel->maps.events, (__u32)ring);
 	s->skel->rodata->wake_bytes = ring / 4;
+	fill_rodata(s, o);
 	raw_only = o->flavour == 2 ||
 		   (o->flavour == 0 && !tp_btf_works("sched_switch"));
 	/* Interrupts only matter on watched CPUs, and only where the kernel
@@ -356,9 +417,9 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 		rc = rc < 0 ? rc : -EINVAL;
 		goto fail;
 	}
-	rc = fill_maps(s, o);
-	if (rc)
-		goto fail;
+	for (i = 0; i < o->n_tids; i++)
+		if ((rc = add_tid(s, o->tids[i])))
+			goto fail;
 	s->flavour = raw_only ? "raw_tp" : "tp_btf";
 	s->irqs = irqs;
 	*out = s;
@@ -423,15 +484,9 @@ int lat_sched_start(struct lat_sched *s)
 
 int lat_sched_follow_tid(struct lat_sched *s, pid_t tid)
 {
-	__u32 k = (__u32)tid;
-	__u8 one = 1;
-
 	if (tid <= 0)
 		return -EINVAL;
-	if (bpf_map__update_elem(s->skel->maps.tids, &k, sizeof(k), &one, 1,
-				 BPF_ANY))
-		return errno == E2BIG ? -ENOSPC : -errno;
-	return 0;
+	return add_tid(s, tid);
 }
 
 /* Runs the kernel skipped because the program was already running on
@@ -453,6 +508,28 @@ static uint64_t missed_runs(struct lat_sched *s)
 			sum += info.recursion_misses;
 	}
 	return sum;
+}
+
+/* The hops still in the CPUs' batches once the programs are detached
+ * (a batch is sent when the next switch comes, which now never will). */
+static int last_batches(struct lat_sched *s)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	size_t stride = (sizeof(struct lat_sched_batch) + 7) & ~(size_t)7;
+	__u32 zero = 0;
+	char *v;
+
+	if (n <= 0)
+		return n ? n : -EINVAL;
+	v = calloc((size_t)n, stride);
+	if (!v)
+		return -ENOMEM;
+	if (!bpf_map__lookup_elem(s->skel->maps.batch, &zero, sizeof(zero), v,
+				  (size_t)n * stride, 0))
+		for (i = 0; i < n; i++)
+			hold_batch(s, (const struct lat_sched_batch *)(v + (size_t)i * stride));
+	free(v);
+	return 0;
 }
 
 static uint64_t lost_records(struct lat_sched *s)
@@ -477,6 +554,7 @@ static uint64_t lost_records(struct lat_sched *s)
 int lat_sched_stop(struct lat_sched *s)
 {
 	uint64_t to;
+	int rc;
 
 	if (!s->started || s->stopped)
 		return -EINVAL;
@@ -487,6 +565,9 @@ int lat_sched_stop(struct lat_sched *s)
 	/* What is still in the ring happened before the detach. */
 	while (ring_buffer__consume(s->rb) > 0)
 		;
+	rc = last_batches(s);
+	if (rc && !s->feed_err)
+		s->feed_err = rc;
 	feed_pending(s, true);
 	apply_window(s);
 	lat_sched_state_finish(&s->st, to, &s->res);

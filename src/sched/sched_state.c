@@ -44,7 +44,10 @@ void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 		if (w->who[i].pid == pid) {
 			w->who[i].count += count;
 			w->who[i].ns += ns;
-			copy_comm(w->who[i].comm, comm); /* latest name */
+			/* latest name; compared first, as the name rarely
+			 * changes and this runs for every switch */
+			if (strncmp(w->who[i].comm, comm, 15))
+				copy_comm(w->who[i].comm, comm);
 			return;
 		}
 	}
@@ -693,9 +696,19 @@ static void on_irq(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 	s.kind = soft ? LAT_SCHED_C_SOFTIRQ : LAT_SCHED_C_IRQ;
 	s.pid = (pid_t)ev->pid2; /* the irq number for device irqs */
 	s.tgid = (pid_t)ev->arg2;
-	strncpy(s.comm, soft ? lat_sched_softirq_name((int)ev->arg2)
-			     : lat_sched_irq_kind_name((int)ev->arg2),
-		sizeof(s.comm) - 1);
+	if (!soft && ev->arg2 == LAT_SCHED_IRQ_HANDLER && ev->comm[0]) {
+		/* a device irq by its handler's name, as /proc/interrupts
+		 * shows it (the number stays in pid), told apart from the
+		 * other kinds and irqs in who tables */
+		memcpy(s.comm, ev->comm, sizeof(s.comm) - 1);
+		s.tgid = LAT_SCHED_IRQ_KEY_DEVICE + (pid_t)ev->pid2;
+	} else {
+		strncpy(s.comm, soft ? lat_sched_softirq_name((int)ev->arg2)
+				     : lat_sched_irq_kind_name((int)ev->arg2),
+			sizeof(s.comm) - 1);
+		if (soft) /* apart from the irq kinds of the same number */
+			s.tgid += LAT_SCHED_IRQ_KEY_SOFT;
+	}
 	spans_push(st, &c->irqs, sizeof(s), &s);
 }
 
@@ -746,6 +759,34 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool lat_sched_batch_hop(const struct lat_sched_batch *b, uint32_t i,
+			 struct lat_sched_ev *ev)
+{
+	const struct lat_sched_hop *h = &b->hop[i];
+	const struct lat_sched_batch_thread *p, *n;
+	uint32_t nt = b->n_threads;
+
+	if (i >= b->n || i >= LAT_SCHED_BATCH || h->prev >= nt ||
+	    h->next >= nt || nt > LAT_SCHED_BATCH_THREADS)
+		return false;
+	p = &b->thread[h->prev];
+	n = &b->thread[h->next];
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = b->ts + h->dt;
+	ev->type = LAT_SCHED_EV_SWITCH;
+	ev->cpu = b->cpu;
+	ev->pid = p->pid;
+	ev->tgid = p->tgid;
+	ev->pid2 = n->pid;
+	ev->tgid2 = n->tgid;
+	ev->arg = 0; /* prev still runnable: that is what a hop is */
+	ev->arg2 = LAT_SCHED_SW_PREV_OURS | LAT_SCHED_SW_NEXT_OURS |
+		   (h->preempt ? LAT_SCHED_SW_PREEMPT : 0);
+	memcpy(ev->comm, p->comm, 16);
+	memcpy(ev->comm2, n->comm, 16);
+	return true;
 }
 
 static int thread_cmp(const void *a, const void *b)

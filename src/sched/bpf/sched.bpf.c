@@ -44,6 +44,21 @@ static __always_inline void submit(struct lat_sched_ev *ev)
 						    : BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * The filter runs on every context switch of the machine, so it is kept
+ * to plain loads where it can be: the followed processes and the watched
+ * CPUs are fixed before the programs load (read-only data, set by the
+ * loader); only the followed TIDs, which can be added while the probe
+ * runs, are a hash map, looked up only when it is not empty. (Four hash
+ * lookups per switch made the filter most of the program's time.)
+ */
+const volatile __u32 n_tgids = 0;
+const volatile __u32 tgid_list[LAT_SCHED_MAX_TGIDS] = {};
+const volatile __u8 cpu_on[LAT_SCHED_MAX_CPUS] = {};
+
+/* Set by the loader once the first TID is in the map. */
+__u32 tids_any = 0;
+
 /* Followed threads: tid -> 1. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -52,22 +67,6 @@ struct {
 	__type(value, __u8);
 } tids SEC(".maps");
 
-/* Followed processes (every thread, including ones created later): tgid -> 1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LAT_SCHED_MAX_TGIDS);
-	__type(key, __u32);
-	__type(value, __u8);
-} tgids SEC(".maps");
-
-/* Watched CPUs: cpu -> 1. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, LAT_SCHED_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u8);
-} cpus SEC(".maps");
-
 /* Records the ring buffer had no room for, per CPU: never silent. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -75,6 +74,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* This CPU's batch of hand-offs between our threads (sched_event.h).
+ * Only the sched_switch program touches it, under the CPU's run-queue
+ * lock with interrupts off: nothing else writes it meanwhile. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_sched_batch);
+} batch SEC(".maps");
 
 /* Entry time of the hard interrupt / softirq running on this CPU
  * (slot 0 hardirq, 1 softirq: a hardirq can nest in a softirq). */
@@ -87,17 +96,23 @@ struct {
 
 static __always_inline int followed(__u32 pid, __u32 tgid)
 {
+	__u32 i;
+
 	if (pid == 0)
 		return 0; /* the idle task is never ours */
-	return bpf_map_lookup_elem(&tids, &pid) ||
-	       bpf_map_lookup_elem(&tgids, &tgid);
+#pragma unroll
+	for (i = 0; i < LAT_SCHED_MAX_TGIDS; i++) {
+		if (i >= n_tgids)
+			break;
+		if (tgid_list[i] == tgid)
+			return 1;
+	}
+	return tids_any && bpf_map_lookup_elem(&tids, &pid);
 }
 
 static __always_inline int watched_cpu(__u32 cpu)
 {
-	__u8 *on = bpf_map_lookup_elem(&cpus, &cpu);
-
-	return on && *on;
+	return cpu < LAT_SCHED_MAX_CPUS && cpu_on[cpu];
 }
 
 /* A record stamped @ts (taken first: the reservation may spin on the
@@ -130,6 +145,94 @@ static __always_inline void task_comm(int direct, struct task_struct *t,
 		bpf_probe_read_kernel(dst, 16, &t->comm);
 }
 
+/* Send this CPU's batch, if it holds hops; a batch the ring has no room
+ * for counts every hop in it as lost. */
+static __always_inline void batch_flush(struct lat_sched_batch *b)
+{
+	__u64 queued;
+
+	if (!b->n)
+		return;
+	queued = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	if (bpf_ringbuf_output(&events, b, sizeof(*b),
+			       queued >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+						    : BPF_RB_NO_WAKEUP)) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+		if (n)
+			*n += b->n;
+	}
+	b->n = 0;
+	b->n_threads = 0;
+}
+
+/* @t's index in the batch, added if new; -1 when the batch is full of
+ * other threads. */
+static __always_inline int batch_thread(int direct, struct lat_sched_batch *b,
+					struct task_struct *t, __u32 pid,
+					__u32 tgid)
+{
+	__u32 i;
+
+#pragma unroll
+	for (i = 0; i < LAT_SCHED_BATCH_THREADS; i++)
+		if (i < b->n_threads && b->thread[i].pid == pid)
+			return (int)i;
+	i = b->n_threads;
+	if (i >= LAT_SCHED_BATCH_THREADS)
+		return -1;
+	/* for the verifier: a mask clang cannot drop as redundant */
+	asm volatile("" : "+r"(i));
+	i &= LAT_SCHED_BATCH_THREADS - 1;
+	b->thread[i].pid = pid;
+	b->thread[i].tgid = tgid;
+	task_comm(direct, t, b->thread[i].comm);
+	b->n_threads = i + 1;
+	return (int)i;
+}
+
+/* Append a hand-off prev -> next at @now to @b. */
+static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
+				      __u64 now, __u32 cpu, bool preempt,
+				      struct task_struct *prev, __u32 ppid,
+				      __u32 ptgid, struct task_struct *next,
+				      __u32 npid, __u32 ntgid)
+{
+	int pi, ni;
+	__u32 n;
+
+	if (b->n && (b->n >= LAT_SCHED_BATCH ||
+		     now - b->ts > LAT_SCHED_BATCH_AGE_NS))
+		batch_flush(b);
+	pi = batch_thread(direct, b, prev, ppid, ptgid);
+	ni = batch_thread(direct, b, next, npid, ntgid);
+	if (pi < 0 || ni < 0) {
+		/* a fifth thread: start a batch with these two */
+		batch_flush(b);
+		pi = batch_thread(direct, b, prev, ppid, ptgid);
+		ni = batch_thread(direct, b, next, npid, ntgid);
+		if (pi < 0 || ni < 0)
+			return;
+	}
+	if (!b->n) {
+		b->ts = now;
+		b->type = LAT_SCHED_EV_BATCH;
+		b->cpu = cpu;
+	}
+	n = b->n;
+	if (n >= LAT_SCHED_BATCH)
+		return;
+	asm volatile("" : "+r"(n)); /* as above */
+	n &= LAT_SCHED_BATCH - 1;
+	b->hop[n].dt = (__u32)(now - b->ts);
+	b->hop[n].prev = (__u8)pi;
+	b->hop[n].next = (__u8)ni;
+	b->hop[n].preempt = preempt;
+	b->hop[n].pad = 0;
+	b->n = n + 1;
+}
+
 static __always_inline int on_switch(int direct, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next,
@@ -142,11 +245,25 @@ static __always_inline int on_switch(int direct, bool preempt,
 	__u32 npid = TASK_FIELD(direct, next, pid);
 	__u32 ntgid = TASK_FIELD(direct, next, tgid);
 	struct lat_sched_ev *ev;
+	struct lat_sched_batch *b = NULL;
 	int prev_ours = followed(ppid, ptgid);
 	int next_ours = followed(npid, ntgid);
+	__u32 zero = 0;
 
-	if (!prev_ours && !next_ours && !watched_cpu(cpu))
-		return 0;
+	if (!watched_cpu(cpu)) {
+		if (!prev_ours && !next_ours)
+			return 0;
+	} else {
+		b = bpf_map_lookup_elem(&batch, &zero);
+		if (b && prev_ours && next_ours && prev_state == 0) {
+			batch_add(direct, b, now, cpu, preempt, prev, ppid,
+				  ptgid, next, npid, ntgid);
+			return 0;
+		}
+		/* anything else on this CPU: the hops before it go first */
+		if (b)
+			batch_flush(b);
+	}
 	ev = reserve(now);
 	if (!ev)
 		return 0;
@@ -240,8 +357,10 @@ static __always_inline int irq_enter(__u32 slot)
 	return 0;
 }
 
+/* @action: the device handler's struct irqaction (its name goes in the
+ * record's comm), NULL for the others. */
 static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
-				    __u32 num)
+				    __u32 num, struct irqaction *action)
 {
 	struct lat_sched_ev *ev;
 	__u64 *t, start, now;
@@ -265,6 +384,13 @@ static __always_inline int irq_exit(__u32 slot, __u32 type, __u32 kind,
 	ev->arg2 = kind;
 	__builtin_memset(ev->comm, 0, sizeof(ev->comm));
 	__builtin_memset(ev->comm2, 0, sizeof(ev->comm2));
+	if (action) {
+		const char *name = BPF_CORE_READ(action, name);
+
+		if (name)
+			bpf_probe_read_kernel_str(ev->comm, sizeof(ev->comm),
+						  name);
+	}
 	submit(ev);
 	return 0;
 }
@@ -313,9 +439,10 @@ TWIN(sched_migrate_task, migrate_body)
 #define HARDIRQ_ENTER(direct, ctx) irq_enter(0)
 #define SOFTIRQ_ENTER(direct, ctx) irq_enter(1)
 #define HANDLER_EXIT(direct, ctx)                                            \
-	irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, (__u32)ctx[0])
+	irq_exit(0, LAT_SCHED_EV_IRQ, LAT_SCHED_IRQ_HANDLER, (__u32)ctx[0],     \
+		 (struct irqaction *)ctx[1])
 #define SOFTIRQ_EXIT(direct, ctx)                                            \
-	irq_exit(1, LAT_SCHED_EV_SOFTIRQ, (__u32)ctx[0], 0)
+	irq_exit(1, LAT_SCHED_EV_SOFTIRQ, (__u32)ctx[0], 0, NULL)
 
 TWIN(irq_handler_entry, HARDIRQ_ENTER)
 TWIN(irq_handler_exit, HANDLER_EXIT)
@@ -324,7 +451,7 @@ TWIN(softirq_exit, SOFTIRQ_EXIT)
 
 /* x86 system vectors: interrupts that bypass irq_handler_entry. */
 #if defined(__TARGET_ARCH_x86)
-#define VECTOR_EXIT(kind) irq_exit(0, LAT_SCHED_EV_IRQ, kind, 0)
+#define VECTOR_EXIT(kind) irq_exit(0, LAT_SCHED_EV_IRQ, kind, 0, NULL)
 #define TIMER_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_LOCAL_TIMER)
 #define RESCHED_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_RESCHEDULE)
 #define CALLFN_EXIT(d, c) VECTOR_EXIT(LAT_SCHED_IRQ_CALL_FUNCTION)
