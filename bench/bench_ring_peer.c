@@ -10,7 +10,8 @@
  * with min and max, and the latlab/ck ratio (> 1 means latlab is better:
  * for times the ratio is ck/latlab). The cache-line ping-pong floor of
  * the same two CPUs is printed first and measured again inside the
- * handoff rounds; a latency below the latter is a harness bug.
+ * handoff rounds, with the two-line floor (lat_bench_two_line_pingpong)
+ * beside it; a latency below the former is a harness bug.
  *
  * usage: bench_ring_peer [reps [iters]]   (defaults 7 and 2000000)
  */
@@ -233,6 +234,12 @@ static int floor_ns(void *c, double *v)
 	return lat_bench_line_pingpong(&place, iters / 20, v);
 }
 
+static int floor2_ns(void *c, double *v)
+{
+	(void)c;
+	return lat_bench_two_line_pingpong(&place, iters / 20, v);
+}
+
 enum kind { TIME_NS, RATE };
 
 static void show(const char *what, enum kind kind,
@@ -259,16 +266,18 @@ static void compare(const char *title, enum kind kind, unsigned reps,
 		    lat_bench_measure_fn f_lat_burst, lat_bench_measure_fn f_seq,
 		    bool check_floor)
 {
-	lat_bench_measure_fn fns[5] = { f_lat, f_ck, f_lat_burst };
-	struct lat_bench_stat st[5];
+	lat_bench_measure_fn fns[6] = { f_lat, f_ck, f_lat_burst };
+	struct lat_bench_stat st[6];
 	unsigned k = f_lat_burst ? 3 : 2, seq = 0;
 	double ratio, floor = 0;
 	int rc;
 
 	fns[k] = f_seq;
 	seq = k++;
-	if (check_floor)
+	if (check_floor) {
+		fns[k++] = floor2_ns;
 		fns[k++] = floor_ns;
+	}
 	rc = lat_bench_repeat(fns, NULL, k, 1, reps, st);
 
 	printf("%s\n", title);
@@ -287,6 +296,7 @@ static void compare(const char *title, enum kind kind, unsigned reps,
 	show("seqring", kind, &st[seq]);
 	if (check_floor) {
 		show("floor", kind, &st[k - 1]);
+		show("floor/2ln", kind, &st[k - 2]);
 		floor = st[k - 1].min;
 	}
 	for (unsigned i = 0; floor > 0 && i <= seq; i++)
@@ -304,9 +314,11 @@ static void compare(const char *title, enum kind kind, unsigned reps,
 				: st[seq].median / st[1].median;
 	printf("  seqring/ck: %.2fx", ratio);
 	if (check_floor && st[k - 1].median > 0)
-		printf("; seqring / floor %.2fx, latlab / floor %.2fx",
+		printf("; seqring / floor %.2fx, latlab / floor %.2fx; "
+		       "seqring / two-line floor %.2fx",
 		       st[seq].median / st[k - 1].median,
-		       st[0].median / st[k - 1].median);
+		       st[0].median / st[k - 1].median,
+		       st[seq].median / st[k - 2].median);
 	printf("\n");
 }
 

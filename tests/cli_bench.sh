@@ -26,6 +26,10 @@ assert d["dce"]["dce_kept_ns"]["median"] > 0
 if d["placement"]["pinned"]:
     assert d["cross_thread"]["floor_ns"]["measured"]
     assert d["cross_thread"]["throughput"]["median"] > 0
+    # the latency ring is judged against both floors of the same rounds
+    lr = d["latency_ring"]
+    assert lr["floor_two_lines_ns"]["measured"], lr
+    assert lr["handoff_8B_over_floor_two_lines"] > 0, lr
 PY
 
 # Human output names the placement and prints units.

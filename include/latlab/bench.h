@@ -114,6 +114,18 @@ int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
 int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 			    double *one_way_ns);
 
+/*
+ * The floor of a round trip through two one-way channels (a pair of
+ * rings): thread a writes line X and waits for line Y, b waits for X and
+ * writes Y. Each hop moves a line to its reader and takes it back from
+ * the reader's copy before the next write, which one line bounced both
+ * ways (lat_bench_line_pingpong) can skip: a core that reads a line and
+ * then writes it may be handed it writable at once. *@one_way_ns is half
+ * the round trip. Returns 0, -EINVAL without two CPUs, or -errno.
+ */
+int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
+				uint64_t iters, double *one_way_ns);
+
 /* ------------------------------------------------------------------ */
 /* The figures `latlab bench` reports                                  */
 /* ------------------------------------------------------------------ */
@@ -132,6 +144,7 @@ enum lat_bench_fig {
 	LAT_BENCH_SEQ_HANDOFF_8B,  /* one-way handoff, 8 B, ns */
 	LAT_BENCH_SEQ_HANDOFF_64B, /* one-way handoff, 64 B, ns */
 	LAT_BENCH_SEQ_TPUT,     /* messages/s, 8 B, single push/pop */
+	LAT_BENCH_FLOOR2,       /* one-way, a line per direction, ns */
 	LAT_BENCH_NFIGS
 };
 

@@ -209,8 +209,12 @@ int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
 	return *sum == iters * (iters - 1) / 2 ? 0 : -EPROTO;
 }
 
+/* Both floors' state: the one-line floor uses line only, the two-line
+ * floor x (written by a) and y (written by b), each on its own lines. */
 struct line_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t x;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t y;
 	uint64_t iters;
 };
 
@@ -245,8 +249,9 @@ static void line_pp_b(void *arg)
 	}
 }
 
-int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
-			    double *one_way_ns)
+/* Run a and b on a fresh struct line_pp; one way = round trip / 2. */
+static int pingpong(const struct lat_bench_place *p, uint64_t iters,
+		    lat_bench_fn a, lat_bench_fn b, double *one_way_ns)
 {
 	struct line_pp *pp;
 	double ns;
@@ -258,10 +263,48 @@ int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 	if (!pp)
 		return -ENOMEM;
 	atomic_init(&pp->line, 0);
+	atomic_init(&pp->x, 0);
+	atomic_init(&pp->y, 0);
 	pp->iters = iters;
-	rc = lat_bench_pair(p, line_pp_a, line_pp_b, pp, &ns);
+	rc = lat_bench_pair(p, a, b, pp, &ns);
 	if (!rc)
 		*one_way_ns = ns / (2.0 * (double)iters);
 	free(pp);
 	return rc;
+}
+
+int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
+			    double *one_way_ns)
+{
+	return pingpong(p, iters, line_pp_a, line_pp_b, one_way_ns);
+}
+
+static void two_line_a(void *arg)
+{
+	struct line_pp *pp = arg;
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		/* release pairs with b's acquire of x; acquire with b's
+		 * release of y: the counters are the messages */
+		atomic_store_explicit(&pp->x, i, memory_order_release);
+		while (atomic_load_explicit(&pp->y, memory_order_acquire) != i)
+			lat_wait_pause();
+	}
+}
+
+static void two_line_b(void *arg)
+{
+	struct line_pp *pp = arg;
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		while (atomic_load_explicit(&pp->x, memory_order_acquire) != i)
+			lat_wait_pause();
+		atomic_store_explicit(&pp->y, i, memory_order_release);
+	}
+}
+
+int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
+				uint64_t iters, double *one_way_ns)
+{
+	return pingpong(p, iters, two_line_a, two_line_b, one_way_ns);
 }

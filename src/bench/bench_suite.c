@@ -103,6 +103,13 @@ static int line_floor(void *p, double *v)
 	return lat_bench_line_pingpong(&c->place, c->iters / 50, v);
 }
 
+static int line_floor2(void *p, double *v)
+{
+	struct ctx *c = p;
+
+	return lat_bench_two_line_pingpong(&c->place, c->iters / 50, v);
+}
+
 static int handoff(void *p, double *v)
 {
 	struct ctx *c = p;
@@ -173,6 +180,8 @@ static const struct {
 					"one-way handoff, 64 B", false },
 	[LAT_BENCH_SEQ_TPUT] = { "throughput", "throughput, 8 B single",
 				 true },
+	[LAT_BENCH_FLOOR2] = { "floor_two_lines_ns",
+			       "floor, a line each way (2 rings)", false },
 };
 
 /* Run figures @first.. side by side (@k of them), interleaved. */
@@ -200,7 +209,7 @@ static int run(struct lat_bench_suite *s, struct ctx *c)
 	/* the floor in the same rounds as the figures it judges */
 	static const lat_bench_measure_fn cross[] = {
 		line_floor, handoff, tput, tput_burst,
-		seq_handoff8, seq_handoff64, seq_tput,
+		seq_handoff8, seq_handoff64, seq_tput, line_floor2,
 	};
 	struct lat_bench_figure *f = s->fig;
 	int rc = measure(s, c, dce, LAT_BENCH_DCE_UNUSED, 2);
@@ -208,7 +217,7 @@ static int run(struct lat_bench_suite *s, struct ctx *c)
 	if (!rc)
 		rc = measure(s, c, same, LAT_BENCH_ST_8B, 2);
 	if (!rc && c->place.pinned)
-		rc = measure(s, c, cross, LAT_BENCH_FLOOR, 7);
+		rc = measure(s, c, cross, LAT_BENCH_FLOOR, 8);
 	if (rc)
 		return rc;
 	/* a one-way message needs at least one line to cross: a median
