@@ -591,6 +591,56 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 		   struct lat_hist *read_cycles, struct lat_hist *write_cycles,
 		   struct lat_mem_rm_result *out);
 
+/* ---- read-mostly: what `latlab mem read-mostly` runs and reports ---- */
+
+#define LAT_MEM_RM_MAX_READER_SETS 8
+
+/* One reader count and kind, over the rounds. */
+struct lat_mem_rm_cell {
+	struct lat_hist rh, wh;        /* read / write cycles */
+	uint64_t reads, writes, torn;
+	double elapsed_ns;
+	unsigned n;                    /* runs */
+};
+
+struct lat_mem_rm_sweep {
+	/* in */
+	int threads[LAT_MEM_RM_MAX_READER_SETS]; /* reader counts */
+	int n_threads;
+	int cpu_list[LAT_TOPO_MAX_CPUS];
+	int n_cpus;
+	unsigned rounds;               /* at most 2 are run */
+	double duration_ns;            /* per run */
+	double write_interval_ns;
+	/* out */
+	struct lat_mem_rm_cell cell[LAT_MEM_RM_MAX_READER_SETS][3];
+	bool complete;                 /* false: @stop ended it */
+	double cycles_per_ns;
+	int finding_at;                /* the reader set judged (2 readers
+					* when asked), -1 when none */
+	double ratio;                  /* rwlock p99 / RCU-style p99 there,
+					* NAN when not measured */
+	char verdict[700];             /* "" when not measured */
+};
+
+/*
+ * Run every reader count and kind (lat_mem_rm_run) in interleaved rounds
+ * (at most 2), asking @stop (may be NULL) before each run, then the
+ * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
+ * @s is large: static or heap; lat_mem_rm_sweep_release after.
+ */
+int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
+			 const struct lat_clock_cal *cal,
+			 bool (*stop)(void *ctx), void *ctx);
+void lat_mem_rm_sweep_release(struct lat_mem_rm_sweep *s);
+
+/* The table for people on @out (s->verdict is the sentence under it). */
+void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s);
+
+/* The same as the member "read_mostly" of the object open in @j. */
+struct lat_json;
+void lat_mem_rm_json(struct lat_json *j, const struct lat_mem_rm_sweep *s);
+
 /* ---- the chase sweep: what `latlab mem chase` runs and reports ------- */
 
 #define LAT_MEM_CHASE_MAX_SIZES 512
