@@ -61,6 +61,14 @@ for p in r["points"]:
     assert p["events"] >= 200 and p["unchained"] >= 0
     assert 0 < p["rho"] and p["tau_ns"] > 0 and p["kingman_ns"] >= 0
     assert p["wait"]["p50_ns"] <= p["wait"]["p99_ns"] <= p["wait"]["p999_ns"]
+    # the replay in measured order is the measurement (Lindley exact)
+    rp = p["replay"]
+    assert rp["events"] == p["events"], rp
+    assert abs(rp["in_order_ns"] - p["wait"]["mean_ns"]) <= 1e-6 * max(1, p["wait"]["mean_ns"]), (rp, p["wait"])
+    assert p["closer"] in ("kingman", "simulator", "tie"), p["closer"]
+    assert p["why"] in ("agree", "bunched_sends", "spread_sends", "clustered_services",
+                        "wakeup_in_service", "service_order", "sample"), p["why"]
+    assert p["why_text"] and isinstance(p["sim_within_ci95"], bool)
 assert d["signal"] == 0
 pr = d["priority"]  # the default changes priorities, and says so
 assert pr["thread_nice"] == -20, pr

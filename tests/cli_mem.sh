@@ -30,7 +30,9 @@ for p in pts:
     assert "random_huge" not in p
 assert c["complete"] and not d["interrupted"]
 pl = c["plateaus"]
-assert pl and pl[0]["name"] == "L1d" and pl[0]["first_bytes"] == 4096
+# named in order after the caches (where each one starts and ends is a
+# measurement on a shared machine, so it is not asserted here)
+assert pl and pl[0]["name"] == "L1d", pl
 assert all(a["last_bytes"] < b["first_bytes"] for a, b in zip(pl, pl[1:]))
 assert c["verdict"].startswith("%d plateau" % len(pl))
 for p in pl:  # each plateau's level is the median of its sizes' minima

@@ -134,6 +134,9 @@ static void check_point(const struct lat_knee_point *p, uint64_t n,
 	T_NEAR(p->attr.svc_idle_ns, 120, 1e-12);
 	T_CHECK(n < 2 || fabs(p->attr.svc_busy_ns - 80) < 1e-12);
 	T_CHECK(p->attr.gap_lag1 < -0.9);
+	/* W + S is 120 before a gap of 50 and 150 before one of P - 50:
+	 * the backlog and the next gap rise together exactly */
+	T_CHECK(n < 4 || p->attr.backlog_gap_corr > 0.999);
 	T_CHECK(p->attr.svc_shuffled_ns < 33 * m2 / (double)n * 2);
 	T_CHECK(p->attr.svc_shuffled_ns < p->wait.mean);
 	T_CHECK(p->closer != LAT_KNEE_CLOSER_NONE);
@@ -141,10 +144,13 @@ static void check_point(const struct lat_knee_point *p, uint64_t n,
 }
 
 /*
- * The reasons from hand-made replays: a simulator far above a
- * measurement whose services' order removed wait (long services after
- * idle) is "wake-up"; far below with the gaps' order adding it is
- * "bunched"; inside the intervals is "agree"; the closer prediction.
+ * The reasons from hand-made replays: an order effect counts only beyond
+ * 2.5 spreads of the random orders and 3% of the wait. The simulator far
+ * above a measurement whose services' order removed wait (long services
+ * after idle) is "wake-up"; the gaps' order adding wait is "bunched",
+ * even inside the intervals; an effect within the spread of random
+ * orders is chance ("agree" inside the intervals, "sample" outside);
+ * the closer prediction, and a tie within the measurement's interval.
  */
 static void test_explain(void)
 {
@@ -155,8 +161,10 @@ static void test_explain(void)
 	p.wait_half = 5;
 	p.sim_half = 1;
 	p.attr.n = 1000;
-	p.attr.svc_shuffled_ns = 150; /* order removed 50 */
-	p.attr.gap_shuffled_ns = 105;
+	p.attr.svc_shuffled_ns = 150; /* order removed 50: z = -10 */
+	p.attr.svc_shuffled_sd_ns = 5;
+	p.attr.gap_shuffled_ns = 105; /* z = -1: chance */
+	p.attr.gap_shuffled_sd_ns = 5;
 	p.attr.both_shuffled_ns = 152;
 	p.attr.svc_idle_ns = 130;
 	p.attr.svc_busy_ns = 90;
@@ -164,24 +172,32 @@ static void test_explain(void)
 	p.kingman_ns = 120;
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_WAKEUP);
+	T_NEAR(p.attr.svc_z, -10, 1e-12);
 	T_CHECK(p.closer == LAT_KNEE_CLOSER_KINGMAN);
 	p.attr.svc_idle_ns = 80; /* long services not after idle */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_ORDER);
 	p.attr.svc_shuffled_ns = 98;
-	p.attr.gap_shuffled_ns = 60; /* the gaps' order added 40 */
+	p.attr.gap_shuffled_ns = 60; /* the gaps' order added 40: z = 8 */
 	p.attr.both_shuffled_ns = 59;
 	p.sim_ns = 58;
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_BUNCHED);
-	p.sim_ns = 103; /* within sqrt(5^2 + 1^2) */
+	p.sim_ns = 103; /* within sqrt(5^2 + 1^2): the bias still named */
+	lat_knee_point_explain(&p);
+	T_CHECK(p.sim_within_ci && p.why == LAT_KNEE_WHY_BUNCHED);
+	T_CHECK(p.closer == LAT_KNEE_CLOSER_SIM);
+	p.attr.gap_shuffled_ns = 112; /* removed 12, z = -6 */
+	p.attr.gap_shuffled_sd_ns = 2;
+	lat_knee_point_explain(&p);
+	T_CHECK(p.why == LAT_KNEE_WHY_SPREAD);
+	p.attr.gap_shuffled_sd_ns = 10; /* the same 12 is z = -1.2: chance */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_AGREE);
-	T_CHECK(p.closer == LAT_KNEE_CLOSER_SIM);
 	p.kingman_ns = 96; /* errors 4 and 3: within the half-width 5 */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.closer == LAT_KNEE_CLOSER_TIE);
-	p.sim_ns = 200; /* nothing in the replays explains it */
+	p.sim_ns = 200; /* nothing beyond chance, outside the intervals */
 	lat_knee_point_explain(&p);
 	T_CHECK(p.why == LAT_KNEE_WHY_SAMPLE);
 	T_CHECK(strcmp(lat_knee_why_name(LAT_KNEE_WHY_BUNCHED),

@@ -139,7 +139,7 @@ void lat_knee_acc_sample(void *ctx, const struct lat_pipe_msg *m,
  *    point has thousands.
  * Means over LAT_KNEE_SHUFFLES permutations (seeded: reproducible).
  */
-#define LAT_KNEE_SHUFFLES 8
+#define LAT_KNEE_SHUFFLES 32
 
 struct lat_knee_attr {
 	uint64_t n;               /* events replayed (0: none, NaN below) */
@@ -147,10 +147,17 @@ struct lat_knee_attr {
 	double svc_shuffled_ns;   /* services permuted */
 	double gap_shuffled_ns;   /* gaps permuted */
 	double both_shuffled_ns;  /* both permuted */
+	double svc_shuffled_sd_ns, gap_shuffled_sd_ns; /* their spread
+				   * over the permutations */
+	double svc_z, gap_z;      /* (measured - shuffled) / spread: set
+				   * by lat_knee_point_explain */
 	double svc_idle_ns;       /* mean S of events that found stage 1
 				   * idle (their S holds the wake-up) */
 	double svc_busy_ns;       /* mean S of events that queued */
 	double gap_lag1, svc_lag1;/* lag-1 autocorrelations */
+	double backlog_gap_corr;  /* corr(W_i + S_i, G_{i+1}): positive
+				   * when sends come later while stage 1
+				   * has more work in hand */
 };
 
 /* Which prediction is closer to the measured mean wait. */
@@ -166,11 +173,11 @@ enum lat_knee_closer {
  * largest of the effects the replays separate, with its sign. */
 enum lat_knee_why {
 	LAT_KNEE_WHY_NONE,        /* not computed (no simulation) */
-	LAT_KNEE_WHY_AGREE,       /* within the 95% intervals */
+	LAT_KNEE_WHY_AGREE,       /* no order effect beyond chance, and
+				   * the simulator inside the intervals */
 	LAT_KNEE_WHY_BUNCHED,     /* sends in bunches: the order of the
 				   * gaps added wait the simulator lacks */
-	LAT_KNEE_WHY_SPREAD,      /* sends more regular than their
-				   * distribution: the order removed wait */
+	LAT_KNEE_WHY_SPREAD,      /* the gaps' order removed wait */
 	LAT_KNEE_WHY_CLUSTERED,   /* long services in a row (preemption):
 				   * the order of services added wait */
 	LAT_KNEE_WHY_WAKEUP,      /* long services fall on events that
@@ -179,10 +186,15 @@ enum lat_knee_why {
 				   * order removed wait the simulator adds */
 	LAT_KNEE_WHY_ORDER,       /* the services' order removed wait,
 				   * not by wake-ups */
-	LAT_KNEE_WHY_SAMPLE,      /* neither order: the simulator's
-				   * histogram tables and long run against
-				   * a point of thousands of events */
+	LAT_KNEE_WHY_SAMPLE,      /* no order effect beyond chance, the
+				   * simulator outside the intervals: the
+				   * point's own draw of arrivals */
 };
+
+/* An order effect counts when it is at least LAT_KNEE_WHY_Z spreads of
+ * the random orders and LAT_KNEE_WHY_MIN of the measured mean wait. */
+#define LAT_KNEE_WHY_MIN 0.03
+#define LAT_KNEE_WHY_Z 2.5
 
 /* "agree", "bunched_sends", ...: a stable name for scripts. */
 const char *lat_knee_why_name(enum lat_knee_why w);
@@ -221,6 +233,8 @@ struct lat_knee_point {
 	struct lat_knee_attr attr;
 	enum lat_knee_closer closer;
 	enum lat_knee_why why;
+	bool sim_within_ci;       /* |sim - measured| inside the two 95%
+				   * half-widths combined */
 	/* the run (from the runner) */
 	double loadavg, steal_pct;
 	bool interrupted;         /* stopped before its events: not kept */

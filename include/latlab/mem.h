@@ -10,13 +10,16 @@
  *     the out-of-order core nor the prefetcher can run ahead), timed in
  *     samples of consecutive loads with the cycle clock and recorded in a
  *     latlab histogram; the plateaus of the curve found automatically and
- *     named against the cache sizes sysfs reports. Variants: the same
- *     chase on huge pages (TLB misses gone), and a sequential chase (line
- *     i points to line i+1: the prefetcher's best case).
+ *     named against the cache sizes sysfs reports (lat_topo_caches).
+ *     Variants: the same chase on huge pages (fewer TLB misses), page by
+ *     page (one TLB miss per page: the caches' capacity without the
+ *     TLB's reach), and a sequential chase (line i points to line i+1:
+ *     the prefetcher's best case).
  *  2. Core-to-core: the one-way cache-line hand-off between every pair of
  *     usable CPUs, by lat_bench_line_pingpong (the floor `latlab bench`
- *     judges the ring against) or the same bounce at SCHED_FIFO with a
- *     deadline on every wait, each pair labelled from lat_topo.
+ *     judges the ring against) or, when the caller asks, the same bounce
+ *     at SCHED_FIFO with a deadline on every wait, each pair labelled
+ *     from lat_topo.
  *  3. False sharing: two threads incrementing their own counters, on one
  *     line, 64 B apart and 128 B apart, on two CPUs (optionally at
  *     SCHED_FIFO, so that on a loaded machine they really run at once)

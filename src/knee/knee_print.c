@@ -136,10 +136,14 @@ static void print_why(FILE *out, const struct lat_knee_sweep *s)
 	fprintf(out, "\n  why they differ: each point's own events replayed "
 		"through Lindley's recursion, in their order (= measured), "
 		"with the services shuffled, with the gaps shuffled, and both "
-		"(the simulator's model)\n");
-	fprintf(out, "    rho  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
-		"measured", "replay", "svc shuf", "gap shuf", "both",
-		"S idle / queued", "closer", "why (simulator)");
+		"(the simulator's model), %d random orders each; z: the "
+		"measured minus the shuffled wait in spreads of the random "
+		"orders (|z| < %.3g: the order is chance)\n", LAT_KNEE_SHUFFLES,
+		LAT_KNEE_WHY_Z);
+	fprintf(out, "    rho  %9s %9s %9s %5s %9s %5s %9s  %-19s %9s  %-9s "
+		"%s\n", "measured", "replay", "svc shuf", "z", "gap shuf", "z",
+		"both", "S idle / queued", "r(W+S,G')", "closer",
+		"why (simulator)");
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
 		const struct lat_knee_attr *t = &p->attr;
@@ -147,15 +151,22 @@ static void print_why(FILE *out, const struct lat_knee_sweep *s)
 
 		snprintf(sis, sizeof(sis), "%s / %s", ns(si, t->svc_idle_ns),
 			 ns(sb, t->svc_busy_ns));
-		fprintf(out, "  %5.3f  %9s %9s %9s %9s %9s  %-19s %-9s %s\n",
-			p->rho, ns(m, p->wait.mean), ns(r, t->replay_ns),
-			ns(sv, t->svc_shuffled_ns), ns(g, t->gap_shuffled_ns),
-			ns(b, t->both_shuffled_ns), sis,
+		fprintf(out, "  %5.3f  %9s %9s %9s %5.1f %9s %5.1f %9s  %-19s "
+			"%9.2f  %-9s %s%s\n", p->rho, ns(m, p->wait.mean),
+			ns(r, t->replay_ns), ns(sv, t->svc_shuffled_ns),
+			t->svc_z, ns(g, t->gap_shuffled_ns), t->gap_z,
+			ns(b, t->both_shuffled_ns),
+			sis, t->backlog_gap_corr,
 			lat_knee_closer_name(p->closer),
-			lat_knee_why_name(p->why));
+			lat_knee_why_name(p->why),
+			p->sim_within_ci ? " (sim inside the 95% intervals)" :
+					   "");
 		if (p->why <= LAT_KNEE_WHY_SAMPLE)
 			seen[p->why] = true;
 	}
+	fprintf(out, "    closer: the prediction with the smaller error; tie "
+		"when the two errors differ by less than the measurement's "
+		"95%% half-width\n");
 	for (int w = LAT_KNEE_WHY_AGREE; w <= LAT_KNEE_WHY_SAMPLE; w++)
 		if (seen[w])
 			fprintf(out, "    %s: %s\n", lat_knee_why_name(w),
@@ -392,9 +403,9 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *o)
 		"the measured gaps and services (the replay column): the "
 		"wake-ups and preemptions are in those, not beside them; the "
 		"simulator draws the same distributions independently, so "
-		"where it differs the difference is the order it cannot see "
-		"(per point above); Kingman adds a two-moment approximation "
-		"on top\n");
+		"where it differs the difference is either an order it cannot "
+		"see (z beyond 2.5 above) or this run's sample path; Kingman "
+		"adds a two-moment approximation on top\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -441,16 +452,24 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_str(j, "closer", lat_knee_closer_name(p->closer));
 	lat_json_str(j, "why", lat_knee_why_name(p->why));
 	lat_json_str(j, "why_text", lat_knee_why_text(p->why));
+	lat_json_bool(j, "sim_within_ci95", p->sim_within_ci);
 	lat_json_obj_begin(j, "replay");
 	lat_json_uint(j, "events", p->attr.n);
 	lat_json_double(j, "in_order_ns", p->attr.replay_ns);
 	lat_json_double(j, "services_shuffled_ns", p->attr.svc_shuffled_ns);
 	lat_json_double(j, "gaps_shuffled_ns", p->attr.gap_shuffled_ns);
 	lat_json_double(j, "both_shuffled_ns", p->attr.both_shuffled_ns);
+	lat_json_double(j, "services_shuffled_sd_ns",
+			p->attr.svc_shuffled_sd_ns);
+	lat_json_double(j, "gaps_shuffled_sd_ns", p->attr.gap_shuffled_sd_ns);
+	lat_json_double(j, "services_z", p->attr.svc_z);
+	lat_json_double(j, "gaps_z", p->attr.gap_z);
+	lat_json_uint(j, "shuffles", LAT_KNEE_SHUFFLES);
 	lat_json_double(j, "service_after_idle_ns", p->attr.svc_idle_ns);
 	lat_json_double(j, "service_after_wait_ns", p->attr.svc_busy_ns);
 	lat_json_double(j, "gap_lag1", p->attr.gap_lag1);
 	lat_json_double(j, "service_lag1", p->attr.svc_lag1);
+	lat_json_double(j, "backlog_next_gap_corr", p->attr.backlog_gap_corr);
 	lat_json_obj_end(j);
 	lat_json_double(j, "loadavg", p->loadavg);
 	lat_json_double(j, "steal_pct", p->steal_pct);

@@ -264,11 +264,28 @@ void lat_mem_chase_analyse(struct lat_mem_chase_sweep *r)
 				       "the L1 plateau", r->dram_ns / l1);
 	}
 	if (at < len)
-		snprintf(v + at, len - at, "; %s", all_match
+		at += (size_t)snprintf(v + at, len - at, "; %s", all_match
 			 ? "every cache edge is within one step of its sysfs "
 			   "size"
 			 : "not every cache edge is within one step of its "
 			   "sysfs size (the last-level cache: below)");
+	/* the same caches with one TLB miss per page instead of per load:
+	 * where a cache's capacity shows without the TLB's reach */
+	for (int k = 0, first = 1; r->on[V_PAGED] && k < r->vn_pl[V_PAGED] &&
+				    at < len; k++) {
+		const struct lat_mem_plateau *p = &r->vpl[V_PAGED][k];
+		char edge[32], off[40];
+
+		if (p->cache < 0 || p->edge < 0)
+			continue;
+		at += (size_t)snprintf(v + at, len - at, "%s %s edge at %s "
+				       "(%s)", first ? "; page by page:" : ",",
+				       plateau_name(r, p),
+				       lat_fmt_bytes(edge, sizeof(edge),
+						     r->sizes[p->edge]),
+				       off_text(off, sizeof(off), p));
+		first = 0;
+	}
 }
 
 static void print_table(FILE *out, const struct lat_mem_chase_sweep *r)
