@@ -80,6 +80,7 @@ static const char usage[] =
 "  latlab queue --rho 0.9                  # M/M/1 at 90%: sim vs exact\n"
 "  latlab queue --rho 0.8 --cs 0           # M/D/1: half the wait of M/M/1\n"
 "  latlab queue --rho 0.9 --servers 4      # M/M/4 against Erlang C\n"
+"  latlab queue --arrival det --servers 3  # D/M/3 against the exact GI/M/c\n"
 "  latlab queue --arrival hyper:2 --service lognormal:1.5 --rho 0.7\n"
 "  latlab queue --rho 0.7 --service-mean 20us   # results in time units\n"
 "  latlab queue --sweep 0.1:0.99:0.01 --svg knee.svg  # find the knee\n"
