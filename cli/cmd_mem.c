@@ -300,13 +300,13 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 	       o->max_size / LAT_CACHELINE * 4;
 	avail = lat_mem_available(NULL);
 	if ((o->what & MEM_CHASE) && avail && need > avail / 10 * 9) {
-		char a[32], b[32];
+		char a[32], b[32], have[32];
 
 		cli_usage_error(MEM_CMD, "--max-size %s needs %s of memory "
 				    "and only %s is available",
 				    lat_fmt_bytes(a, sizeof(a), o->max_size),
 				    lat_fmt_bytes(b, sizeof(b), need),
-				    lat_fmt_bytes(a, sizeof(a), avail));
+				    lat_fmt_bytes(have, sizeof(have), avail));
 	}
 	if (!o->n_threads) { /* 1..usable, then oversubscribed 2x */
 		int u = o->n_cpus;

@@ -10,12 +10,6 @@
 #include "out_file.h"
 #include "mem_cli.h"
 
-static bool stop_on_signal(void *ctx)
-{
-	(void)ctx;
-	return cli_stop_signal() != 0;
-}
-
 bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	       struct lat_json *j)
 {
@@ -34,7 +28,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	r.caches = env->caches;
 	r.core_ghz = env->core_ghz;
 	rc = lat_mem_chase_sweep_run(&r, &env->cal, o->hugepages,
-				     stop_on_signal, NULL);
+				     cli_stop_requested, NULL);
 	if (rc && r.failed < 0)
 		mem_fail(j, "chase", "cannot map %llu bytes for the chase: %s",
 			 (unsigned long long)r.sizes[r.n_sizes - 1],

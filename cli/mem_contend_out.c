@@ -1,20 +1,16 @@
 /*
- * latlab mem c2c, false-sharing, read-mostly: the contention experiments.
- * Each runs interleaved rounds (so drift in the machine's load hits every
- * configuration alike), stops between runs on Ctrl-C, and prints what it
- * finished with a verdict derived from the numbers.
+ * latlab mem c2c, false-sharing, read-mostly: the contention experiments
+ * (src/mem runs them in interleaved rounds, judges and prints them); here
+ * the options go in, Ctrl-C stops between runs, and the lines that name
+ * a flag (--rt) are added.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "mem_cli.h"
 #include "latlab/fmt.h"
-
-#define MAX_PAIRS 4096
-#define MAX_ROUNDS 64
 
 static void say(const char *text)
 {
@@ -24,12 +20,6 @@ static void say(const char *text)
 
 /* ---------------------------------------------------------------- */
 /* core to core                                                      */
-
-static bool stop_on_signal(void *ctx)
-{
-	(void)ctx;
-	return cli_stop_signal() != 0;
-}
 
 bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	     struct lat_json *j)
@@ -43,8 +33,8 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	m.iters = o->c2c_iters;
 	m.rt = o->rt;
 	m.l1_ns = env->l1_ns;
-	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->cal, stop_on_signal,
-				    NULL);
+	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->cal,
+				    cli_stop_requested, NULL);
 	if (rc && m.failed >= 0)
 		mem_fail(j, "c2c", "hand-off cpu %d <-> cpu %d failed: %s",
 			 m.pair[m.failed].a, m.pair[m.failed].b,
@@ -94,7 +84,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	s.duration_ns = o->share_ns;
 	s.rt = o->rt;
 	rc = lat_mem_share_sweep_run(&s, &env->topo, &env->cal,
-				     stop_on_signal, NULL);
+				     cli_stop_requested, NULL);
 	if (rc == -ENOMEM)
 		mem_fail(j, "false_sharing", "out of memory");
 	if (rc)
@@ -127,7 +117,7 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 	s.rounds = o->rounds;
 	s.duration_ns = o->rm_ns;
 	s.write_interval_ns = o->write_interval_ns;
-	rc = lat_mem_rm_sweep_run(&s, &env->cal, stop_on_signal, NULL);
+	rc = lat_mem_rm_sweep_run(&s, &env->cal, cli_stop_requested, NULL);
 	if (rc == -ENOMEM)
 		mem_fail(j, "read_mostly", "out of memory");
 	if (rc)

@@ -221,4 +221,16 @@ for bad in "--min-size 32" "--min-size 0" "--max-size 1023G" \
 	expect_exit 2 "$LATLAB" mem $bad
 	expect_one_line_error
 done
+# the refusal names what is available, not the size asked for twice
+expect_exit 2 "$LATLAB" mem chase --max-size 1023G
+python3 - "$T_TMP/err" <<'PY' || fail "available memory misreported: $(cat "$T_TMP/err")"
+import re, sys
+msg = open(sys.argv[1]).read()
+kb = [l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemAvailable:")]
+sys.argv.append(str(int(kb[0]) * 1024))
+m = re.search(r"only ([0-9.]+) (KiB|MiB|GiB|TiB) is available", msg)
+scale = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+got = float(m.group(1)) * scale[m.group(2)]
+assert abs(got - int(sys.argv[2])) < 0.05 * int(sys.argv[2]), (got, sys.argv[2])
+PY
 done_

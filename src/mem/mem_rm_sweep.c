@@ -35,6 +35,11 @@ static void pad_ns(FILE *out, double ns, int width)
 	lat_fmt_pad(out, a, width);
 }
 
+static double reads_per_s(const struct lat_mem_rm_cell *c)
+{
+	return c->elapsed_ns > 0 ? (double)c->reads / c->elapsed_ns * 1e9 : 0;
+}
+
 void lat_mem_rm_sweep_release(struct lat_mem_rm_sweep *s)
 {
 	for (int t = 0; t < LAT_MEM_RM_MAX_READER_SETS; t++)
@@ -152,8 +157,7 @@ void lat_mem_rm_json(struct lat_json *j, const struct lat_mem_rm_sweep *s)
 		for (int k = 0; k < RM_KINDS; k++) {
 			const struct lat_mem_rm_cell *c = &s->cell[t][k];
 			bool over = s->threads[t] > s->n_cpus;
-			double rps = c->elapsed_ns > 0 ?
-				(double)c->reads / c->elapsed_ns * 1e9 : 0;
+			double rps = reads_per_s(c);
 
 			if (!c->n)
 				continue;
@@ -204,8 +208,7 @@ void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s)
 		for (int k = 0; k < RM_KINDS; k++) {
 			const struct lat_mem_rm_cell *c = &s->cell[t][k];
 			bool over = s->threads[t] > s->n_cpus;
-			double rps = c->elapsed_ns > 0 ?
-				(double)c->reads / c->elapsed_ns * 1e9 : 0;
+			double rps = reads_per_s(c);
 
 			char a[LAT_FMT_LEN], n[16];
 
