@@ -296,6 +296,13 @@ bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s)
 	return cli_stop_requested(ctx);
 }
 
+bool cli_qsim_sweep_stop(void *ctx, size_t done, size_t n)
+{
+	(void)done;
+	(void)n;
+	return cli_stop_requested(ctx);
+}
+
 int cli_exit_status(void)
 {
 	return stop_signal ? 128 + stop_signal : CLI_EXIT_OK;

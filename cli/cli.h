@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum cli_exit {
@@ -113,11 +114,12 @@ int cli_stop_signal(void);
 
 /*
  * Stop callbacks for the library's long loops (lat_qsim_config.stop,
- * lat_prof_sample_until, lat_pipe_stop_fn, ...): true once
+ * lat_prof_sample_until, lat_pipe_stop_fn, lat_qsim_stop_fn, ...): true once
  * cli_catch_stop_signals() has seen SIGINT or SIGTERM.
  */
 bool cli_stop_requested(void *ctx);
 bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s);
+bool cli_qsim_sweep_stop(void *ctx, size_t done, size_t n);
 
 /* What a command returns at its end: 0, or 128 + the signal that stopped
  * it (its partial results printed). */

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +19,6 @@
 #include "latlab/fmt.h"
 
 #define CMD "knee"
-/* Above this a point of a few thousand events takes minutes, and the
- * work calibration alone (hundreds of timed calls) seconds per run. */
-#define KNEE_MAX_WORK_NS 10e6
 
 static const char usage[] =
 "latlab knee: the saturation knee of the real pipeline, beside Kingman and\n"
@@ -213,7 +209,7 @@ static void parse_one(struct knee_opts *o, int c, bool *points_set,
 		break;
 	case OPT_WORK:
 		o->rep.base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
-						  0, KNEE_MAX_WORK_NS);
+						  0, LAT_KNEE_MAX_WORK_NS);
 		/* 20 x a wake-up floor is microseconds on any machine (a
 		 * hand-off between cores alone costs 50-250 ns) */
 		if (o->rep.base.work_ns < 1000)
@@ -309,30 +305,6 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		cli_usage_error(CMD, "%s", why);
 }
 
-/* lat_pipe_stop_fn: Ctrl-C / SIGTERM stop the run in progress. */
-static bool stop_on_signal(void *ctx, uint64_t produced, double elapsed_s)
-{
-	struct knee_opts *o = ctx;
-
-	(void)produced;
-	(void)elapsed_s;
-	o->rep.sig = cli_stop_signal();
-	return o->rep.sig != 0;
-}
-
-static void on_point(void *ctx, const struct lat_knee_point *p)
-{
-	const struct knee_opts *o = ctx;
-	char w[LAT_FMT_LEN];
-
-	fprintf(stderr, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
-		"= %.3g tau over %llu events\n",
-		lat_knee_dist_name(&o->rep.kp.base.work_dist), p->rho,
-		p->rho_asked,
-		lat_fmt_ns(w, sizeof(w), p->wait.mean), p->wait_tau,
-		(unsigned long long)p->events);
-}
-
 /* The wake-up floor and, by it, the work time; refuse a tau too short. */
 static char *ns_(char *b, double v)
 {
@@ -346,46 +318,39 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	const char *why;
 	int rc;
 
-	o->rep.floor_rate = 2000;
 	/* Progress goes to stderr with --json too (stdout is the document):
 	 * a sweep takes minutes. This first line comes once the stop
 	 * signals are caught; a usage refusal after it is one only the
 	 * measured floor could decide. */
-	fprintf(stderr, "latlab knee: measuring the wake-up floor (1000 "
-		"events at %.0f/s)\n", o->rep.floor_rate);
-	rc = lat_knee_floor(r, o->rep.floor_rate, 1000, &o->rep.floor_ns);
+	fprintf(stderr, "latlab knee: measuring the wake-up floor (%d "
+		"events at %.0f/s)\n", LAT_KNEE_FLOOR_EVENTS,
+		LAT_KNEE_FLOOR_RATE);
+	rc = lat_knee_report_floor(&o->rep, r);
 	if (rc == 1)
 		return;
 	if (rc)
 		cli_fail(CMD, "measuring the wake-up floor: %s",
 			 lat_strerror(rc));
-	need = LAT_KNEE_FLOOR_FACTOR * o->rep.floor_ns;
-	if (!o->work_set && need > KNEE_MAX_WORK_NS)
+	need = lat_knee_min_work_ns(o->rep.floor_ns);
+	if (!o->work_set &&
+	    lat_knee_default_work(o->rep.floor_ns, &o->rep.base.work_ns))
 		cli_usage_error(CMD, "the wake-up floor is %s here (load "
 				"average %.1f): tau would have to be at least "
 				"%s, over the 10 ms a sweep can afford; try "
 				"when the machine is quieter, or give "
 				"--work-ns and --force", ns_(f, o->rep.floor_ns),
 				o->rep.kp.last.loadavg, ns_(m, need));
-	if (!o->work_set) {
-		o->rep.base.work_ns = ceil(fmax(need, 20000) / 10000) * 10000;
-		for (int i = 0; i < o->n_dists; i++)
-			if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns,
-						&why))
-				cli_usage_error(CMD, "--work-dist %s with the "
-						"default work %s: %s (give "
-						"--work-ns)", o->dists[i].name,
-						lat_fmt_ns(w, sizeof(w),
-							   o->rep.base.work_ns),
-						why);
-	}
+	for (int i = 0; !o->work_set && i < o->n_dists; i++)
+		if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns, &why))
+			cli_usage_error(CMD, "--work-dist %s with the default "
+					"work %s: %s (give --work-ns)",
+					o->dists[i].name,
+					ns_(w, o->rep.base.work_ns), why);
 	fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
 		"%s\n", ns_(f, o->rep.floor_ns), ns_(w, o->rep.base.work_ns));
 	if (o->rep.base.work_ns >= need)
 		return;
-	lat_fmt_ns(f, sizeof(f), o->rep.floor_ns);
-	lat_fmt_ns(w, sizeof(w), o->rep.base.work_ns);
-	lat_fmt_ns(m, sizeof(m), need);
+	ns_(m, need);
 	if (!o->force)
 		cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up "
 				"floor %s measured here: this machine cannot "
@@ -395,68 +360,6 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	fprintf(stderr, "latlab knee: WARNING: tau %s is below 20 x the "
 		"wake-up floor %s: the waits measured are largely wake-ups, "
 		"not queueing (--force)\n", w, f);
-}
-
-/* Calibrate tau for one distribution. 0, 1 stopped, or -err. */
-static int calibrate_one(struct knee_opts *o, struct lat_knee_runner *r,
-			 struct lat_knee_run *run)
-{
-	/* half the nominal capacity, for a second (at least 500 events) */
-	double rate = 0.5e9 / o->rep.base.work_ns;
-	uint64_t events = (uint64_t)fmax(500, rate);
-	char t[LAT_FMT_LEN];
-	int rc;
-
-	o->rep.kp.base.work_dist = run->dist;
-	rc = lat_knee_calibrate(r, rate, events, &run->tau_ns, &run->cal_cs);
-	if (rc)
-		return rc;
-	run->started = true;
-	run->work_cv = o->rep.kp.last.work_table.cv;
-	fprintf(stderr, "latlab knee: work %s: tau %s calibrated\n",
-		lat_knee_dist_name(&run->dist),
-		lat_fmt_ns(t, sizeof(t), run->tau_ns));
-	return 0;
-}
-
-/*
- * Calibrate every distribution, then run the points rho by rho, each
- * distribution in turn at the same rho: a comparison of det and exp then
- * sees the same minutes of a shared machine, not two different ones.
- */
-static int sweep_all(struct knee_opts *o, struct lat_knee_runner *r)
-{
-	int rc = 0;
-
-	for (int d = 0; d < o->n_dists && !rc && !o->rep.sig; d++) {
-		o->rep.runs[d].dist = o->dists[d];
-		o->rep.n_runs = d + 1;
-		rc = calibrate_one(o, r, &o->rep.runs[d]);
-	}
-	/* Every distribution has the same mean work, so they differ only in
-	 * variance if they see the same arrival rate: drive them all from
-	 * the shortest calibrated tau (a neighbour's slice only ever adds
-	 * time, so the shortest is the least disturbed). */
-	o->rep.rate_tau_ns = INFINITY;
-	for (int d = 0; d < o->rep.n_runs; d++)
-		if (o->rep.runs[d].started)
-			o->rep.rate_tau_ns = fmin(o->rep.rate_tau_ns, o->rep.runs[d].tau_ns);
-	for (size_t i = 0; i < o->rep.kc.n_rho && !rc && !o->rep.sig; i++)
-		for (int d = 0; d < o->rep.n_runs && !rc && !o->rep.sig; d++) {
-			struct lat_knee_run *run = &o->rep.runs[d];
-
-			o->rep.kp.base.work_dist = run->dist;
-			o->rep.kc.tau_ns = o->rep.rate_tau_ns;
-			rc = lat_knee_sweep_point(&o->rep.kc, r, &run->sweep, i,
-						  on_point, o);
-			if (!rc && run->sweep.interrupted)
-				rc = 1;
-		}
-	for (int d = 0; d < o->rep.n_runs; d++) {
-		o->rep.runs[d].sweep.interrupted |= o->rep.sig != 0;
-		lat_knee_sweep_knees(&o->rep.runs[d].sweep, o->rep.kc.knee_slope);
-	}
-	return rc == 1 ? 0 : rc;
 }
 
 static int autogroup_old, autogroup_set;
@@ -520,8 +423,8 @@ static int knee_main(int argc, char **argv)
 	o.rep.kp.base = o.rep.base;
 	o.rep.kp.hlog_dir = o.hlog_dir;
 	/* kp.stage_nice was set by parse */
-	o.rep.kp.stop = stop_on_signal;
-	o.rep.kp.stop_ctx = &o;
+	o.rep.kp.stop = cli_pipe_stop;
+	o.rep.kp.stop_ctx = NULL;
 	lat_knee_pipe_runner(&o.rep.kp, &r);
 	cli_catch_stop_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
@@ -543,8 +446,11 @@ static int knee_main(int argc, char **argv)
 	}
 	floor_and_work(&o, &r);
 	o.rep.kp.base.work_ns = o.rep.base.work_ns;
+	o.rep.sig = cli_stop_signal();
 	if (!o.rep.sig)
-		rc = sweep_all(&o, &r);
+		rc = lat_knee_report_sweep(&o.rep, o.dists, o.n_dists, &r,
+					   stderr);
+	o.rep.sig = cli_stop_signal();
 	if (o.json) {
 		struct lat_json j;
 
@@ -557,9 +463,7 @@ static int knee_main(int argc, char **argv)
 	if (o.svg && write_svg(&o))
 		return CLI_EXIT_FAIL;
 	/* a stop asked for is not a failure: the points done are shown */
-	if (rc == -EINTR && (o.rep.sig || cli_stop_signal()))
-		o.rep.sig = o.rep.sig ? o.rep.sig : cli_stop_signal();
-	else if (rc)
+	if (rc && !(rc == -EINTR && o.rep.sig))
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	if (o.rep.kp.hlog_error)
 		cli_fail(CMD, "writing the .hlog files: %s",

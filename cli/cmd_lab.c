@@ -189,14 +189,6 @@ static void parse(struct args *a, int argc, char **argv)
 	check(a);
 }
 
-static bool stop_on_signal(void *ctx, uint64_t produced, double elapsed_s)
-{
-	(void)ctx;
-	(void)produced;
-	(void)elapsed_s;
-	return cli_stop_signal() != 0;
-}
-
 static int lab_main(int argc, char **argv)
 {
 	static struct lat_lab L; /* ~400 KiB of rows: not on the stack */
@@ -213,7 +205,7 @@ static int lab_main(int argc, char **argv)
 		cli_fail(CMD, "cannot place the pipeline's threads: %s",
 			 lat_strerror(rc));
 	cli_catch_stop_signals();
-	rc = lat_lab_run(&L, stop_on_signal, NULL, stderr);
+	rc = lat_lab_run(&L, cli_pipe_stop, NULL, stderr);
 	/* stopped while a run was setting up: the runs done are the result */
 	if (rc == -EINTR && cli_stop_signal())
 		rc = 0;

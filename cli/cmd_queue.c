@@ -412,22 +412,6 @@ static int run_point(const struct queue_opts *o)
 	return CLI_EXIT_OK;
 }
 
-/* lat_qsim_config.stop: Ctrl-C ends a simulation within a chunk. */
-static bool stop_now(void *ctx)
-{
-	(void)ctx;
-	return cli_stop_signal() != 0;
-}
-
-/* lat_qsim_stop_fn: Ctrl-C ends the sweep (inside its current point). */
-static bool stop_requested(void *ctx, size_t done, size_t n)
-{
-	(void)ctx;
-	(void)done;
-	(void)n;
-	return cli_stop_signal() != 0;
-}
-
 static int run_sweep(const struct queue_opts *o)
 {
 	struct lat_qsim_sweep s;
@@ -443,7 +427,7 @@ static int run_sweep(const struct queue_opts *o)
 				LAT_QSIM_MAX_SWEEP);
 	if (err)
 		cli_fail(CMD, "%s", lat_strerror(err));
-	err = lat_qsim_sweep_run(&s, &o->rep.cfg, stop_requested, NULL);
+	err = lat_qsim_sweep_run(&s, &o->rep.cfg, cli_qsim_sweep_stop, NULL);
 	if (err)
 		cli_fail(CMD, "simulation at rho %.4g failed: %s",
 			 s.pts[s.done].rho, lat_strerror(err));
@@ -466,40 +450,25 @@ static int run_sweep(const struct queue_opts *o)
 static int run_target(const struct queue_opts *o)
 {
 	struct lat_qsim_target_run t;
-	struct lat_qsim_config cfg = o->rep.cfg;
-	int err;
+	int err = lat_qsim_target_search(&o->rep.cfg, o->rep.target, 1e-3, &t);
 
-	memset(&t, 0, sizeof(t));
-	t.tol = 1e-3;
-	t.status = lat_qsim_target_p99(&o->rep.cfg, o->rep.target, t.tol,
-				       &t.found);
-	if (t.status == -EINTR) {
+	if (err == -EINTR && t.status == -EINTR) {
 		if (o->json)
 			printf("{\"mode\": \"target_p99\", \"status\": "
 			       "\"interrupted\", \"rho\": null, \"runs\": %u}\n",
 			       t.found.runs);
 		return interrupted("the search for the load was not finished");
 	}
-	if (t.status < 0 && t.status != -ENOENT)
-		cli_fail(CMD, "simulation failed: %s",
-			     lat_strerror(t.status));
-	if (t.status != -ENOENT) {
-		/* One more run at the answer, to show its p99 and interval. */
-		cfg.rho = t.found.rho;
-		err = lat_qsim_run(&cfg, &t.at);
-		if (err == -EINTR) {
-			lat_qsim_result_destroy(&t.at);
-			if (o->json)
-				printf("{\"mode\": \"target_p99\", \"status\""
-				       ": \"interrupted\", \"rho\": %.17g}\n",
-				       t.found.rho);
-			return interrupted("the load was found; its final "
-					   "run was not finished");
-		}
-		if (err)
-			cli_fail(CMD, "simulation failed: %s",
-				     lat_strerror(err));
+	if (err == -EINTR) {
+		if (o->json)
+			printf("{\"mode\": \"target_p99\", \"status\""
+			       ": \"interrupted\", \"rho\": %.17g}\n",
+			       t.found.rho);
+		return interrupted("the load was found; its final "
+				   "run was not finished");
 	}
+	if (err)
+		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	if (o->json) {
 		struct lat_json j;
 
@@ -524,7 +493,7 @@ static int queue_main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	cli_catch_stop_signals();
-	o.rep.cfg.stop = stop_now;
+	o.rep.cfg.stop = cli_stop_requested;
 	/* a long simulation says so (and how to stop it) before it starts */
 	if (o.sweep || o.rep.target > 0 ||
 	    o.rep.cfg.customers + o.rep.cfg.warmup >= 10000000)

@@ -88,12 +88,15 @@ grep -q '</svg>' "$T_TMP/k.svg" || fail "SVG not finished"
 grep -q 'Kingman' "$T_TMP/k.svg" || fail "SVG lacks the Kingman curve"
 
 # SIGINT during the sweep: the finished points are kept, exit 130.
+# The err of the sweep above has ' rho ' lines too, and the job below may
+# truncate it only after the loop first looks: start from no file.
+rm -f "$T_TMP/err"
 $K --rho-list 0.3,0.4,0.5,0.6 --point-time 2s --work-ns 30us --force \
 	--nice 0 --customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
 pid=$!
 # interrupt once the first point is finished (its progress line is out)
 for _ in $(seq 1200); do
-	grep -q ' rho ' "$T_TMP/err" && break
+	grep -q ' rho ' "$T_TMP/err" 2>/dev/null && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done

@@ -285,11 +285,58 @@ static void test_config(void)
 	T_EQ_I64(lat_knee_config_span(&c, 0.5, 1.0, 3), -EINVAL);
 }
 
+/* The report driver: every distribution calibrated, then rho by rho
+ * each in turn; a stop loses the remaining points of every run. */
+static void test_report_sweep(void)
+{
+	struct fake f = { .stop_at = 1, .drop_seq = -1 };
+	struct lat_knee_runner r = { &f, fake_run };
+	struct lat_knee_report *rep = calloc(1, sizeof(*rep));
+	struct lat_work_dist d[2];
+	double w;
+
+	T_CHECK(rep != NULL);
+	T_EQ_I64(lat_work_dist_parse(&d[0], "det"), 0);
+	T_EQ_I64(lat_work_dist_parse(&d[1], "exp"), 0);
+	config(&rep->kc);
+	T_EQ_I64(lat_knee_config_span(&rep->kc, 0.5, 0.8, 4), 0);
+	T_EQ_I64(lat_knee_report_floor(rep, &r), 0);
+	T_NEAR(rep->floor_ns, 50, 1e-12);
+	T_NEAR(rep->floor_rate, LAT_KNEE_FLOOR_RATE, 0);
+	T_EQ_I64(f.reqs[0].events, LAT_KNEE_FLOOR_EVENTS);
+	T_EQ_I64(lat_knee_report_sweep(rep, d, 2, &r, NULL), -EINVAL);
+	rep->base.work_ns = 1e6;
+	T_EQ_I64(lat_knee_report_sweep(rep, d, 2, &r, NULL), 0);
+	T_EQ_I64(rep->n_runs, 2);
+	T_CHECK(rep->runs[0].started && rep->runs[1].started);
+	T_NEAR(rep->rate_tau_ns, 100, 1e-12);
+	/* floor, 2 calibrations, rho 0 for det and exp, rho 1 stopped */
+	T_EQ_I64(f.n_reqs, 6);
+	T_CHECK(f.reqs[1].phase == LAT_KNEE_CALIBRATE &&
+		f.reqs[2].phase == LAT_KNEE_CALIBRATE);
+	T_CHECK(f.reqs[3].index == 0 && f.reqs[4].index == 0 &&
+		f.reqs[5].index == 1);
+	for (int i = 0; i < 2; i++) {
+		T_EQ_I64(rep->runs[i].sweep.done, 1);
+		T_CHECK(rep->runs[i].sweep.interrupted);
+	}
+	free(rep);
+
+	/* 20 floors, at least 20 us, rounded up to 10 us; 10 ms at most */
+	T_EQ_I64(lat_knee_default_work(50, &w), 0);
+	T_NEAR(w, 20000, 0);
+	T_EQ_I64(lat_knee_default_work(1100, &w), 0);
+	T_NEAR(w, 30000, 0);
+	T_NEAR(lat_knee_min_work_ns(1100), 22000, 1e-9);
+	T_EQ_I64(lat_knee_default_work(600e3, &w), -ERANGE);
+}
+
 int main(void)
 {
 	test_explain();
 	test_config();
 	test_sweep();
 	test_drop_and_stop();
+	test_report_sweep();
 	T_DONE();
 }

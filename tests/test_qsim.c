@@ -608,6 +608,40 @@ static void test_target(void)
 	T_NEAR(tg.rho, LAT_QSIM_TARGET_HI, 1e-12);
 }
 
+static bool stop_at_once(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/* The search and its run at the answer (what `latlab queue --target-p99`
+ * shows): same seed, so the final run repeats the bracket's low end. */
+static void test_target_search(void)
+{
+	struct lat_qsim_config c;
+	struct lat_qsim_target tg;
+	struct lat_qsim_target_run t;
+
+	config(&c, "exp", "exp", 0.5, 1, 100000);
+	T_EQ_I64(lat_qsim_target_p99(&c, 20, 1e-3, &tg), 0);
+	T_EQ_I64(lat_qsim_target_search(&c, 20, 1e-3, &t), 0);
+	T_EQ_I64(t.status, 0);
+	T_NEAR(t.tol, 1e-3, 0);
+	T_NEAR(t.found.rho, tg.rho, 0);
+	T_EQ_I64(t.found.runs, tg.runs);
+	T_NEAR(t.at.rho, tg.rho, 0);
+	T_CHECK(t.at.p99.mean < 20);
+	lat_qsim_result_destroy(&t.at);
+	/* out of reach: no final run, nothing to release */
+	T_EQ_I64(lat_qsim_target_search(&c, 3, 1e-3, &t), 0);
+	T_EQ_I64(t.status, -ENOENT);
+	lat_qsim_result_destroy(&t.at);
+	/* stopped in the search */
+	c.stop = stop_at_once;
+	T_EQ_I64(lat_qsim_target_search(&c, 20, 1e-3, &t), -EINTR);
+	T_EQ_I64(t.status, -EINTR);
+}
+
 static bool stop_after_two(void *ctx, size_t done, size_t n)
 {
 	(void)ctx;
@@ -697,6 +731,7 @@ int main(void)
 	test_reproducible();
 	test_knee_simulated();
 	test_target();
+	test_target_search();
 	test_sweep();
 	test_empirical();
 	T_DONE();

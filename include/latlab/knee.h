@@ -475,6 +475,45 @@ struct lat_knee_report {
 	int sig;                  /* signal that stopped the sweep, or 0 */
 };
 
+/* ---- the report's experiment: floor, work, calibrations, sweep ---- */
+
+/* The wake-up floor is LAT_KNEE_FLOOR_EVENTS events at this rate, /s. */
+#define LAT_KNEE_FLOOR_RATE 2000.0
+#define LAT_KNEE_FLOOR_EVENTS 1000
+/* Above this mean work a point of a few thousand events takes minutes,
+ * and the work calibration alone (hundreds of timed calls) seconds per
+ * run, ns. */
+#define LAT_KNEE_MAX_WORK_NS 10e6
+
+/* r->floor_rate and r->floor_ns by lat_knee_floor on @run. Returns its
+ * result: 0, 1 (stopped), or a negative error. */
+int lat_knee_report_floor(struct lat_knee_report *r,
+			  const struct lat_knee_runner *run);
+
+/* The shortest mean work a floor of @floor_ns lets a sweep measure as a
+ * queue, not as wake-ups: LAT_KNEE_FLOOR_FACTOR x the floor, ns. */
+double lat_knee_min_work_ns(double floor_ns);
+
+/* The default mean work for a measured floor: lat_knee_min_work_ns, at
+ * least 20 us, rounded up to 10 us. 0, or -ERANGE when the minimum is
+ * over LAT_KNEE_MAX_WORK_NS (the machine is too busy for a sweep). */
+int lat_knee_default_work(double floor_ns, double *work_ns);
+
+/*
+ * The whole sweep of @r (r->base.work_ns, r->kc set; r->kp the placed
+ * pipeline @run runs, lat_knee_pipe_runner): calibrate tau for each of
+ * @dists (1..LAT_KNEE_MAX_DISTS) into r->runs, then run every rho for
+ * every distribution in turn, all at the rate of the shortest calibrated
+ * tau, then the knees. One line of progress per calibration and per
+ * point goes to @progress (may be NULL). A stop marks every run's sweep
+ * interrupted and keeps the points done. Returns 0 (also when stopped),
+ * -EINVAL, or the first run's error (-EINTR: stopped while the pipeline
+ * calibrated its clock).
+ */
+int lat_knee_report_sweep(struct lat_knee_report *r,
+			  const struct lat_work_dist *dists, int n_dists,
+			  const struct lat_knee_runner *run, FILE *progress);
+
 /* "det", "exp", ...: the short name of a work distribution. */
 const char *lat_knee_dist_name(const struct lat_work_dist *d);
 

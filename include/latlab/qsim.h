@@ -492,6 +492,20 @@ struct lat_qsim_target_run {
 	struct lat_qsim_result at; /* final run at rho (histograms kept) */
 };
 
+/*
+ * The search and its run, as `latlab queue --target-p99` does them: zero
+ * @t, lat_qsim_target_p99(@cfg, @target, @tol) into t->status and
+ * t->found, then, unless the target is out of reach (-ENOENT), one more
+ * run of @cfg at the rho found into t->at, to show its p99 and interval.
+ * Returns 0 (t->status 0 or -ENOENT); -EINTR when @cfg's stop ended the
+ * search (t->status -EINTR, t->found.runs counted) or the final run
+ * (t->status 0, t->found set); or the first error. t->at is released on
+ * every error; otherwise the caller releases it (lat_qsim_result_destroy,
+ * harmless on the zeroed result of -ENOENT).
+ */
+int lat_qsim_target_search(const struct lat_qsim_config *cfg, double target,
+			   double tol, struct lat_qsim_target_run *t);
+
 /* Kendall's letter for a distribution: M, D, E<k> or G, into @buf. */
 const char *lat_qsim_kendall(const struct lat_qsim_dist *d, char *buf,
 			     size_t len);

@@ -50,6 +50,22 @@ static inline uint64_t lat_bench_seq_of(const void *elem)
 /* Generated functions: an includer may use only some of them. */
 #define LAT_BENCH_FN static __attribute__((unused))
 
+/* lat_bench_pair_seq of @produce and @consume on @job (whose sum of
+ * arrived sequence numbers is at @sum), as messages per second: the one
+ * figure every ring's throughput, single or burst, comes to. */
+LAT_BENCH_FN int lat_bench_ring_rate(const struct lat_bench_place *p,
+				     lat_bench_fn produce, lat_bench_fn consume,
+				     void *job, const uint64_t *sum,
+				     uint64_t iters, double *msgs_per_s)
+{
+	double el;
+	int rc = lat_bench_pair_seq(p, produce, consume, job, sum, iters, &el);
+
+	if (!rc)
+		*msgs_per_s = (double)iters / el * 1e9;
+	return rc;
+}
+
 /* Prebuilt messages cycled through by the same-thread loop. */
 #define LAT_BENCH_SRC 64u
 
@@ -180,14 +196,10 @@ static inline uint64_t lat_bench_src_sum(uint64_t n)
 				       double *msgs_per_s)                  \
 	{                                                                   \
 		struct prefix##_job j = { r, NULL, iters, 0 };              \
-		double el;                                                  \
-		int rc = lat_bench_pair_seq(p, prefix##_produce,            \
-					    prefix##_consume, &j, &j.sum,   \
-					    iters, &el);                    \
                                                                             \
-		if (!rc)                                                    \
-			*msgs_per_s = (double)iters / el * 1e9;             \
-		return rc;                                                  \
+		return lat_bench_ring_rate(p, prefix##_produce,             \
+					   prefix##_consume, &j, &j.sum,    \
+					   iters, msgs_per_s);              \
 	}
 
 #define LAT_BENCH_RING_BURST(prefix, ring_t, elem_t, PUSH_BURST, POP_BURST,  \
@@ -236,14 +248,10 @@ static inline uint64_t lat_bench_src_sum(uint64_t n)
 					     double *msgs_per_s)            \
 	{                                                                   \
 		struct prefix##_job j = { r, NULL, iters, 0 };              \
-		double el;                                                  \
-		int rc = lat_bench_pair_seq(p, prefix##_produce_burst,      \
-					    prefix##_consume_burst, &j, &j.sum, \
-					    iters, &el);                    \
                                                                             \
-		if (!rc)                                                    \
-			*msgs_per_s = (double)iters / el * 1e9;             \
-		return rc;                                                  \
+		return lat_bench_ring_rate(p, prefix##_produce_burst,       \
+					   prefix##_consume_burst, &j,      \
+					   &j.sum, iters, msgs_per_s);      \
 	}
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "latlab/qsim.h"
 
@@ -93,5 +94,25 @@ int lat_qsim_target_p99(const struct lat_qsim_config *cfg, double target,
 	out->runs = n;
 	out->rho = lo;
 	out->above_range = above;
+	return err;
+}
+
+int lat_qsim_target_search(const struct lat_qsim_config *cfg, double target,
+			   double tol, struct lat_qsim_target_run *t)
+{
+	struct lat_qsim_config at = *cfg;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->tol = tol;
+	t->status = lat_qsim_target_p99(cfg, target, tol, &t->found);
+	if (t->status == -ENOENT)
+		return 0;
+	if (t->status)
+		return t->status;
+	at.rho = t->found.rho;
+	err = lat_qsim_run(&at, &t->at);
+	if (err)
+		lat_qsim_result_destroy(&t->at);
 	return err;
 }
