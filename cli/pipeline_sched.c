@@ -35,11 +35,12 @@ struct lat_sched_attr *cli_sched_begin(const char *cmd,
 }
 
 void cli_sched_end(const char *cmd, struct lat_sched_attr *a,
-		   const struct lat_pipe_result *r)
+		   struct lat_pipe_result *r)
 {
 	int rc;
 
 	if (!lat_sched_attr_result(a)->unavailable[0] &&
 	    (rc = lat_sched_attr_finish(a, r)))
 		cli_fail(cmd, "--sched: %s", lat_strerror(rc));
+	lat_sched_attr_fill_result(a, r);
 }

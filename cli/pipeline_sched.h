@@ -20,8 +20,9 @@ struct lat_sched_attr *cli_sched_begin(const char *cmd,
 				       struct lat_pipe_config *cfg,
 				       const struct lat_flight *flight);
 
-/* Stop the probe and attribute @r; exits 1 on a probe error. */
+/* Stop the probe and attribute @r, whose diagnosis then carries the
+ * probe's facts (lat_sched_attr_fill_result); exits 1 on a probe error. */
 void cli_sched_end(const char *cmd, struct lat_sched_attr *a,
-		   const struct lat_pipe_result *r);
+		   struct lat_pipe_result *r);
 
 #endif

@@ -1,8 +1,9 @@
 # Description: latlab pipeline --sched: the probe around a short run, the
 # attribution of the events above p99.9 (causes add up to their time, the
-# named share, no ring-buffer loss), the flight recorder's window explained
-# when --freeze-above fires, and the text table. Skips, with the reason,
-# when the probe cannot run here.
+# named share, no ring-buffer loss; the JSON diagnosis carries the same
+# shares), the flight recorder's window explained when --freeze-above
+# fires, and the text table with the probe's tail: line. Skips, with the
+# reason, when the probe cannot run here.
 . "$(dirname "$0")/t_lib.sh"
 
 "$LATLAB" pipeline --sched --events 2000 >"$T_TMP/avail" 2>&1
@@ -41,6 +42,24 @@ assert w["events"] == f["window"], (w["events"], f["window"])
 assert s["flight_first_seq"] <= f["trigger"]["seq"] <= s["flight_last_seq"], (s, f["trigger"])
 assert sum(c["ns"] for c in w["causes"]) == w["total_ns"], w
 assert s["clock_pairs"] >= 2 and abs(s["mono_vs_raw_ppm"]) < 1000, s
+# the diagnosis carries the same facts, as shares of the same time
+d = r["diagnosis"]["scheduler"]
+assert d is not None, r["diagnosis"]
+assert d["threshold_ns"] == s["threshold_ns"] and d["events"] == a["events"], (d, a)
+assert d["total_ns"] == a["total_ns"], (d, a)
+want = {c["cause"]: c["share"] for c in a["causes"]}
+assert set(d["shares"]) == set(want), (d["shares"], want)
+for k in ("own", "foreign", "irq", "unexplained"):
+    assert abs(d["shares"][k] - want[k]) < 1e-9, (k, d["shares"], want)
+if a["total_ns"]:
+    big = max(want.values())
+    L = d["largest"]
+    assert L is not None and abs(want[L["cause"]] - big) < 1e-9, (L, want)
+    names = {"foreign": a["foreign"], "own": a["own"], "irq": a["irq"]}.get(L["cause"], [])
+    assert L["who"] == (names[0]["name"] if names else None), (L, names)
+    assert L["who_foreign"] == (L["cause"] == "foreign" and bool(names)), L
+else:
+    assert d["largest"] is None, d
 print("above p99.9: %d events, named %.1f%%" % (a["events"], 100 * a["named_share"]))
 PY
 
@@ -48,5 +67,13 @@ expect_exit 0 "$LATLAB" pipeline --sched --events 20000
 grep -q '^sched: [0-9]* events above p99.9' "$T_TMP/out" || fail "no attribution table: $(tail -5 "$T_TMP/out")"
 grep -q '^  covered by named causes: ' "$T_TMP/out" || fail "no coverage line"
 grep -q "^tail: with the scheduler probe: " "$T_TMP/out" || fail "no tail: line from the probe: $(grep '^sched' "$T_TMP/out")"
+# among the other tail: lines, before the probe's own table
+awk '/^tail: with the scheduler probe: /{t=NR} /^sched: [0-9]* events above/{s=NR} END{exit !(t && s && t < s)}' "$T_TMP/out" ||
+	fail "the probe's tail: line is not with the diagnosis"
 grep -q '^sched: probe .*, 0 lost' "$T_TMP/out" || fail "probe accounting: $(grep '^sched: probe' "$T_TMP/out")"
+
+# without the probe the diagnosis says so: null, not a made-up table
+expect_exit 0 "$LATLAB" pipeline --events 2000 --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["diagnosis"]; assert "scheduler" in d and d["scheduler"] is None, d' "$T_TMP/out" ||
+	fail "diagnosis.scheduler without --sched: $(head -c 300 "$T_TMP/out")"
 done_

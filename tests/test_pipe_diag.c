@@ -2,8 +2,9 @@
  * Description: the pipeline's diagnosis as data (lat_pipe_diagnose) on
  * results built by hand, so every finding is known in advance: the worst
  * part and its kind, shared CPUs with summed waits, load, steal, the work
- * calibration verdict, and that the table's "tail:" lines and the JSON's
- * "diagnosis" object render the same findings. Also the config check's
+ * calibration verdict, the scheduler probe's facts (made up: the
+ * largest cause above p99.9, ties, none), and that the table's "tail:"
+ * lines and the JSON's "diagnosis" object render the same findings. Also the config check's
  * field names, lat_pipe_delta_part and placing on a CPU pool.
  */
 #include <errno.h>
@@ -87,6 +88,10 @@ static void test_quiet_run(void)
 	tab = render_table(&r);
 	T_CHECK(strstr(tab, "tail: the largest p99.9 part is work1"));
 	T_CHECK(!strstr(tab, "share CPUs"));
+	/* no probe: the diagnosis says so, and no probe line */
+	T_CHECK(!d.probe && d.probe_largest == -1);
+	T_CHECK(strstr(js, "\"scheduler\":null"));
+	T_CHECK(!strstr(tab, "scheduler probe"));
 	free(js);
 	free(tab);
 	lat_pipe_result_destroy(&r);
@@ -125,6 +130,95 @@ static void test_busy_machine(void)
 	T_CHECK(strstr(tab, "(7 yields, 5 sleeps)"));
 	T_CHECK(strstr(tab, "load average was 2.5 on 2 CPUs"));
 	T_CHECK(strstr(tab, "stole 1.5%"));
+	free(js);
+	free(tab);
+	lat_pipe_result_destroy(&r);
+}
+
+/* Facts as lat_sched_attr_fill_result hands them over, made up here so
+ * the diagnosis is checked where the probe cannot run. */
+static void probe_cause(struct lat_pipe_tail_probe *p, const char *name,
+			const char *text, uint64_t ns, const char *who,
+			bool foreign)
+{
+	struct lat_pipe_tail_cause *c = &p->cause[p->n_causes++];
+
+	c->name = name;
+	c->text = text;
+	c->ns = ns;
+	snprintf(c->who, sizeof(c->who), "%s", who);
+	c->who_foreign = foreign;
+	p->total_ns += ns;
+}
+
+static void test_probe_facts(void)
+{
+	struct lat_pipe_result r;
+	struct lat_pipe_diag d;
+	struct lat_pipe_tail_probe *p = &r.sched;
+	char *js, *tab;
+
+	fake(&r, 2, 50000);
+	p->ran = true;
+	p->threshold_ns = 90000;
+	p->events = 3;
+	probe_cause(p, "backlog", "queued behind earlier events", 0, "", false);
+	probe_cause(p, "own", "runnable behind our own threads", 2000,
+		    "stage1", false);
+	probe_cause(p, "foreign", "runnable behind other tasks", 5000,
+		    "kworker/0:1", true);
+	probe_cause(p, "irq", "interrupts and softirqs", 1000, "timer", false);
+	probe_cause(p, "unexplained", "unexplained: no scheduler event",
+		    2000, "", false);
+	lat_pipe_diagnose(&r, &d);
+	T_CHECK(d.probe == p);
+	T_EQ_I64(d.probe_largest, 2);
+	T_CHECK(d.probe_largest_pct > 49.99 && d.probe_largest_pct < 50.01);
+	js = render_json(&r);
+	T_CHECK(strstr(js, "\"scheduler\":{\"threshold_ns\":90000,"
+			   "\"events\":3,\"total_ns\":10000,\"shares\":{"
+			   "\"backlog\":0,\"own\":0.2,\"foreign\":0.5,"
+			   "\"irq\":0.1,\"unexplained\":0.2},"
+			   "\"largest\":{\"cause\":\"foreign\","
+			   "\"share\":0.5,\"who\":\"kworker/0:1\","
+			   "\"who_foreign\":true}}"));
+	tab = render_table(&r);
+	T_CHECK(strstr(tab, "tail: with the scheduler probe: 50% of the time "
+			    "above p99.9 was runnable behind other tasks, most "
+			    "of it kworker/0:1 (another process)\n"));
+	free(js);
+	free(tab);
+
+	/* a tie goes to the first cause; one without a name says none */
+	p->cause[1].ns = 5000;
+	p->cause[2].ns = 0;
+	p->cause[4].ns = 5000;
+	lat_pipe_diagnose(&r, &d);
+	T_EQ_I64(d.probe_largest, 1);
+	tab = render_table(&r);
+	T_CHECK(strstr(tab, "above p99.9 was runnable behind our own threads, "
+			    "most of it stage1\n"));
+	free(tab);
+	p->cause[1].ns = 0;
+	lat_pipe_diagnose(&r, &d);
+	T_EQ_I64(d.probe_largest, 4);
+	js = render_json(&r);
+	T_CHECK(strstr(js, "\"largest\":{\"cause\":\"unexplained\","));
+	T_CHECK(strstr(js, "\"who\":null,\"who_foreign\":false}"));
+	free(js);
+
+	/* the probe ran but nothing was above p99.9: nothing to blame */
+	for (int c = 0; c < p->n_causes; c++)
+		p->cause[c].ns = 0;
+	p->total_ns = 0;
+	p->events = 0;
+	lat_pipe_diagnose(&r, &d);
+	T_EQ_I64(d.probe_largest, -1);
+	js = render_json(&r);
+	T_CHECK(strstr(js, "\"total_ns\":0,\"shares\":{\"backlog\":0,"));
+	T_CHECK(strstr(js, "\"largest\":null"));
+	tab = render_table(&r);
+	T_CHECK(!strstr(tab, "scheduler probe"));
 	free(js);
 	free(tab);
 	lat_pipe_result_destroy(&r);
@@ -205,6 +299,7 @@ int main(void)
 	test_place_pool();
 	test_quiet_run();
 	test_busy_machine();
+	test_probe_facts();
 	test_work_verdicts();
 	test_config_fields();
 	T_DONE();

@@ -251,6 +251,33 @@ struct lat_pipe_delta {
 	struct lat_hist hist;     /* ns; owned by the result */
 };
 
+/*
+ * The scheduler probe's attribution of the time above the run's e2e
+ * p99.9, as plain data (lat_sched_attr_fill_result writes it after the
+ * run), so the diagnosis can use it without the pipe module needing the
+ * probe. Zeroed (ran false) when the probe did not run.
+ */
+#define LAT_PIPE_TAIL_CAUSES 8
+
+struct lat_pipe_tail_cause {
+	const char *name;         /* stable key ("own", "foreign", "irq",
+				   * "unexplained", ...): static storage */
+	const char *text;         /* the same for people: static storage */
+	uint64_t ns;              /* the causes' ns sum to total_ns */
+	char who[24];             /* its largest contributor, "" if none or
+				   * the cause names nobody */
+	bool who_foreign;         /* who is a task of another process */
+};
+
+struct lat_pipe_tail_probe {
+	bool ran;
+	int64_t threshold_ns;     /* the e2e p99.9 the probe used */
+	uint64_t events;          /* events above it that were attributed */
+	uint64_t total_ns;        /* the sum of their e2e */
+	int n_causes;
+	struct lat_pipe_tail_cause cause[LAT_PIPE_TAIL_CAUSES];
+};
+
 struct lat_pipe_result {
 	struct lat_pipe_config config;   /* as run (hooks and paths kept) */
 	int n_hot;
@@ -309,6 +336,7 @@ struct lat_pipe_result {
 	uint64_t swap_bytes;      /* of the process, at the end */
 	uint64_t alloc_failures;  /* --alloc blocks malloc refused */
 	struct lat_pipe_quota quota;
+	struct lat_pipe_tail_probe sched; /* filled by the probe, if it ran */
 };
 
 /* Fill @c with the defaults above. */
@@ -518,6 +546,11 @@ struct lat_pipe_diag {
 	bool recurring;           /* >= 2 freezes whose median gap is within
 				   * LAT_PIPE_GAP_TOL of a whole number of
 				   * periods */
+	/* the scheduler probe's facts (r->sched) when it ran, else NULL;
+	 * the cause with the most time above p99.9 and its share */
+	const struct lat_pipe_tail_probe *probe;
+	int probe_largest;        /* index into probe->cause, -1 none */
+	double probe_largest_pct;
 };
 
 /* How close the spikes' median gap must be to a whole number of periods. */

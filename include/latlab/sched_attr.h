@@ -135,6 +135,14 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 const struct lat_sched_attr_result *lat_sched_attr_result(
 	const struct lat_sched_attr *a);
 
+/*
+ * Hand the attribution above p99.9 to @r->sched (zeroed when the probe
+ * did not run), so lat_pipe_print_table's "tail:" lines and the JSON's
+ * "diagnosis" carry the probe's facts. Call after lat_sched_attr_finish.
+ */
+void lat_sched_attr_fill_result(const struct lat_sched_attr *a,
+				struct lat_pipe_result *r);
+
 /* The summary table, the worst events and the probe's accounting. */
 int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 			 const struct lat_pipe_result *r);

@@ -11,6 +11,29 @@
 #include "latlab/fmt.h"
 #include "pipe_int.h"
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* The probe's largest cause above p99.9: the first of equals, so the
+ * answer does not depend on more than the facts. */
+static void diagnose_probe(const struct lat_pipe_tail_probe *p,
+			   struct lat_pipe_diag *d)
+{
+	d->probe_largest = -1;
+	if (!p->ran)
+		return;
+	d->probe = p;
+	for (int c = 0; c < p->n_causes && c < LAT_PIPE_TAIL_CAUSES; c++)
+		if (p->cause[c].ns && (d->probe_largest < 0 ||
+		    p->cause[c].ns > p->cause[d->probe_largest].ns))
+			d->probe_largest = c;
+	if (d->probe_largest >= 0)
+		d->probe_largest_pct = pct(p->cause[d->probe_largest].ns,
+					   p->total_ns);
+}
+
 void lat_pipe_diagnose(const struct lat_pipe_result *r,
 		       struct lat_pipe_diag *d)
 {
@@ -54,6 +77,7 @@ void lat_pipe_diagnose(const struct lat_pipe_result *r,
 		d->recurring = q->spikes >= 2 && k >= 1 - LAT_PIPE_GAP_TOL &&
 			       fabs(k - round(k)) <= LAT_PIPE_GAP_TOL;
 	}
+	diagnose_probe(&r->sched, d);
 }
 
 /* What a large part of each kind means. */
@@ -98,6 +122,22 @@ static void print_throttled(FILE *out, const struct lat_pipe_result *r,
 			q->spikes >= 2 ? lat_fmt_ns(a, sizeof(a), q->spike_gap_ns) : "");
 }
 
+/* What the scheduler probe saw the slowest events wait for. */
+static void print_probe(FILE *out, const struct lat_pipe_diag *d)
+{
+	const struct lat_pipe_tail_cause *c;
+
+	if (d->probe_largest < 0)
+		return;
+	c = &d->probe->cause[d->probe_largest];
+	fprintf(out, "tail: with the scheduler probe: %.0f%% of the time above "
+		"p99.9 was %s", d->probe_largest_pct, c->text);
+	if (c->who[0])
+		fprintf(out, ", most of it %s%s", c->who,
+			c->who_foreign ? " (another process)" : "");
+	fprintf(out, "\n");
+}
+
 void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,
 		     const struct lat_pipe_diag *d)
 {
@@ -120,6 +160,45 @@ void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,
 			"during the run; each steal is a gap of tens of "
 			"microseconds in whichever thread it hits\n",
 			d->steal_pct);
+	print_probe(out, d);
+}
+
+/* The probe's facts under "diagnosis": every cause's share of the time
+ * above p99.9 and the largest, or null when the probe did not run. */
+static void write_probe_json(struct lat_json *j, const struct lat_pipe_diag *d)
+{
+	const struct lat_pipe_tail_probe *p = d->probe;
+
+	if (!p) {
+		lat_json_null(j, "scheduler");
+		return;
+	}
+	lat_json_obj_begin(j, "scheduler");
+	lat_json_int(j, "threshold_ns", p->threshold_ns);
+	lat_json_uint(j, "events", p->events);
+	lat_json_uint(j, "total_ns", p->total_ns);
+	lat_json_obj_begin(j, "shares");
+	for (int c = 0; c < p->n_causes && c < LAT_PIPE_TAIL_CAUSES; c++)
+		lat_json_double(j, p->cause[c].name,
+				pct(p->cause[c].ns, p->total_ns) / 100);
+	lat_json_obj_end(j);
+	if (d->probe_largest >= 0) {
+		const struct lat_pipe_tail_cause *c =
+			&p->cause[d->probe_largest];
+
+		lat_json_obj_begin(j, "largest");
+		lat_json_str(j, "cause", c->name);
+		lat_json_double(j, "share", d->probe_largest_pct / 100);
+		if (c->who[0])
+			lat_json_str(j, "who", c->who);
+		else
+			lat_json_null(j, "who");
+		lat_json_bool(j, "who_foreign", c->who_foreign);
+		lat_json_obj_end(j);
+	} else {
+		lat_json_null(j, "largest");
+	}
+	lat_json_obj_end(j);
 }
 
 void pipe_write_diag_json(struct lat_json *j,
@@ -148,6 +227,7 @@ void pipe_write_diag_json(struct lat_json *j,
 		lat_json_int(j, "stall_ns", d->stall_ns);
 		lat_json_bool(j, "spikes_recur_at_period", d->recurring);
 	}
+	write_probe_json(j, d);
 	lat_json_obj_end(j);
 }
 

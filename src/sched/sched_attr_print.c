@@ -58,37 +58,6 @@ static void sum_table(FILE *out, const struct lat_sched_attr_sum *s)
 		pct(s->ns[LAT_SCHED_CAUSE_UNEXPLAINED], s->total_ns));
 }
 
-/* The pipeline's "tail:" diagnosis, with the probe's facts: the largest
- * cause and who was behind it. */
-static void tail_line(FILE *out, const struct lat_sched_attr_sum *s)
-{
-	const struct lat_sched_whos *w = NULL;
-	int best = 0;
-
-	for (int c = 1; c < LAT_SCHED_NCAUSES; c++)
-		if (s->ns[c] > s->ns[best])
-			best = c;
-	if (!s->total_ns) {
-		fprintf(out, "tail: with the scheduler probe: no event above "
-			"p99.9 to explain (the slowest share its histogram "
-			"bucket)\n");
-		return;
-	}
-	if (best == LAT_SCHED_CAUSE_FOREIGN)
-		w = &s->foreign;
-	else if (best == LAT_SCHED_CAUSE_OWN)
-		w = &s->own;
-	else if (best == LAT_SCHED_CAUSE_IRQ)
-		w = &s->irq;
-	fprintf(out, "tail: with the scheduler probe: %.0f%% of the time above "
-		"p99.9 was %s", pct(s->ns[best], s->total_ns),
-		lat_sched_cause_text(best));
-	if (w && w->n)
-		fprintf(out, ", most of it %s%s", w->top[0].comm,
-			best == LAT_SCHED_CAUSE_FOREIGN ? " (another process)" : "");
-	fprintf(out, "\n");
-}
-
 int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 			 const struct lat_pipe_result *r)
 {
@@ -107,7 +76,6 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 		lat_fmt_ns(b, sizeof(b), (double)x->threshold_ns),
 		lat_fmt_ns(c, sizeof(c), (double)x->above.total_ns));
 	sum_table(out, &x->above);
-	tail_line(out, &x->above);
 	if (x->above_missing)
 		fprintf(out, "  (%" PRIu64 " more events above p99.9 were not "
 			"kept: the slowest %" PRIu64 " are shown)\n",
