@@ -609,22 +609,13 @@ static void print(const struct args *a, struct lat_instr *in,
 		cli_fail(CMD, "internal error: unbalanced JSON");
 }
 
-/* The library judges the calibration (lat_work_check); we say it. */
+/* The library judges the calibration and words it; we prefix it. */
 static void warn_work(const struct lat_work *w)
 {
-	enum lat_work_verdict v = lat_work_check(w);
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
-
-	if (v == LAT_WORK_OK)
+	if (lat_work_check(w) == LAT_WORK_OK)
 		return;
-	fprintf(stderr, "latlab pipeline: warning: work calibrated to %s for "
-		"%s asked (%+.0f%%): %s\n",
-		lat_fmt_ns(a, sizeof(a), w->check_p50_ns),
-		lat_fmt_ns(b, sizeof(b), w->target_ns), 100 * w->check_error,
-		v == LAT_WORK_BELOW_OVERHEAD
-			? (snprintf(c, sizeof(c), "below the stamp pair's own "
-				    "%.0f ns", w->overhead_ns), c)
-			: "the CPU was busy during calibration");
+	fputs("latlab pipeline: warning: ", stderr);
+	lat_work_check_print(stderr, w);
 }
 
 /* The frozen window: CSV to --flight-out, else the trigger's neighbourhood

@@ -794,4 +794,38 @@ void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m);
 /* The same as a "c2c" member of the object open in @j. */
 void lat_mem_c2c_json(struct lat_json *j, const struct lat_mem_c2c_matrix *m);
 
+/*
+ * The machine a memory run describes before its results: the caches its
+ * plateaus are named after, the counter clock its cycles come from, the
+ * estimated core clock and how busy the machine was when it started.
+ */
+struct lat_mem_machine {
+	struct lat_topo_caches caches; /* as sysfs lists them for one CPU */
+	struct lat_clock_cal cal;      /* counter cycles per ns */
+	double core_ghz;               /* lat_mem_core_ghz; 0 if unknown */
+	double loadavg;                /* 1-minute load average (lat_loadavg) */
+	int usable;                    /* online CPUs in the affinity mask */
+};
+
+/*
+ * Calibrate @m->cal for @cal_ms milliseconds (lat_clock_calibrate),
+ * estimate the core clock (lat_mem_core_ghz(50)) and read the load
+ * average; the caches and usable count are the caller's (lat_topo).
+ * Returns 0 or the calibration's negative errno.
+ */
+int lat_mem_machine_measure(struct lat_mem_machine *m, unsigned cal_ms);
+
+/*
+ * Two lines on @f: the @n_cpus CPUs in use (@cpus, as a list) and the
+ * caches with their sizes; the counter clock and the core clock estimate.
+ */
+void lat_mem_machine_print(FILE *f, const struct lat_mem_machine *m,
+			   const int *cpus, int n_cpus);
+
+/* The same as a "machine" member of the object open in @j, with the
+ * load average. */
+void lat_mem_machine_json(struct lat_json *j,
+			  const struct lat_mem_machine *m, const int *cpus,
+			  int n_cpus);
+
 #endif
