@@ -26,7 +26,6 @@
 
 #define CMD "sched"
 #define MAX_CPUS_LISTED 256
-#define PROC_MAX_THREADS 4096
 
 static const char usage[] =
 "latlab sched: who took the CPU from a process, with percentiles\n"
@@ -317,21 +316,14 @@ static int write_hlog(const char *path, const struct lat_sched_result *r)
 }
 
 /* The fallback: /proc totals over the window, per thread. */
-struct proc_snap {
-	struct lat_sched_proc *v;
-	int n;
-};
-
-static void proc_snap(pid_t pid, struct proc_snap *s)
+static void proc_snap(pid_t pid, struct lat_sched_proc_snap *s)
 {
-	s->v = calloc(PROC_MAX_THREADS, sizeof(*s->v));
-	if (!s->v)
+	if (lat_sched_proc_snapshot(pid, s) == -ENOMEM)
 		cli_fail(CMD, "out of memory");
-	lat_sched_proc_read_all(pid, s->v, PROC_MAX_THREADS, &s->n);
 }
 
 static void print_proc(const struct args *a, const struct target *t,
-		       const char *why, const struct proc_snap *d)
+		       const char *why, const struct lat_sched_proc_snap *d)
 {
 	struct lat_json j;
 
@@ -340,18 +332,13 @@ static void print_proc(const struct args *a, const struct target *t,
 		lat_json_obj_begin(&j, NULL);
 		lat_json_str(&j, "command", CMD);
 		lat_json_int(&j, "pid", t->pid);
-		lat_json_str(&j, "source", "proc");
-		lat_json_str(&j, "probe_unavailable", why);
-		lat_sched_proc_json(&j, "threads", d->v, d->n);
+		lat_sched_proc_report_json(&j, why, d);
 		lat_json_obj_end(&j);
 		lat_json_finish(&j);
 		return;
 	}
 	print_target(stdout, a, t);
-	printf("probe: unavailable: %s\n"
-	       "fallback: /proc/<pid>/task/<tid>/schedstat and status: "
-	       "totals over the window, no histogram, no attribution\n", why);
-	lat_sched_proc_print(stdout, d->v, d->n);
+	lat_sched_proc_report(stdout, why, d);
 }
 
 /*
@@ -360,7 +347,7 @@ static void print_proc(const struct args *a, const struct target *t,
  */
 static int run_proc(struct args *a, struct target *t, const char *why)
 {
-	struct proc_snap s0, s1;
+	struct lat_sched_proc_snap s0, s1;
 	int sig;
 
 	proc_snap(t->pid, &s0);
@@ -380,8 +367,8 @@ static int run_proc(struct args *a, struct target *t, const char *why)
 	}
 	lat_sched_proc_delta(s0.v, s0.n, s1.v, s1.n);
 	print_proc(a, t, why, &s1);
-	free(s0.v);
-	free(s1.v);
+	lat_sched_proc_snap_free(&s0);
+	lat_sched_proc_snap_free(&s1);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 

@@ -1,10 +1,16 @@
 /*
  * The scheduler probe's state machine, driven by synthetic records (no
  * kernel, no privilege): the rules for run-queue latency, off-CPU reasons,
- * switch counting, the silence verdict, windows and unpaired records.
+ * switch counting, the silence verdict, windows and unpaired records;
+ * the /proc fallback (snapshots, window, its report).
  * The live probe is tested in test_sched_threads.c.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "t_test.h"
 #include "sched/sched_int.h"
@@ -348,9 +354,43 @@ static void test_proc_delta(void)
 	T_EQ_I64(after[1].invol, 3);
 }
 
+/* Snapshots of a live process (this one thread) and of a gone one, and
+ * the fallback's report of them. */
+static void test_proc_snapshot(void)
+{
+	struct lat_sched_proc_snap s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	pid_t gone = fork();
+
+	if (gone == 0)
+		_exit(0);
+	T_CHECK(gone > 0);
+	waitpid(gone, NULL, 0);
+	T_EQ_I64(lat_sched_proc_snapshot(gone, &s), -ESRCH);
+	T_EQ_I64(s.n, 0);
+	lat_sched_proc_snap_free(&s);
+
+	T_EQ_I64(lat_sched_proc_snapshot(getpid(), &s), 0);
+	T_EQ_I64(s.n, 1);
+	T_EQ_I64(s.v[0].tid, getpid());
+	f = open_memstream(&text, &len);
+	T_CHECK(f != NULL);
+	lat_sched_proc_report(f, "no probe here", &s);
+	fclose(f);
+	T_CHECK(!strncmp(text, "probe: unavailable: no probe here\n"
+			 "fallback: ", 44));
+	T_CHECK(strstr(text, "no attribution\n") != NULL);
+	free(text);
+	lat_sched_proc_snap_free(&s);
+	T_CHECK(s.v == NULL);
+}
+
 int main(void)
 {
 	test_proc_delta();
+	test_proc_snapshot();
 	test_sleeps();
 	test_preempt_and_cpu();
 	test_batch();

@@ -335,4 +335,35 @@ struct lat_json;
 void lat_sched_proc_json(struct lat_json *j, const char *key,
 			 const struct lat_sched_proc *d, int n);
 
+/* Threads a snapshot holds at most (a process with more is cut there). */
+#define LAT_SCHED_PROC_MAX_THREADS 4096
+
+/* Every thread of one process at one moment (lat_sched_proc_snapshot). */
+struct lat_sched_proc_snap {
+	struct lat_sched_proc *v; /* LAT_SCHED_PROC_MAX_THREADS rows */
+	int n;                    /* rows read */
+};
+
+/*
+ * Allocate @s and read every thread of @pid into it. Returns 0, -ENOMEM
+ * (nothing left allocated), or lat_sched_proc_read_all's error with the
+ * rows read kept (-ESRCH: the process is gone, n = 0). The window's
+ * totals are lat_sched_proc_delta(before.v, before.n, after.v, after.n).
+ */
+int lat_sched_proc_snapshot(pid_t pid, struct lat_sched_proc_snap *s);
+void lat_sched_proc_snap_free(struct lat_sched_proc_snap *s);
+
+/*
+ * The fallback's report for people on @out: that the probe is
+ * unavailable and @why, what /proc gives instead (totals, no histogram,
+ * no attribution), then the per-thread table of @d (a window's delta).
+ */
+void lat_sched_proc_report(FILE *out, const char *why,
+			   const struct lat_sched_proc_snap *d);
+
+/* The same as JSON members written into the open object of @j:
+ * "source": "proc", "probe_unavailable": @why, "threads": [...]. */
+void lat_sched_proc_report_json(struct lat_json *j, const char *why,
+				const struct lat_sched_proc_snap *d);
+
 #endif
