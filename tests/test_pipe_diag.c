@@ -139,7 +139,7 @@ static void test_busy_machine(void)
  * the diagnosis is checked where the probe cannot run. */
 static void probe_cause(struct lat_pipe_tail_probe *p, const char *name,
 			const char *text, uint64_t ns, const char *who,
-			bool foreign)
+			int pid, bool foreign)
 {
 	struct lat_pipe_tail_cause *c = &p->cause[p->n_causes++];
 
@@ -147,6 +147,7 @@ static void probe_cause(struct lat_pipe_tail_probe *p, const char *name,
 	c->text = text;
 	c->ns = ns;
 	snprintf(c->who, sizeof(c->who), "%s", who);
+	c->who_pid = pid;
 	c->who_foreign = foreign;
 	p->total_ns += ns;
 }
@@ -162,14 +163,16 @@ static void test_probe_facts(void)
 	p->ran = true;
 	p->threshold_ns = 90000;
 	p->events = 3;
-	probe_cause(p, "backlog", "queued behind earlier events", 0, "", false);
+	probe_cause(p, "backlog", "queued behind earlier events", 0, "", 0,
+		    false);
 	probe_cause(p, "own", "runnable behind our own threads", 2000,
-		    "stage1", false);
+		    "stage1", 4242, false);
 	probe_cause(p, "foreign", "runnable behind other tasks", 5000,
-		    "kworker/0:1", true);
-	probe_cause(p, "irq", "interrupts and softirqs", 1000, "timer", false);
+		    "kworker/0:1", 97, true);
+	probe_cause(p, "irq", "interrupts and softirqs", 1000, "timer", 0,
+		    false);
 	probe_cause(p, "unexplained", "unexplained: no scheduler event",
-		    2000, "", false);
+		    2000, "", 0, false);
 	lat_pipe_diagnose(&r, &d);
 	T_CHECK(d.probe == p);
 	T_EQ_I64(d.probe_largest, 2);
@@ -181,11 +184,11 @@ static void test_probe_facts(void)
 			   "\"irq\":0.1,\"unexplained\":0.2},"
 			   "\"largest\":{\"cause\":\"foreign\","
 			   "\"share\":0.5,\"who\":\"kworker/0:1\","
-			   "\"who_foreign\":true}}"));
+			   "\"who_pid\":97,\"who_foreign\":true}}"));
 	tab = render_table(&r);
 	T_CHECK(strstr(tab, "tail: with the scheduler probe: 50% of the time "
 			    "above p99.9 was runnable behind other tasks, most "
-			    "of it kworker/0:1 (another process)\n"));
+			    "of it kworker/0:1 (pid 97, another process)\n"));
 	free(js);
 	free(tab);
 
@@ -204,8 +207,20 @@ static void test_probe_facts(void)
 	T_EQ_I64(d.probe_largest, 4);
 	js = render_json(&r);
 	T_CHECK(strstr(js, "\"largest\":{\"cause\":\"unexplained\","));
-	T_CHECK(strstr(js, "\"who\":null,\"who_foreign\":false}"));
+	T_CHECK(strstr(js, "\"who\":null,\"who_pid\":0,"
+			   "\"who_foreign\":false}"));
 	free(js);
+	/* a holder the probe did not see: not said to be another process */
+	snprintf(p->cause[2].who, sizeof(p->cause[2].who), "(unknown)");
+	p->cause[2].who_pid = -1;
+	p->cause[2].who_foreign = false;
+	p->cause[2].ns = 6000;
+	lat_pipe_diagnose(&r, &d);
+	T_EQ_I64(d.probe_largest, 2);
+	tab = render_table(&r);
+	T_CHECK(strstr(tab, "was runnable behind other tasks, most of it a "
+			    "task the probe did not see switch in\n"));
+	free(tab);
 
 	/* the probe ran but nothing was above p99.9: nothing to blame */
 	for (int c = 0; c < p->n_causes; c++)

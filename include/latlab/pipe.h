@@ -266,6 +266,9 @@ struct lat_pipe_tail_cause {
 	uint64_t ns;              /* the causes' ns sum to total_ns */
 	char who[24];             /* its largest contributor, "" if none or
 				   * the cause names nobody */
+	int who_pid;              /* its pid (a thread id for our own);
+				   * -1 when the probe did not see who held
+				   * the CPU, 0 when there is no who */
 	bool who_foreign;         /* who is a task of another process */
 };
 

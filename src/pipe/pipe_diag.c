@@ -132,9 +132,14 @@ static void print_probe(FILE *out, const struct lat_pipe_diag *d)
 	c = &d->probe->cause[d->probe_largest];
 	fprintf(out, "tail: with the scheduler probe: %.0f%% of the time above "
 		"p99.9 was %s", d->probe_largest_pct, c->text);
-	if (c->who[0])
-		fprintf(out, ", most of it %s%s", c->who,
-			c->who_foreign ? " (another process)" : "");
+	if (c->who_foreign)
+		fprintf(out, ", most of it %s (pid %d, another process)",
+			c->who, c->who_pid);
+	else if (c->who_pid < 0)
+		fprintf(out, ", most of it a task the probe did not see "
+			"switch in");
+	else if (c->who[0])
+		fprintf(out, ", most of it %s", c->who);
 	fprintf(out, "\n");
 }
 
@@ -193,6 +198,7 @@ static void write_probe_json(struct lat_json *j, const struct lat_pipe_diag *d)
 			lat_json_str(j, "who", c->who);
 		else
 			lat_json_null(j, "who");
+		lat_json_int(j, "who_pid", c->who_pid);
 		lat_json_bool(j, "who_foreign", c->who_foreign);
 		lat_json_obj_end(j);
 	} else {

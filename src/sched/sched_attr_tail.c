@@ -50,7 +50,11 @@ void lat_sched_attr_fill_result(const struct lat_sched_attr *a,
 		t->ns = x->above.ns[c];
 		if (w && w->n) {
 			snprintf(t->who, sizeof(t->who), "%s", w->top[0].comm);
-			t->who_foreign = c == LAT_SCHED_CAUSE_FOREIGN;
+			t->who_pid = w->top[0].pid;
+			/* a holder the probe did not see is not known to be
+			 * another process */
+			t->who_foreign = c == LAT_SCHED_CAUSE_FOREIGN &&
+					 w->top[0].pid > 0;
 		}
 	}
 }
