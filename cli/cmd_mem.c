@@ -284,19 +284,14 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    "cache line (%d B), not %llu B",
 				    LAT_CACHELINE,
 				    (unsigned long long)o->min_size);
-	if (!o->max_size) { /* 4x the last-level cache, as the lesson needs */
-		uint64_t llc = lat_topo_caches_llc(&env->m.caches);
-
-		o->max_size = llc ? 4 * llc : 64u << 20;
-	}
+	if (!o->max_size)
+		o->max_size = lat_mem_chase_default_max(&env->m.caches);
 	if (o->max_size < o->min_size)
 		cli_usage_error(MEM_CMD, "--max-size (%llu B) is below "
 				    "--min-size (%llu B)",
 				    (unsigned long long)o->max_size,
 				    (unsigned long long)o->min_size);
-	/* the buffer(s), the permutation, and room to spare */
-	need = o->max_size * (o->hugepages ? 2 : 1) +
-	       o->max_size / LAT_CACHELINE * 4;
+	need = lat_mem_chase_bytes_needed(o->max_size, o->hugepages);
 	avail = lat_mem_available(NULL);
 	if ((o->what & MEM_CHASE) && avail && need > avail / 10 * 9) {
 		char a[32], b[32], have[32];
@@ -307,17 +302,9 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    lat_fmt_bytes(b, sizeof(b), need),
 				    lat_fmt_bytes(have, sizeof(have), avail));
 	}
-	if (!o->n_threads) { /* 1..usable, then oversubscribed 2x */
-		int u = o->n_cpus;
-
-		for (int n = 1; n <= u && o->n_threads < MEM_MAX_THREADS - 1;
-		     n *= 2)
-			o->threads[o->n_threads++] = n;
-		if (o->threads[o->n_threads - 1] != u &&
-		    o->n_threads < MEM_MAX_THREADS - 1)
-			o->threads[o->n_threads++] = u;
-		o->threads[o->n_threads++] = 2 * u;
-	}
+	if (!o->n_threads)
+		o->n_threads = lat_mem_rm_default_threads(
+			o->n_cpus, o->threads, MEM_MAX_THREADS);
 }
 
 static void env_load(struct mem_env *env, struct mem_opts *o)

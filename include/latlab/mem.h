@@ -182,6 +182,19 @@ LAT_INLINE void *lat_mem_chase(void *p, uint64_t loads)
 int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 		  int cap);
 
+/*
+ * The largest working set that shows every cache and then DRAM: 4x the
+ * last-level cache in @c, or 64 MiB when sysfs lists none.
+ */
+uint64_t lat_mem_chase_default_max(const struct lat_topo_caches *c);
+
+/*
+ * Memory a chase up to @max_size bytes takes: its buffer (a second one on
+ * huge pages with @hugepages) and the permutation's 4 bytes per line.
+ * Compare with lat_mem_available before asking for it.
+ */
+uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages);
+
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
 	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
@@ -632,6 +645,14 @@ struct lat_mem_rm_sweep {
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
  * @s is large: static or heap; lat_mem_rm_sweep_release after.
  */
+/*
+ * The reader counts worth a row on @usable CPUs: 1, 2, 4, ... up to
+ * @usable, @usable itself, then 2 x @usable (oversubscribed: the writer
+ * and the readers queue for the CPUs). Writes at most @cap (>= 2) counts
+ * to @threads and returns how many.
+ */
+int lat_mem_rm_default_threads(int usable, int *threads, int cap);
+
 int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 			 const struct lat_clock_cal *cal,
 			 bool (*stop)(void *ctx), void *ctx);
