@@ -551,8 +551,6 @@ struct watch {
 static bool watch(void *ctx, uint64_t done, double t)
 {
 	struct watch *w = ctx;
-	double rate;
-	char r[LAT_FMT_LEN];
 
 	w->sig = cli_stop_signal();
 	if (w->sig)
@@ -570,12 +568,7 @@ static bool watch(void *ctx, uint64_t done, double t)
 		return false;
 	w->drawn_s = t;
 	w->shown = true;
-	rate = done / t;
-	fprintf(stderr, "\r  %llu/%llu events, %s, %.1f s elapsed, ETA "
-		"%.1f s   ", (unsigned long long)done,
-		(unsigned long long)w->cfg->events,
-		lat_fmt_rate(r, sizeof(r), rate), t,
-		rate > 0 ? (double)(w->cfg->events - done) / rate : 0.0);
+	lat_pipe_progress_print(stderr, done, w->cfg->events, t);
 	return false;
 }
 
@@ -725,10 +718,10 @@ static int pipeline_main(int argc, char **argv)
 	/* an interrupted run's hlog holds whole intervals: it is kept,
 	 * marked partial by a comment line (readers skip comments) */
 	if (hlog && sig && !rc)
-		fprintf(hlog, "#[Partial: interrupted by %s after %llu of %llu "
-			"events]\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-			(unsigned long long)r.produced,
-			(unsigned long long)a.cfg.events);
+		rc = lat_pipe_hlog_mark_partial(hlog, &r, a.cfg.events,
+						sig == SIGTERM
+						? "interrupted by SIGTERM"
+						: "interrupted by SIGINT");
 	if (hlog)
 		rc = cli_out_commit(hlog, rc);
 	if (rc)
