@@ -451,20 +451,18 @@ static void parse(struct args *a, int argc, char **argv)
 		cli_usage_error(CMD, "--events and --duration exclude each "
 				    "other");
 	if (a->duration_ns > 0) {
-		double n = ceil(a->cfg.rate * a->duration_ns / 1e9);
+		int rc = lat_pipe_config_duration(&a->cfg, a->duration_ns);
 
-		/* shorter than one gap: the run would be one event sent at
-		 * once, nothing like the time asked for */
-		if (a->cfg.rate * a->duration_ns / 1e9 < 1)
+		if (rc == -EDOM)
 			cli_usage_error(CMD, "--duration is shorter than one "
 					"event at --rate %g/s (one every %g s): "
 					"give at least %g s", a->cfg.rate,
 					1 / a->cfg.rate, 1 / a->cfg.rate);
-		if (!(n >= 1 && n <= (double)LAT_PIPE_MAX_EVENTS))
+		if (rc)
 			cli_usage_error(CMD, "--duration at --rate gives "
 					    "%.0f events, outside 1..10^12",
-					    n);
-		a->cfg.events = (uint64_t)n;
+					    ceil(a->cfg.rate * a->duration_ns /
+						 1e9));
 	}
 	check_config(a);
 	check_quota(a);

@@ -1,13 +1,33 @@
 /*
- * The pipeline's progress line and the partial mark of a stopped run's
- * hlog: their exact text, since terminals redraw the one and readers
- * (and people) read the other.
+ * A run by time, its progress and its end: a duration turned into an
+ * event count; the progress line and the partial mark of a stopped run's
+ * hlog, as exact text, since terminals redraw the one and readers (and
+ * people) read the other.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "latlab/pipe.h"
 #include "t_test.h"
+
+static void test_duration(void)
+{
+	struct lat_pipe_config c;
+
+	lat_pipe_config_init(&c);
+	c.rate = 1000;
+	T_EQ_I64(lat_pipe_config_duration(&c, 2.5e9), 0);
+	T_EQ_I64(c.events, 2500);
+	T_EQ_I64(lat_pipe_config_duration(&c, 1.0005e6), 0); /* rounds up */
+	T_EQ_I64(c.events, 2);
+	/* shorter than one gap: refused, the count left as it was */
+	T_EQ_I64(lat_pipe_config_duration(&c, 0.5e6), -EDOM);
+	T_EQ_I64(c.events, 2);
+	c.rate = 1e9;
+	T_EQ_I64(lat_pipe_config_duration(&c, 1e13), -ERANGE);
+	T_EQ_I64(c.events, 2);
+}
 
 static char *capture_progress(uint64_t done, uint64_t planned, double t)
 {
@@ -54,6 +74,7 @@ static void test_partial_mark(void)
 
 int main(void)
 {
+	test_duration();
 	test_progress();
 	test_partial_mark();
 	T_DONE();

@@ -346,6 +346,15 @@ struct lat_pipe_result {
 void lat_pipe_config_init(struct lat_pipe_config *c);
 
 /*
+ * Size a run by time: set @c->events to the events @c->rate sends in
+ * @duration_ns (rounded up). Returns 0, -EDOM when @duration_ns is
+ * shorter than one gap between sends (the run would be one event sent
+ * at once), or -ERANGE when the count falls outside 1..LAT_PIPE_MAX_EVENTS;
+ * @c->events is unchanged on error.
+ */
+int lat_pipe_config_duration(struct lat_pipe_config *c, double duration_ns);
+
+/*
  * Check @c: the one place the pipeline's ranges are written. Returns 0,
  * or -EINVAL with *@why (may be NULL) set to a static lowercase message
  * that starts with the bad field's name, e.g. "stages must be between 1

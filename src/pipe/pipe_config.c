@@ -34,6 +34,19 @@ void lat_pipe_config_init(struct lat_pipe_config *c)
 	c->cpu_period_us = 100000;
 }
 
+int lat_pipe_config_duration(struct lat_pipe_config *c, double duration_ns)
+{
+	double sends = c->rate * duration_ns / 1e9;
+	double n = ceil(sends);
+
+	if (sends < 1)
+		return -EDOM;
+	if (!(n >= 1 && n <= (double)LAT_PIPE_MAX_EVENTS))
+		return -ERANGE;
+	c->events = (uint64_t)n;
+	return 0;
+}
+
 int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 {
 	const char *msg = NULL;
