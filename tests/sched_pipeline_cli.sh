@@ -65,7 +65,8 @@ if a["total_ns"]:
     big = max(want.values())
     L = d["largest"]
     assert L is not None and abs(want[L["cause"]] - big) < 1e-9, (L, want)
-    names = {"foreign": a["foreign"], "own": a["own"], "irq": a["irq"]}.get(L["cause"], [])
+    names = {"foreign": a["foreign"], "own": a["own"], "irq": a["irq"],
+             "probe": [{"name": "latlab-sched", "pid": rd["tid"]}]}.get(L["cause"], [])
     assert L["who"] == (names[0]["name"] if names else None), (L, names)
     assert L["who_pid"] == (names[0]["pid"] if names else 0), (L, names)
     assert L["who_foreign"] == (L["cause"] == "foreign" and bool(names) and names[0]["pid"] > 0), L
