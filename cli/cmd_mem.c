@@ -17,7 +17,6 @@
 #include "mem_cli.h"
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
-#include "latlab/stats.h"
 
 static const char usage[] =
 	"latlab mem: the memory hierarchy and contention, measured here\n"
@@ -285,19 +284,14 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    "cache line (%d B), not %llu B",
 				    LAT_CACHELINE,
 				    (unsigned long long)o->min_size);
-	if (!o->max_size) { /* 4x the last-level cache, as the lesson needs */
-		uint64_t llc = lat_topo_caches_llc(&env->caches);
-
-		o->max_size = llc ? 4 * llc : 64u << 20;
-	}
+	if (!o->max_size)
+		o->max_size = lat_mem_chase_default_max(&env->m.caches);
 	if (o->max_size < o->min_size)
 		cli_usage_error(MEM_CMD, "--max-size (%llu B) is below "
 				    "--min-size (%llu B)",
 				    (unsigned long long)o->max_size,
 				    (unsigned long long)o->min_size);
-	/* the buffer(s), the permutation, and room to spare */
-	need = o->max_size * (o->hugepages ? 2 : 1) +
-	       o->max_size / LAT_CACHELINE * 4;
+	need = lat_mem_chase_bytes_needed(o->max_size, o->hugepages);
 	avail = lat_mem_available(NULL);
 	if ((o->what & MEM_CHASE) && avail && need > avail / 10 * 9) {
 		char a[32], b[32], have[32];
@@ -308,17 +302,9 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    lat_fmt_bytes(b, sizeof(b), need),
 				    lat_fmt_bytes(have, sizeof(have), avail));
 	}
-	if (!o->n_threads) { /* 1..usable, then oversubscribed 2x */
-		int u = o->n_cpus;
-
-		for (int n = 1; n <= u && o->n_threads < MEM_MAX_THREADS - 1;
-		     n *= 2)
-			o->threads[o->n_threads++] = n;
-		if (o->threads[o->n_threads - 1] != u &&
-		    o->n_threads < MEM_MAX_THREADS - 1)
-			o->threads[o->n_threads++] = u;
-		o->threads[o->n_threads++] = 2 * u;
-	}
+	if (!o->n_threads)
+		o->n_threads = lat_mem_rm_default_threads(
+			o->n_cpus, o->threads, MEM_MAX_THREADS);
 }
 
 static void env_load(struct mem_env *env, struct mem_opts *o)
@@ -334,66 +320,25 @@ static void env_load(struct mem_env *env, struct mem_opts *o)
 			o->cpus[o->n_cpus++] = c;
 	if (!o->n_cpus)
 		cli_fail(MEM_CMD, "no usable CPU");
-	env->usable = o->n_cpus;
-	rc = lat_topo_caches_load(&env->caches, NULL, o->cpus[0]);
+	env->m.usable = o->n_cpus;
+	rc = lat_topo_caches_load(&env->m.caches, NULL, o->cpus[0]);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot read the cache sizes: %s",
 			     lat_strerror(rc));
 }
 
+/* The machine, then the load warning: it names --rt, a flag. */
 static void print_header(const struct mem_opts *o, const struct mem_env *e)
 {
-	char list[256], b[32];
-	bool set[LAT_TOPO_MAX_CPUS] = { false };
-
-	for (int i = 0; i < o->n_cpus; i++)
-		set[o->cpus[i]] = true;
-	printf("latlab mem: %d CPU%s in use (%s), caches:", o->n_cpus,
-	       o->n_cpus == 1 ? "" : "s",
-	       lat_topo_list_format(set, list, sizeof(list)));
-	if (!e->caches.n)
-		printf(" none listed in sysfs");
-	for (int i = 0; i < e->caches.n; i++)
-		printf("%s %s %s", i ? "," : "",
-		       lat_topo_cache_name(&e->caches, i),
-		       lat_fmt_bytes(b, sizeof(b), e->caches.c[i].size));
-	printf("\n");
-	printf("clock: %.4f counter cycles/ns (calibrated now, as 'latlab "
-	       "clock' does); core clock ~%.2f GHz (estimated from a "
-	       "multiply chain)\n", e->cal.cycles_per_ns, e->core_ghz);
-	if (e->loadavg > e->usable)
+	lat_mem_machine_print(stdout, &e->m, o->cpus, o->n_cpus);
+	if (e->m.loadavg > e->m.usable)
 		printf("warning: load average %.1f on %d usable CPUs: other "
 		       "work shares these cores; the figures below are "
 		       "medians and minima over repeated samples for that "
-		       "reason%s\n", e->loadavg, e->usable,
+		       "reason%s\n", e->m.loadavg, e->m.usable,
 		       (o->what & (MEM_C2C | MEM_SHARE)) && !o->rt
 		       ? "; the two-thread loops run at normal priority "
 			 "(--rt: SCHED_FIFO, if permitted)" : "");
-}
-
-static void json_env(struct lat_json *j, const struct mem_opts *o,
-		     const struct mem_env *e)
-{
-	lat_json_obj_begin(j, "machine");
-	lat_json_int(j, "usable_cpus", e->usable);
-	lat_json_arr_begin(j, "cpus");
-	for (int i = 0; i < o->n_cpus; i++)
-		lat_json_int(j, NULL, o->cpus[i]);
-	lat_json_arr_end(j);
-	lat_json_arr_begin(j, "caches");
-	for (int i = 0; i < e->caches.n; i++) {
-		lat_json_obj_begin(j, NULL);
-		lat_json_str(j, "name", lat_topo_cache_name(&e->caches, i));
-		lat_json_int(j, "level", e->caches.c[i].level);
-		lat_json_uint(j, "size_bytes", e->caches.c[i].size);
-		lat_json_int(j, "shared_cpus", e->caches.c[i].shared_cpus);
-		lat_json_obj_end(j);
-	}
-	lat_json_arr_end(j);
-	lat_json_double(j, "loadavg", e->loadavg);
-	lat_json_double(j, "cycles_per_ns", e->cal.cycles_per_ns);
-	lat_json_double(j, "core_ghz_estimate", e->core_ghz);
-	lat_json_obj_end(j);
 }
 
 _Noreturn void mem_fail(struct lat_json *j, const char *experiment,
@@ -443,16 +388,14 @@ static int mem_main(int argc, char **argv)
 	cli_catch_stop_signals();
 	fprintf(stderr, "latlab mem: measuring (Ctrl-C stops it and shows "
 		"what was done)\n");
-	rc = lat_clock_calibrate(&env.cal, 200);
+	rc = lat_mem_machine_measure(&env.m, 200);
 	if (rc)
 		cli_fail(MEM_CMD, "cannot calibrate the cycle clock: %s",
 			     lat_strerror(rc));
-	env.core_ghz = lat_mem_core_ghz(50);
-	env.loadavg = lat_loadavg();
 	if (o.json) {
 		lat_json_init(&j, stdout);
 		lat_json_obj_begin(&j, NULL);
-		json_env(&j, &o, &env);
+		lat_mem_machine_json(&j, &env.m, o.cpus, o.n_cpus);
 	} else {
 		print_header(&o, &env);
 	}

@@ -551,8 +551,6 @@ struct watch {
 static bool watch(void *ctx, uint64_t done, double t)
 {
 	struct watch *w = ctx;
-	double rate;
-	char r[LAT_FMT_LEN];
 
 	w->sig = cli_stop_signal();
 	if (w->sig)
@@ -570,12 +568,7 @@ static bool watch(void *ctx, uint64_t done, double t)
 		return false;
 	w->drawn_s = t;
 	w->shown = true;
-	rate = done / t;
-	fprintf(stderr, "\r  %llu/%llu events, %s, %.1f s elapsed, ETA "
-		"%.1f s   ", (unsigned long long)done,
-		(unsigned long long)w->cfg->events,
-		lat_fmt_rate(r, sizeof(r), rate), t,
-		rate > 0 ? (double)(w->cfg->events - done) / rate : 0.0);
+	lat_pipe_progress_print(stderr, done, w->cfg->events, t);
 	return false;
 }
 
@@ -609,22 +602,13 @@ static void print(const struct args *a, struct lat_instr *in,
 		cli_fail(CMD, "internal error: unbalanced JSON");
 }
 
-/* The library judges the calibration (lat_work_check); we say it. */
+/* The library judges the calibration and words it; we prefix it. */
 static void warn_work(const struct lat_work *w)
 {
-	enum lat_work_verdict v = lat_work_check(w);
-	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
-
-	if (v == LAT_WORK_OK)
+	if (lat_work_check(w) == LAT_WORK_OK)
 		return;
-	fprintf(stderr, "latlab pipeline: warning: work calibrated to %s for "
-		"%s asked (%+.0f%%): %s\n",
-		lat_fmt_ns(a, sizeof(a), w->check_p50_ns),
-		lat_fmt_ns(b, sizeof(b), w->target_ns), 100 * w->check_error,
-		v == LAT_WORK_BELOW_OVERHEAD
-			? (snprintf(c, sizeof(c), "below the stamp pair's own "
-				    "%.0f ns", w->overhead_ns), c)
-			: "the CPU was busy during calibration");
+	fputs("latlab pipeline: warning: ", stderr);
+	lat_work_check_print(stderr, w);
 }
 
 /* The frozen window: CSV to --flight-out, else the trigger's neighbourhood
@@ -734,10 +718,10 @@ static int pipeline_main(int argc, char **argv)
 	/* an interrupted run's hlog holds whole intervals: it is kept,
 	 * marked partial by a comment line (readers skip comments) */
 	if (hlog && sig && !rc)
-		fprintf(hlog, "#[Partial: interrupted by %s after %llu of %llu "
-			"events]\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-			(unsigned long long)r.produced,
-			(unsigned long long)a.cfg.events);
+		rc = lat_pipe_hlog_mark_partial(hlog, &r, a.cfg.events,
+						sig == SIGTERM
+						? "interrupted by SIGTERM"
+						: "interrupted by SIGINT");
 	if (hlog)
 		rc = cli_out_commit(hlog, rc);
 	if (rc)

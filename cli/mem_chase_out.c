@@ -25,9 +25,9 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	r.steps = o->steps;
 	r.samples = o->samples;
 	r.loads = o->loads;
-	r.caches = env->caches;
-	r.core_ghz = env->core_ghz;
-	rc = lat_mem_chase_sweep_run(&r, &env->cal, o->hugepages,
+	r.caches = env->m.caches;
+	r.core_ghz = env->m.core_ghz;
+	rc = lat_mem_chase_sweep_run(&r, &env->m.cal, o->hugepages,
 				     cli_stop_requested, NULL);
 	if (rc && r.failed < 0)
 		mem_fail(j, "chase", "cannot map %llu bytes for the chase: %s",

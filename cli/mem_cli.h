@@ -52,11 +52,7 @@ struct mem_opts {
 /* What every experiment knows about the machine. */
 struct mem_env {
 	struct lat_topo topo;
-	struct lat_topo_caches caches;
-	struct lat_clock_cal cal;
-	double core_ghz;
-	double loadavg;
-	int usable;
+	struct lat_mem_machine m;  /* caches, clocks, load, usable CPUs */
 	double l1_ns;              /* from the chase, 0 when not run */
 };
 

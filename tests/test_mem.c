@@ -454,8 +454,36 @@ static void test_relation(void)
 	T_EQ_I64(lat_mem_c2c_once(1, 1, 10, NULL, NULL, NULL), -EINVAL);
 }
 
+/* The defaults latlab mem takes from the machine, as the library's. */
+static void test_defaults(void)
+{
+	struct lat_topo_caches c;
+	int t[8];
+
+	memset(&c, 0, sizeof(c));
+	T_EQ_I64(lat_mem_chase_default_max(&c), 64u << 20); /* none listed */
+	c.n = 2;
+	c.c[0].size = 32 << 10;
+	c.c[1].size = 8 << 20;
+	T_EQ_I64(lat_mem_chase_default_max(&c), 32u << 20);
+	/* 4 bytes of permutation per 64-byte line; twice the buffer on huge */
+	T_EQ_I64(lat_mem_chase_bytes_needed(1 << 20, false),
+		 (1 << 20) + (1 << 20) / 16);
+	T_EQ_I64(lat_mem_chase_bytes_needed(1 << 20, true),
+		 (2 << 20) + (1 << 20) / 16);
+	T_EQ_I64(lat_mem_rm_default_threads(1, t, 8), 2);
+	T_CHECK(t[0] == 1 && t[1] == 2);
+	T_EQ_I64(lat_mem_rm_default_threads(6, t, 8), 5);
+	T_CHECK(t[0] == 1 && t[1] == 2 && t[2] == 4 && t[3] == 6 &&
+		t[4] == 12);
+	/* a small array keeps its last slot for the oversubscribed row */
+	T_EQ_I64(lat_mem_rm_default_threads(64, t, 3), 3);
+	T_CHECK(t[0] == 1 && t[1] == 2 && t[2] == 128);
+}
+
 int main(void)
 {
+	test_defaults();
 	test_cycle();
 	test_chain();
 	test_sizes();

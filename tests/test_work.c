@@ -46,6 +46,28 @@ static void test_calibrate(void)
 	T_NEAR(w.check_error, w.check_p50_ns / 5000 - 1, 1e-12);
 }
 
+/* The printed line carries the verdict's reason; OK prints nothing. */
+static void test_check_print(struct lat_work *w)
+{
+	char buf[256] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	T_CHECK(f != NULL);
+	w->check_p50_ns = 30;
+	T_EQ_I64(lat_work_check_print(f, w), LAT_WORK_BELOW_OVERHEAD);
+	fflush(f);
+	T_CHECK(strstr(buf, "asked (+200%): below the stamp "
+		       "pair's own 30 ns\n") != NULL);
+	w->check_error = 0;
+	rewind(f);
+	buf[0] = '\0';
+	T_EQ_I64(lat_work_check_print(f, w), LAT_WORK_OK);
+	fflush(f);
+	T_CHECK(buf[0] == '\0');
+	fclose(f);
+	w->check_error = 2;
+}
+
 static void test_check(void)
 {
 	struct lat_work w = { .target_ns = 1000, .overhead_ns = 30 };
@@ -58,6 +80,7 @@ static void test_check(void)
 	w.check_error = 2;
 	T_EQ_I64(lat_work_check(&w), LAT_WORK_BELOW_OVERHEAD);
 	T_CHECK(!strcmp(lat_work_verdict_name(LAT_WORK_OK), "ok"));
+	test_check_print(&w);
 	T_CHECK(!strcmp(lat_work_verdict_name(LAT_WORK_BELOW_OVERHEAD),
 			"below_overhead"));
 }

@@ -182,6 +182,19 @@ LAT_INLINE void *lat_mem_chase(void *p, uint64_t loads)
 int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 		  int cap);
 
+/*
+ * The largest working set that shows every cache and then DRAM: 4x the
+ * last-level cache in @c, or 64 MiB when sysfs lists none.
+ */
+uint64_t lat_mem_chase_default_max(const struct lat_topo_caches *c);
+
+/*
+ * Memory a chase up to @max_size bytes takes: its buffer (a second one on
+ * huge pages with @hugepages) and the permutation's 4 bytes per line.
+ * Compare with lat_mem_available before asking for it.
+ */
+uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages);
+
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
 	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
@@ -632,6 +645,14 @@ struct lat_mem_rm_sweep {
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
  * @s is large: static or heap; lat_mem_rm_sweep_release after.
  */
+/*
+ * The reader counts worth a row on @usable CPUs: 1, 2, 4, ... up to
+ * @usable, @usable itself, then 2 x @usable (oversubscribed: the writer
+ * and the readers queue for the CPUs). Writes at most @cap (>= 2) counts
+ * to @threads and returns how many.
+ */
+int lat_mem_rm_default_threads(int usable, int *threads, int cap);
+
 int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 			 const struct lat_clock_cal *cal,
 			 bool (*stop)(void *ctx), void *ctx);
@@ -793,5 +814,39 @@ void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m);
 
 /* The same as a "c2c" member of the object open in @j. */
 void lat_mem_c2c_json(struct lat_json *j, const struct lat_mem_c2c_matrix *m);
+
+/*
+ * The machine a memory run describes before its results: the caches its
+ * plateaus are named after, the counter clock its cycles come from, the
+ * estimated core clock and how busy the machine was when it started.
+ */
+struct lat_mem_machine {
+	struct lat_topo_caches caches; /* as sysfs lists them for one CPU */
+	struct lat_clock_cal cal;      /* counter cycles per ns */
+	double core_ghz;               /* lat_mem_core_ghz; 0 if unknown */
+	double loadavg;                /* 1-minute load average (lat_loadavg) */
+	int usable;                    /* online CPUs in the affinity mask */
+};
+
+/*
+ * Calibrate @m->cal for @cal_ms milliseconds (lat_clock_calibrate),
+ * estimate the core clock (lat_mem_core_ghz(50)) and read the load
+ * average; the caches and usable count are the caller's (lat_topo).
+ * Returns 0 or the calibration's negative errno.
+ */
+int lat_mem_machine_measure(struct lat_mem_machine *m, unsigned cal_ms);
+
+/*
+ * Two lines on @f: the @n_cpus CPUs in use (@cpus, as a list) and the
+ * caches with their sizes; the counter clock and the core clock estimate.
+ */
+void lat_mem_machine_print(FILE *f, const struct lat_mem_machine *m,
+			   const int *cpus, int n_cpus);
+
+/* The same as a "machine" member of the object open in @j, with the
+ * load average. */
+void lat_mem_machine_json(struct lat_json *j,
+			  const struct lat_mem_machine *m, const int *cpus,
+			  int n_cpus);
 
 #endif

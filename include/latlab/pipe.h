@@ -668,6 +668,23 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r);
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r);
 
 /*
+ * Mark the interval log @hlog of a run stopped early: one comment line
+ * "#[Partial: <why> after <sent> of <planned> events]" (hlog readers skip
+ * comments; the intervals above it are whole). @why says what stopped it,
+ * e.g. "interrupted by SIGINT". Returns 0 or -EIO.
+ */
+int lat_pipe_hlog_mark_partial(FILE *hlog, const struct lat_pipe_result *r,
+			       uint64_t planned, const char *why);
+
+/*
+ * A progress line for a terminal, redrawn in place: carriage return,
+ * "<produced>/<planned> events, <rate>, <t> s elapsed, ETA <s> s", no
+ * newline. Feed it what a lat_pipe_stop_fn receives.
+ */
+void lat_pipe_progress_print(FILE *f, uint64_t produced, uint64_t planned,
+			     double elapsed_s);
+
+/*
  * Write the run's percentile spectrum as a standalone SVG to @out: one
  * line per delta, e2e in black (lat_svg_percentiles); an interrupted
  * run's chart says so in red under its title, with the events it got

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/clock.h"
 
@@ -55,6 +56,14 @@ enum lat_work_verdict {
  * LAT_WORK_TOLERANCE, and why. Pure; any thread.
  */
 enum lat_work_verdict lat_work_check(const struct lat_work *w);
+
+/*
+ * When lat_work_check(@w) is not LAT_WORK_OK, one line on @f saying what
+ * the calibration reached, for what target, and why it missed ("work
+ * calibrated to 80ns for 50ns asked (+60%): below the stamp pair's own
+ * 70 ns"); nothing when it is OK. Returns the verdict.
+ */
+enum lat_work_verdict lat_work_check_print(FILE *f, const struct lat_work *w);
 
 /* "ok", "below_overhead", "missed": stable names for JSON. */
 const char *lat_work_verdict_name(enum lat_work_verdict v);

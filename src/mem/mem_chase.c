@@ -129,6 +129,19 @@ int lat_mem_sizes(uint64_t min, uint64_t max, unsigned steps, uint64_t *out,
 	return n;
 }
 
+uint64_t lat_mem_chase_default_max(const struct lat_topo_caches *c)
+{
+	uint64_t llc = lat_topo_caches_llc(c);
+
+	return llc ? 4 * llc : 64u << 20;
+}
+
+uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages)
+{
+	/* the buffer(s), the permutation, and room to spare */
+	return max_size * (hugepages ? 2 : 1) + max_size / LAT_CACHELINE * 4;
+}
+
 /* Cost of an empty lat_clock_start/end pair (p50 of 1001, in cycles):
  * taken out of every sample, so a sample times only its loads. */
 uint64_t lat_mem_stamp_overhead(void)

@@ -91,6 +91,19 @@ static void finding(struct lat_mem_rm_sweep *s)
 	}
 }
 
+int lat_mem_rm_default_threads(int usable, int *threads, int cap)
+{
+	int n = 0;
+
+	/* the doublings and @usable leave one slot for the oversubscribed */
+	for (int k = 1; k <= usable && n < cap - 1; k *= 2)
+		threads[n++] = k;
+	if (threads[n - 1] != usable && n < cap - 1)
+		threads[n++] = usable;
+	threads[n++] = 2 * usable;
+	return n;
+}
+
 int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 			 const struct lat_clock_cal *cal,
 			 bool (*stop)(void *ctx), void *ctx)

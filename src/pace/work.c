@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "latlab/fmt.h"
 #include "latlab/work.h"
 #include "latlab/stats.h"
 
@@ -167,6 +169,23 @@ enum lat_work_verdict lat_work_check(const struct lat_work *w)
 		return LAT_WORK_OK;
 	return w->target_ns < w->overhead_ns ? LAT_WORK_BELOW_OVERHEAD
 					     : LAT_WORK_MISSED;
+}
+
+enum lat_work_verdict lat_work_check_print(FILE *f, const struct lat_work *w)
+{
+	enum lat_work_verdict v = lat_work_check(w);
+	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[64];
+
+	if (v == LAT_WORK_OK)
+		return v;
+	fprintf(f, "work calibrated to %s for %s asked (%+.0f%%): %s\n",
+		lat_fmt_ns(a, sizeof(a), w->check_p50_ns),
+		lat_fmt_ns(b, sizeof(b), w->target_ns), 100 * w->check_error,
+		v == LAT_WORK_BELOW_OVERHEAD
+			? (snprintf(c, sizeof(c), "below the stamp pair's own "
+				    "%.0f ns", w->overhead_ns), c)
+			: "the CPU was busy during calibration");
+	return v;
 }
 
 const char *lat_work_verdict_name(enum lat_work_verdict v)
