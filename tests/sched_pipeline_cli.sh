@@ -19,7 +19,9 @@ expect_one_line_error
 expect_exit 0 "$LATLAB" pipeline --sched --events 50000 --rate 100000 \
 	--stall-at 20000:2ms --freeze-above 1ms --flight-post 32 --json
 json_has "$T_TMP/out" sched.ran sched.threshold_ns sched.above_p999.causes \
-	sched.probe.lost sched.flight_window.events sched.clock_pairs
+	sched.probe.lost sched.flight_window.events sched.clock_pairs \
+	sched.reader.tid sched.reader.cpu sched.reader.pinned \
+	diagnosis.scheduler.shares.probe
 python3 - "$T_TMP/out" <<'PY' || fail "pipeline --sched attribution: $(head -c 600 "$T_TMP/out")"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -30,6 +32,14 @@ assert s["probe"]["lost"] == 0 and s["probe"]["missed"] == 0, s["probe"]
 e2e = [d for d in r["deltas"] if d["name"] == "e2e"][0]
 # none above p99.9 only when the slowest share p99.9's histogram bucket
 assert a["events"] >= 1 or e2e["max_ns"] <= s["threshold_ns"] * 1.001, (a, e2e)
+# the probe's own reader is a cause of its own, never "own threads"
+assert "probe" in [c["cause"] for c in a["causes"]], a["causes"]
+assert all(w["name"] != "latlab-sched" for w in a["own"]), a["own"]
+# it ran, and away from every hot thread when it was pinned
+rd = s["reader"]
+hot = {t["cpu"] for t in r["placement"]["threads"]}
+assert rd["tid"] > 0 and rd["pinned"] == (rd["cpu"] >= 0), rd
+assert rd["cpu"] not in hot or not rd["pinned"], (rd, hot)
 # every nanosecond of their time is given to exactly one cause
 assert sum(c["ns"] for c in a["causes"]) == a["total_ns"], a
 # and the events are the run's slowest: each above the threshold
@@ -49,13 +59,14 @@ assert d["threshold_ns"] == s["threshold_ns"] and d["events"] == a["events"], (d
 assert d["total_ns"] == a["total_ns"], (d, a)
 want = {c["cause"]: c["share"] for c in a["causes"]}
 assert set(d["shares"]) == set(want), (d["shares"], want)
-for k in ("own", "foreign", "irq", "unexplained"):
+for k in ("own", "probe", "foreign", "irq", "unexplained"):
     assert abs(d["shares"][k] - want[k]) < 1e-9, (k, d["shares"], want)
 if a["total_ns"]:
     big = max(want.values())
     L = d["largest"]
     assert L is not None and abs(want[L["cause"]] - big) < 1e-9, (L, want)
-    names = {"foreign": a["foreign"], "own": a["own"], "irq": a["irq"]}.get(L["cause"], [])
+    names = {"foreign": a["foreign"], "own": a["own"], "irq": a["irq"],
+             "probe": [{"name": "latlab-sched", "pid": rd["tid"]}]}.get(L["cause"], [])
     assert L["who"] == (names[0]["name"] if names else None), (L, names)
     assert L["who_pid"] == (names[0]["pid"] if names else 0), (L, names)
     assert L["who_foreign"] == (L["cause"] == "foreign" and bool(names) and names[0]["pid"] > 0), L
@@ -71,6 +82,8 @@ grep -q "^tail: with the scheduler probe: " "$T_TMP/out" || fail "no tail: line 
 # among the other tail: lines, before the probe's own table
 awk '/^tail: with the scheduler probe: /{t=NR} /^sched: [0-9]* events above/{s=NR} END{exit !(t && s && t < s)}' "$T_TMP/out" ||
 	fail "the probe's tail: line is not with the diagnosis"
+grep -q "^sched: the probe's reader (latlab-sched, tid [1-9][0-9]*) ran " "$T_TMP/out" ||
+	fail "where the reader ran: $(grep '^sched' "$T_TMP/out")"
 grep -q '^sched: probe .*, 0 lost' "$T_TMP/out" || fail "probe accounting: $(grep '^sched: probe' "$T_TMP/out")"
 
 # without the probe the diagnosis says so: null, not a made-up table

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "t_test.h"
+#include "latlab/sched_attr.h"
 #include "sched/sched_int.h"
 
 #define US 1000ull
@@ -313,6 +314,65 @@ static void test_irqs(void)
 	lat_sched_state_destroy(&st);
 }
 
+/*
+ * The attribution of a hot thread's runnable time when the probe's own
+ * reader (tid 150, "latlab-sched") held its CPU: that time is the cause
+ * "probe", not "own"; the stretch another of our threads held stays
+ * "own". Without the reader's tid the same records are all "own": the
+ * tid is what sets them apart.
+ */
+static void test_reader_on_hot_cpu(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	uint64_t t0 = 1000 * MS, t1 = t0 + 1 * MS, t2 = t1 + 3 * MS,
+		 t3 = t2 + 1 * MS;
+	uint64_t ns[LAT_SCHED_NCAUSES] = { 0 }, blind[LAT_SCHED_NCAUSES] = { 0 };
+	int cpu = 0;
+
+	T_EQ_I64(lat_sched_state_init(&st, true, true, &cpu, 1), 0);
+	sw(&st, t0, 0, 0, 0, false, 101, "stage1");
+	sw(&st, t1, 0, 101, 0, true, 150, "latlab-sched"); /* stage1 runnable */
+	sw(&st, t2, 0, 150, 1, false, 102, "stage2");      /* reader sleeps */
+	sw(&st, t3, 0, 102, 0, true, 101, "stage1");
+	lat_sched_state_finish(&st, t3 + 1 * MS, &r);
+	T_EQ_I64(lat_sched_attr_runnable_ns(&st, 0, t1, t3, 150, ns), 0);
+	T_EQ_I64(ns[LAT_SCHED_CAUSE_PROBE], 3 * MS);
+	T_EQ_I64(ns[LAT_SCHED_CAUSE_OWN], 1 * MS);
+	T_EQ_I64(ns[LAT_SCHED_CAUSE_FOREIGN], 0);
+	T_CHECK(!strcmp(lat_sched_cause_name(LAT_SCHED_CAUSE_PROBE), "probe"));
+	T_CHECK(strstr(lat_sched_cause_text(LAT_SCHED_CAUSE_PROBE),
+		       "latlab-sched") != NULL);
+	T_EQ_I64(lat_sched_attr_runnable_ns(&st, 0, t1, t3, 0, blind), 0);
+	T_EQ_I64(blind[LAT_SCHED_CAUSE_PROBE], 0);
+	T_EQ_I64(blind[LAT_SCHED_CAUSE_OWN], 4 * MS);
+	lat_sched_state_destroy(&st);
+}
+
+/* The reader's CPU: a spare one when the machine has it, else none. */
+static void test_reader_cpu(void)
+{
+	struct lat_pipe_config c;
+	bool eight[8], five[5];
+	int i;
+
+	lat_pipe_config_init(&c);
+	c.stages = 3; /* 5 hot threads on cpus 0-4, the aggregator on 5 */
+	c.pin = true;
+	for (i = 0; i < lat_pipe_n_hot(c.stages); i++)
+		c.cpu[i] = i;
+	c.agg_cpu = 5;
+	for (i = 0; i < 8; i++)
+		eight[i] = i != 6; /* 6 outside the affinity mask */
+	T_EQ_I64(lat_sched_attr_reader_cpu(&c, eight, 8), 7);
+	for (i = 0; i < 5; i++)
+		five[i] = true; /* every CPU holds a hot thread */
+	c.agg_cpu = -1;
+	T_EQ_I64(lat_sched_attr_reader_cpu(&c, five, 5), -1);
+	c.pin = false; /* unpinned hot threads: nowhere is away */
+	T_EQ_I64(lat_sched_attr_reader_cpu(&c, eight, 8), -1);
+}
+
 /* Many threads: the table grows and every one is found again. */
 static void test_many_threads(void)
 {
@@ -397,5 +457,7 @@ int main(void)
 	test_window_and_unpaired();
 	test_irqs();
 	test_many_threads();
+	test_reader_on_hot_cpu();
+	test_reader_cpu();
 	T_DONE();
 }

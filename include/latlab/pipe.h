@@ -257,10 +257,10 @@ struct lat_pipe_delta {
  * run), so the diagnosis can use it without the pipe module needing the
  * probe. Zeroed (ran false) when the probe did not run.
  */
-#define LAT_PIPE_TAIL_CAUSES 8
+#define LAT_PIPE_TAIL_CAUSES 10
 
 struct lat_pipe_tail_cause {
-	const char *name;         /* stable key ("own", "foreign", "irq",
+	const char *name;         /* stable key ("own", "probe", "foreign", "irq",
 				   * "unexplained", ...): static storage */
 	const char *text;         /* the same for people: static storage */
 	uint64_t ns;              /* the causes' ns sum to total_ns */

@@ -214,6 +214,14 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out);
 int lat_sched_start(struct lat_sched *s);
 
 /*
+ * Pin the probe's reader thread (named latlab-sched) to @cpu when it
+ * starts, or -1 (the default) to leave it where the scheduler puts it.
+ * Call before lat_sched_start. Returns 0 or -EINVAL (started, or @cpu
+ * out of range). A pin the kernel refuses leaves it unpinned.
+ */
+int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu);
+
+/*
  * Follow thread @tid from now on (e.g. a pipeline thread, from its own
  * prepare hook). Any thread. Returns 0, -EINVAL, -ENOSPC (set full).
  */

@@ -9,6 +9,9 @@
  *                with the previous event when this one arrived;
  *   own          runnable, while another of the pipeline's threads held
  *                its CPU (hot threads sharing a CPU);
+ *   probe        runnable, while the probe's own ring-buffer reader
+ *                (latlab-sched) held its CPU: the cost of observing, kept
+ *                apart so it is never blamed on the pipeline;
  *   foreign      runnable, while another task held its CPU (named);
  *   wakeup       runnable on an idle CPU: the wake-up itself (IPI, exit
  *                from idle);
@@ -53,6 +56,7 @@
 enum lat_sched_cause {
 	LAT_SCHED_CAUSE_BACKLOG,
 	LAT_SCHED_CAUSE_OWN,
+	LAT_SCHED_CAUSE_PROBE,
 	LAT_SCHED_CAUSE_FOREIGN,
 	LAT_SCHED_CAUSE_WAKEUP,
 	LAT_SCHED_CAUSE_BLOCKED,
@@ -105,7 +109,22 @@ struct lat_sched_attr_result {
 	uint64_t pair_width_ns;      /* median bracket width */
 	double mono_vs_raw_ppm;      /* MONOTONIC slope vs the calibration */
 	const struct lat_sched_result *probe; /* owned by the attr */
+	/* the probe's reader thread: where it ran (a spare CPU no hot
+	 * thread or helper uses, or -1 unpinned when there is none) */
+	pid_t reader_tid;            /* 0 if it never ran */
+	int reader_cpu;
 };
+
+/*
+ * A CPU for the probe's reader away from @c's hot threads: the lowest
+ * usable CPU in @allowed (@n_allowed entries; from the affinity mask)
+ * that no hot thread, the aggregator nor the noise thread uses, else -1
+ * (leave it unpinned: on a machine with no spare CPU pinning it onto a
+ * hot one would only fix which hot thread it disturbs). Unpinned hot
+ * threads have no "away": -1. Pure.
+ */
+int lat_sched_attr_reader_cpu(const struct lat_pipe_config *c,
+			      const bool *allowed, int n_allowed);
 
 struct lat_sched_attr;
 

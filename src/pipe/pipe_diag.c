@@ -122,6 +122,22 @@ static void print_throttled(FILE *out, const struct lat_pipe_result *r,
 			q->spikes >= 2 ? lat_fmt_ns(a, sizeof(a), q->spike_gap_ns) : "");
 }
 
+/* The probe's own reader on a hot CPU, when it was not the largest
+ * cause: the cost of observing, shown, never folded into ours. */
+static void print_probe_cost(FILE *out, const struct lat_pipe_diag *d)
+{
+	const struct lat_pipe_tail_probe *p = d->probe;
+
+	for (int c = 0; c < p->n_causes && c < LAT_PIPE_TAIL_CAUSES; c++)
+		if (c != d->probe_largest && p->cause[c].ns &&
+		    !strcmp(p->cause[c].name, "probe"))
+			fprintf(out, "tail: the probe's reader (latlab-sched) "
+				"held a hot CPU for %.1f%% of the time above "
+				"p99.9: the cost of observing, not the "
+				"pipeline's\n",
+				pct(p->cause[c].ns, p->total_ns));
+}
+
 /* What the scheduler probe saw the slowest events wait for. */
 static void print_probe(FILE *out, const struct lat_pipe_diag *d)
 {
@@ -141,6 +157,7 @@ static void print_probe(FILE *out, const struct lat_pipe_diag *d)
 	else if (c->who[0])
 		fprintf(out, ", most of it %s", c->who);
 	fprintf(out, "\n");
+	print_probe_cost(out, d);
 }
 
 void pipe_print_diag(FILE *out, const struct lat_pipe_result *r,

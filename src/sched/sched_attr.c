@@ -4,7 +4,9 @@
  * join). The hooks only copy; all the work is in lat_sched_attr_finish,
  * after the run.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_ISSET */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -35,6 +37,7 @@ struct lat_sched_attr {
 	int stages, n_hot, n_deltas;
 	pid_t tid[LAT_PIPE_MAX_HOT];
 	int cpu[LAT_PIPE_MAX_HOT];
+	pid_t reader_tid;             /* the probe's reader, once stopped */
 	/* the slowest samples: a min-heap on e2e_ns */
 	struct slow *heap;
 	size_t heap_n, heap_cap;
@@ -52,13 +55,15 @@ struct lat_sched_attr {
 };
 
 static const char *const cause_names[LAT_SCHED_NCAUSES] = {
-	"backlog", "own", "foreign", "wakeup", "blocked", "irq", "normal",
+	"backlog", "own", "probe", "foreign", "wakeup", "blocked", "irq", "normal",
 	"unexplained",
 };
 
 static const char *const cause_texts[LAT_SCHED_NCAUSES] = {
 	"queued behind earlier events (backlog)",
 	"runnable behind our own threads (sharing a CPU)",
+	"runnable behind the probe's reader (latlab-sched): the cost of "
+	"observing",
 	"runnable behind other tasks",
 	"runnable on an idle CPU (the wake-up itself)",
 	"asleep in its wait when the event arrived",
@@ -243,6 +248,37 @@ static void on_sample(void *ctx, const struct lat_pipe_msg *m,
 
 /* ---- set-up ---- */
 
+int lat_sched_attr_reader_cpu(const struct lat_pipe_config *c,
+			      const bool *allowed, int n_allowed)
+{
+	int n_hot = lat_pipe_n_hot(c->stages);
+
+	if (!c->pin)
+		return -1;
+	for (int cpu = 0; cpu < n_allowed; cpu++) {
+		bool used = cpu == c->agg_cpu || (c->noise && cpu == c->noise_cpu);
+
+		for (int i = 0; i < n_hot && !used; i++)
+			used = c->cpu[i] == cpu;
+		if (allowed[cpu] && !used)
+			return cpu;
+	}
+	return -1;
+}
+
+/* The reader's CPU for @c on this machine (its affinity mask). */
+static int reader_cpu_of(const struct lat_pipe_config *c)
+{
+	bool allowed[CPU_SETSIZE] = { false };
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		allowed[cpu] = CPU_ISSET(cpu, &set);
+	return lat_sched_attr_reader_cpu(c, allowed, CPU_SETSIZE);
+}
+
 int lat_sched_attr_init(struct lat_sched_attr **out,
 			struct lat_pipe_config *c,
 			const struct lat_flight *flight)
@@ -266,6 +302,7 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 	a->n_hot = lat_pipe_n_hot(c->stages);
 	a->n_deltas = lat_pipe_n_deltas(c->stages);
 	a->flight = flight;
+	a->res.reader_cpu = -1;
 	lat_sched_available(&av);
 	if (!av.ok) {
 		snprintf(a->res.unavailable, sizeof(a->res.unavailable), "%s",
@@ -313,6 +350,10 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 	o.per_thread = true;
 	o.timeline = true;
 	rc = lat_sched_open(&o, &a->probe);
+	if (rc)
+		return rc;
+	a->res.reader_cpu = reader_cpu_of(c);
+	rc = lat_sched_set_reader_cpu(a->probe, a->res.reader_cpu);
 	if (rc)
 		return rc;
 	a->next = c->hooks;
@@ -444,6 +485,11 @@ static void runnable(const struct lat_sched_attr *a, struct lat_sched_state *st,
 			if (h[i].kind == LAT_SCHED_C_IDLE)
 				give(acc, LAT_SCHED_CAUSE_WAKEUP, hi - lo, NULL,
 				     0, "idle");
+			else if (h[i].kind == LAT_SCHED_C_OWN &&
+				 a->reader_tid && h[i].pid == a->reader_tid)
+				/* the probe itself: not the pipeline's */
+				give(acc, LAT_SCHED_CAUSE_PROBE, hi - lo, NULL,
+				     h[i].pid, "latlab-sched");
 			else if (h[i].kind == LAT_SCHED_C_OWN)
 				give(acc, LAT_SCHED_CAUSE_OWN, hi - lo, acc->own,
 				     h[i].pid, hot_name(a, h[i].pid, h[i].comm));
@@ -456,6 +502,24 @@ static void runnable(const struct lat_sched_attr *a, struct lat_sched_state *st,
 	if (y > t) /* no holder known: the CPU's record has a gap */
 		give(acc, LAT_SCHED_CAUSE_FOREIGN, y - t, acc->foreign, -1,
 		     "(unknown)");
+}
+
+int lat_sched_attr_runnable_ns(struct lat_sched_state *st, int cpu,
+			       uint64_t x, uint64_t y, pid_t reader_tid,
+			       uint64_t *ns)
+{
+	struct lat_sched_attr *a = calloc(1, sizeof(*a));
+	struct acc acc;
+
+	if (!a)
+		return -ENOMEM;
+	memset(&acc, 0, sizeof(acc));
+	a->reader_tid = reader_tid;
+	runnable(a, st, cpu, x, y, &acc);
+	for (int c = 0; c < LAT_SCHED_NCAUSES; c++)
+		ns[c] += acc.ns[c];
+	free(a);
+	return 0;
 }
 
 /* On @cpu during [x, y]: interrupts there, then ordinary time up to
@@ -658,6 +722,9 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 		return -LAT_EUNSUPP;
 	take_pair(a);
 	rc = lat_sched_stop(a->probe);
+	a->reader_tid = lat_sched_reader_tid(a->probe);
+	a->res.reader_tid = a->reader_tid;
+	a->res.reader_cpu = lat_sched_reader_cpu(a->probe);
 	a->res.ran = true;
 	a->res.probe = lat_sched_result(a->probe);
 	st = lat_sched_state_of(a->probe);

@@ -58,6 +58,24 @@ static void sum_table(FILE *out, const struct lat_sched_attr_sum *s)
 		pct(s->ns[LAT_SCHED_CAUSE_UNEXPLAINED], s->total_ns));
 }
 
+/* Where the probe's reader ran: its own CPU, or why it shared. */
+static void print_reader(FILE *out, const struct lat_sched_attr_result *x,
+			 const struct lat_pipe_result *r)
+{
+	fprintf(out, "sched: the probe's reader (latlab-sched, tid %d) ",
+		(int)x->reader_tid);
+	if (x->reader_cpu >= 0)
+		fprintf(out, "ran on cpu %d, a CPU no hot thread uses\n",
+			x->reader_cpu);
+	else if (!r->config.pin)
+		fprintf(out, "ran unpinned, as the hot threads did\n");
+	else
+		fprintf(out, "ran unpinned: no spare CPU (every usable CPU "
+			"holds a hot thread or a helper); its time on a hot "
+			"CPU is the cause \"%s\"\n",
+			lat_sched_cause_name(LAT_SCHED_CAUSE_PROBE));
+}
+
 int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 			 const struct lat_pipe_result *r)
 {
@@ -100,6 +118,7 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 			lat_fmt_ns(b, sizeof(b), (double)x->window.total_ns));
 		sum_table(out, &x->window);
 	}
+	print_reader(out, x, r);
 	lat_sched_print_cpus(out, p);
 	fprintf(out, "sched: clock join: %d (cycles, CLOCK_MONOTONIC) pairs, "
 		"median bracket %s; CLOCK_MONOTONIC runs %+.1f ppm from the "
@@ -190,6 +209,11 @@ void lat_sched_attr_write_json(struct lat_json *j,
 		lat_json_uint(j, "flight_last_seq", x->flight_last_seq);
 		sum_json(j, "flight_window", &x->window);
 	}
+	lat_json_obj_begin(j, "reader");
+	lat_json_int(j, "tid", x->reader_tid);
+	lat_json_int(j, "cpu", x->reader_cpu);   /* -1: unpinned */
+	lat_json_bool(j, "pinned", x->reader_cpu >= 0);
+	lat_json_obj_end(j);
 	lat_json_int(j, "clock_pairs", x->pairs);
 	lat_json_uint(j, "clock_bracket_ns", x->pair_width_ns);
 	lat_json_double(j, "mono_vs_raw_ppm", x->mono_vs_raw_ppm);

@@ -48,7 +48,10 @@ void lat_sched_attr_fill_result(const struct lat_sched_attr *a,
 		t->name = lat_sched_cause_name(c);
 		t->text = lat_sched_cause_text(c);
 		t->ns = x->above.ns[c];
-		if (w && w->n) {
+		if (c == LAT_SCHED_CAUSE_PROBE && t->ns) {
+			snprintf(t->who, sizeof(t->who), "latlab-sched");
+			t->who_pid = x->reader_tid;
+		} else if (w && w->n) {
 			snprintf(t->who, sizeof(t->who), "%s", w->top[0].comm);
 			t->who_pid = w->top[0].pid;
 			/* a holder the probe did not see is not known to be

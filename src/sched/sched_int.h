@@ -168,6 +168,23 @@ struct lat_sched_cstate *lat_sched_state_cpu(struct lat_sched_state *st,
 /* The probe's state (the attribution reads its timeline after stop). */
 struct lat_sched_state *lat_sched_state_of(struct lat_sched *s);
 
+/* The probe's reader thread: its tid (0 before it ran) and the CPU it
+ * was pinned to (-1 unpinned, or the pin was refused). Read after
+ * lat_sched_stop (the join orders it). */
+pid_t lat_sched_reader_tid(const struct lat_sched *s);
+int lat_sched_reader_cpu(const struct lat_sched *s);
+
+/*
+ * The attribution of one runnable stretch [@x, @y] on @cpu, as the
+ * pipeline's attribution does it: ns by enum lat_sched_cause added into
+ * @ns (LAT_SCHED_NCAUSES entries), with @reader_tid (the probe's reader)
+ * apart from our other threads. For tests with synthetic records.
+ * Returns 0 or -ENOMEM.
+ */
+int lat_sched_attr_runnable_ns(struct lat_sched_state *st, int cpu,
+			       uint64_t x, uint64_t y, pid_t reader_tid,
+			       uint64_t *ns);
+
 /* Add @count and @ns for task (@pid, @tgid, @comm) into @w. */
 void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 			const char *comm, uint64_t count, uint64_t ns);

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "latlab_config.h"
+#include "latlab/topo.h"
 #include "sched/sched_int.h"
 
 #if LATLAB_HAVE_BPF
@@ -39,6 +41,10 @@ struct lat_sched {
 	bool irqs;
 	bool started, stopped;
 	pthread_t thread;
+	int reader_cpu_want;         /* -1: unpinned */
+	int reader_cpu;              /* where it was pinned, -1 */
+	pid_t reader_tid;            /* written by the reader; read after
+				      * the join */
 	atomic_bool stop;
 	atomic_uint_fast64_t records;
 	/* window requests from any thread; the consumer applies them */
@@ -55,6 +61,24 @@ struct lat_sched {
 	struct ring_buffer *rb;
 #endif
 };
+
+pid_t lat_sched_reader_tid(const struct lat_sched *s)
+{
+	return s ? s->reader_tid : 0;
+}
+
+int lat_sched_reader_cpu(const struct lat_sched *s)
+{
+	return s ? s->reader_cpu : -1;
+}
+
+int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu)
+{
+	if (!s || s->started || cpu < -1 || cpu >= LAT_TOPO_MAX_CPUS)
+		return -EINVAL;
+	s->reader_cpu_want = cpu;
+	return 0;
+}
 
 const struct lat_sched_thread *lat_sched_find_thread(
 	const struct lat_sched_result *r, pid_t tid)
@@ -377,6 +401,7 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->reader_cpu_want = s->reader_cpu = -1;
 	rc = lat_sched_state_init(&s->st, o->per_thread, o->timeline, o->cpus,
 				  o->n_cpus);
 	if (rc) {
@@ -433,6 +458,10 @@ static void *consumer(void *arg)
 {
 	struct lat_sched *s = arg;
 
+	s->reader_tid = (pid_t)syscall(SYS_gettid);
+	/* cold, before the first record: a refused pin leaves it unpinned */
+	if (s->reader_cpu_want >= 0 && !lat_topo_pin_self(s->reader_cpu_want))
+		s->reader_cpu = s->reader_cpu_want;
 	/* Records do not wake us (see wake_bytes in sched.bpf.c) unless the
 	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS (poll only
 	 * consumes when woken, so consume after it either way). */
