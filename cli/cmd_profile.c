@@ -321,6 +321,15 @@ static void close_out(FILE *f, const char *path, int rc)
 	cli_out_close(CMD, path, f, rc);
 }
 
+/* --diff's and --render's SVG: stdout unless --svg, which --json needs. */
+static FILE *open_svg(const struct profile_opts *o)
+{
+	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
+		cli_usage_error(CMD, "--json with the SVG on stdout: give "
+				"--svg <file>");
+	return open_out(o->svg ? o->svg : "-", "the SVG");
+}
+
 static void read_folded(const char *path, struct lat_prof_folded *f)
 {
 	FILE *in = fopen(path, "re");
@@ -356,10 +365,7 @@ static int run_diff(const struct profile_opts *o)
 	lat_prof_folded_init(&a);
 	read_folded(o->diff_before, &b);
 	read_folded(o->diff_after, &a);
-	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
-		cli_usage_error(CMD, "--json with the SVG on stdout: give "
-				"--svg <file>");
-	out = open_out(o->svg ? o->svg : "-", "the SVG");
+	out = open_svg(o);
 	rc = lat_prof_svg_write_diff(&b, &a, &so, out);
 	close_out(out, o->svg ? o->svg : "-", rc);
 	if (o->json) {
@@ -563,19 +569,13 @@ static int run_render(const struct profile_opts *o)
 
 	lat_prof_folded_init(&f);
 	read_folded(o->render, &f);
-	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
-		cli_usage_error(CMD, "--json with the SVG on stdout: give "
-				"--svg <file>");
-	out = open_out(o->svg ? o->svg : "-", "the SVG");
+	out = open_svg(o);
 	close_out(out, o->svg ? o->svg : "-", lat_prof_svg_write(&f, &so, out));
 	if (o->json) {
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_uint(&j, "total", f.total);
-		lat_json_uint(&j, "stacks", f.n);
-		lat_json_obj_end(&j);
+		lat_prof_folded_json(&j, NULL, &f);
 		cli_json_end(CMD, &j);
 	}
 	lat_prof_folded_release(&f);

@@ -116,6 +116,15 @@ int lat_prof_folded_read(struct lat_prof_folded *f, FILE *in, size_t *line);
 int lat_prof_folded_write(const struct lat_prof_folded *f, FILE *out);
 
 /*
+ * @f's size as an object named @name (NULL inside an array or at the top)
+ * in the JSON open in @j: "total" (the weights' sum: samples or ns) and
+ * "stacks" (distinct stacks).
+ */
+struct lat_json;
+void lat_prof_folded_json(struct lat_json *j, const char *name,
+			  const struct lat_prof_folded *f);
+
+/*
  * Sum of the weights of the stacks whose frames, root first, start with
  * the frames of @prefix (frame-aligned: "a;b" matches "a;b;c" and "a;b",
  * not "a;bc") and contain a frame equal to @frame when @frame is not

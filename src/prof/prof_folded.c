@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/json.h"
 #include "latlab/prof.h"
 
 void lat_prof_folded_init(struct lat_prof_folded *f)
@@ -112,6 +113,15 @@ static int cmp_stack(const void *a, const void *b)
 	const struct lat_prof_stack *const *x = a, *const *y = b;
 
 	return strcmp((*x)->frames, (*y)->frames);
+}
+
+void lat_prof_folded_json(struct lat_json *j, const char *name,
+			  const struct lat_prof_folded *f)
+{
+	lat_json_obj_begin(j, name);
+	lat_json_uint(j, "total", f->total);
+	lat_json_uint(j, "stacks", f->n);
+	lat_json_obj_end(j);
 }
 
 int lat_prof_folded_write(const struct lat_prof_folded *f, FILE *out)
