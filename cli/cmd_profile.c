@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,11 +454,8 @@ static void warn_costly(double hz, const struct lat_prof_stats *st)
 		return;
 	}
 	fprintf(stderr, "latlab profile: warning: --freq %.0f is above %d Hz: "
-		"measured on this machine now, each sample costs the sampled "
-		"thread %.1f us of CPU (+%.1f %% CPU for a busy thread at this "
-		"rate); the reader took %.1f ms for %" PRIu64 " samples\n",
-		hz, LAT_PROF_COSTLY_HZ, us, 100 * (ratio - 1),
-		st->reader_cpu_ns / 1e6, st->samples);
+		"measured on this machine now, ", hz, LAT_PROF_COSTLY_HZ);
+	lat_prof_overhead_cost_print(stderr, ratio, us, st);
 }
 
 /* The summary as one JSON document on stdout (--json). */

@@ -78,6 +78,18 @@ int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,
 int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample);
 
 /*
+ * What a profile at a high rate cost, in one line on @out: each sample's
+ * CPU cost to the sampled thread (@us_per_sample) and the extra CPU a busy
+ * thread pays at that rate (@ratio - 1), both from
+ * lat_prof_overhead_probe, then the reader's own CPU for the run's
+ * samples (@st: lat_prof_get_stats).
+ */
+struct lat_prof_stats;
+void lat_prof_overhead_cost_print(FILE *out, double ratio,
+				  double us_per_sample,
+				  const struct lat_prof_stats *st);
+
+/*
  * The rows for people on @out: the run and the rounds, whether hot
  * threads shared CPUs (@oversubscribed, from placement), one line per
  * rate (medians, ratios to the unprofiled runs, samples, the profiler's

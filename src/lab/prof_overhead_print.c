@@ -8,6 +8,7 @@
 
 #include "latlab/fmt.h"
 #include "latlab/json.h"
+#include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
 
 void lat_prof_overhead_print(FILE *out,
@@ -101,4 +102,14 @@ void lat_prof_overhead_json(struct lat_json *j,
 	}
 	lat_json_arr_end(j);
 	lat_json_obj_end(j);
+}
+
+void lat_prof_overhead_cost_print(FILE *out, double ratio,
+				  double us_per_sample,
+				  const struct lat_prof_stats *st)
+{
+	fprintf(out, "each sample costs the sampled thread %.1f us of CPU "
+		"(+%.1f %% CPU for a busy thread at this rate); the reader "
+		"took %.1f ms for %" PRIu64 " samples\n", us_per_sample,
+		100 * (ratio - 1), st->reader_cpu_ns / 1e6, st->samples);
 }
