@@ -505,14 +505,8 @@ static void warn_oversubscribed(const struct args *a)
 {
 	if (!a->placed.oversubscribed)
 		return;
-	fprintf(stderr, "latlab pipeline: warning: %d hot threads on %d "
-		"usable CPUs: numbers include scheduler effects; wait '%s'%s\n",
-		lat_pipe_n_hot(a->cfg.stages), a->placed.n_usable,
-		lat_wait_kind_name(a->cfg.wait),
-		a->cfg.wait == LAT_WAIT_SPIN
-			? " will hand off once per scheduler tick"
-			: " (a spinning wait could hold the CPU its peer "
-			  "needs)");
+	fputs("latlab pipeline: warning: ", stderr);
+	lat_pipe_placement_warn(stderr, &a->cfg, &a->placed);
 }
 
 /*

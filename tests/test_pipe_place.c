@@ -7,6 +7,8 @@
  * cores, spinning, the aggregator on a CPU no hot thread uses).
  */
 #include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
 
 #include "latlab/pipe.h"
 #include "t_machine.h"
@@ -143,8 +145,34 @@ static void test_core_per_thread(int cores, int smt, int per_llc,
 	t_tree_remove(root);
 }
 
+/* The oversubscription warning: the count, the CPUs, what the wait does. */
+static void test_warn(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_placement pl = { .oversubscribed = false,
+					 .n_usable = 2 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	lat_pipe_config_init(&c);
+	c.stages = 1;
+	c.wait = LAT_WAIT_YIELD;
+	T_CHECK(!lat_pipe_placement_warn(f, &c, &pl));
+	fflush(f);
+	T_EQ_I64(len, 0);
+	pl.oversubscribed = true;
+	T_CHECK(lat_pipe_placement_warn(f, &c, &pl));
+	fclose(f);
+	T_CHECK(!strcmp(buf, "3 hot threads on 2 usable CPUs: numbers "
+			"include scheduler effects; wait 'yield' (a spinning "
+			"wait could hold the CPU its peer needs)\n"));
+	free(buf);
+}
+
 int main(void)
 {
+	test_warn();
 	test_two_cpus();
 	test_short_of_cpus();
 	test_core_per_thread(8, 2, 8, "0-15", 1);

@@ -445,6 +445,15 @@ int lat_pipe_place_pool(struct lat_pipe_config *c, const int *cpus,
 			int n_cpus, bool wait_chosen,
 			struct lat_pipe_placement *out);
 
+/*
+ * When @pl says the hot threads of @c share CPUs, one line on @f saying
+ * so and what the wait will do about it ("3 hot threads on 2 usable CPUs:
+ * numbers include scheduler effects; wait 'yield' ..."); nothing
+ * otherwise. Returns @pl->oversubscribed.
+ */
+bool lat_pipe_placement_warn(FILE *f, const struct lat_pipe_config *c,
+			     const struct lat_pipe_placement *pl);
+
 /* Name of delta @i for @stages stages ("pace", "q1+wake", ...). */
 const char *lat_pipe_delta_name(int stages, int i, char *buf, size_t len);
 

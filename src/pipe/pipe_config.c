@@ -234,6 +234,21 @@ static int place_within(struct lat_topo *t, const int *cpus, int n_cpus,
 	return rc;
 }
 
+bool lat_pipe_placement_warn(FILE *f, const struct lat_pipe_config *c,
+			     const struct lat_pipe_placement *pl)
+{
+	if (!pl->oversubscribed)
+		return false;
+	fprintf(f, "%d hot threads on %d usable CPUs: numbers include "
+		"scheduler effects; wait '%s'%s\n", lat_pipe_n_hot(c->stages),
+		pl->n_usable, lat_wait_kind_name(c->wait),
+		c->wait == LAT_WAIT_SPIN
+			? " will hand off once per scheduler tick"
+			: " (a spinning wait could hold the CPU its peer "
+			  "needs)");
+	return true;
+}
+
 int lat_pipe_place_pool(struct lat_pipe_config *c, const int *cpus,
 			int n_cpus, bool wait_chosen,
 			struct lat_pipe_placement *out)
