@@ -314,10 +314,8 @@ static void env_load(struct mem_env *env, struct mem_opts *o)
 	if (rc)
 		cli_fail(MEM_CMD, "cannot read the CPU topology: %s",
 			     lat_strerror(rc));
-	o->n_cpus = 0;
-	for (int c = 0; c < env->topo.n_cpus; c++)
-		if (env->topo.cpu[c].online && env->topo.cpu[c].allowed)
-			o->cpus[o->n_cpus++] = c;
+	o->n_cpus = lat_topo_usable_cpus(&env->topo, o->cpus,
+					 LAT_TOPO_MAX_CPUS);
 	if (!o->n_cpus)
 		cli_fail(MEM_CMD, "no usable CPU");
 	env->m.usable = o->n_cpus;

@@ -187,6 +187,15 @@ static void test_restricted(void)
 	load("0,8");
 	T_EQ_I64(topo.n_usable, 2);
 	T_EQ_I64(topo.n_usable_cores, 1);
+	{ /* the mask's CPUs, lowest first; a short array gets the first */
+		int cpus[4] = { -1, -1, -1, -1 };
+
+		T_EQ_I64(lat_topo_usable_cpus(&topo, cpus, 4), 2);
+		T_CHECK(cpus[0] == 0 && cpus[1] == 8 && cpus[2] == -1);
+		T_EQ_I64(lat_topo_usable_cpus(&topo, cpus + 2, 1), 2);
+		T_EQ_I64(cpus[2], 0);
+		T_EQ_I64(cpus[3], -1);
+	}
 	T_EQ_I64(lat_topo_place(&topo, 3, &p), 0);
 	expect_cpus(&p, want, 3);
 	T_EQ_I64(p.flags,

@@ -144,6 +144,12 @@ int lat_topo_place_cpus(const struct lat_topo *t, const int *cpus,
 			int *bad_cpu);
 
 /*
+ * The usable CPUs of @t (online, in the affinity mask), lowest first:
+ * writes at most @cap of them to @cpus and returns how many there are.
+ */
+int lat_topo_usable_cpus(const struct lat_topo *t, int *cpus, int cap);
+
+/*
  * A usable CPU (online, in the affinity mask) that placement @p does not
  * use, for a helper thread that must not disturb the hot ones (lowest
  * number first); -1 when every usable CPU holds a hot thread.

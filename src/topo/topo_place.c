@@ -263,6 +263,16 @@ const char *lat_topo_flag_text(unsigned flag)
 	}
 }
 
+int lat_topo_usable_cpus(const struct lat_topo *t, int *cpus, int cap)
+{
+	int n = 0;
+
+	for (int c = 0; c < t->n_cpus; c++)
+		if (usable(t, c) && n++ < cap)
+			cpus[n - 1] = c;
+	return n;
+}
+
 int lat_topo_unused_cpu(const struct lat_topo *t,
 			const struct lat_topo_place *p)
 {
