@@ -293,11 +293,10 @@ static void print_table(FILE *out, const struct lat_mem_chase_sweep *r)
 	fprintf(out, "\nload-to-use latency by working set: dependent loads, "
 		"one per 64 B line, %u samples of %u loads per size\n",
 		r->samples, r->loads);
-	fprintf(out, "random: a random cycle over the lines (%s)%s%s%s; "
+	fprintf(out, "random: a random cycle over the lines (%s)%s%s; "
 		"sequential: line i -> i+1\n", pages_text(&r->buf),
 		r->on[V_HUGE] ? "; huge: the same on " : "",
-		r->on[V_HUGE] ? pages_text(&r->huge) : "",
-		r->on[V_HUGE] ? "" : "");
+		r->on[V_HUGE] ? pages_text(&r->huge) : "");
 	fprintf(out, "%10s %9s %9s %9s %7s %6s", "size", "p50", "min", "p99",
 		"cycles", "core");
 	if (r->on[V_HUGE])
