@@ -319,6 +319,7 @@ int main(int argc, char **argv)
 	unsigned rounds = 5;
 	double ratio[3][MAX_ROUNDS];
 	bool over = false;
+	char pace[48];
 	int opt, rc, bare_cpu[3], n_bare = 0;
 
 	lat_pipe_config_init(&c);
@@ -366,11 +367,18 @@ int main(int argc, char **argv)
 						      : "unpinned",
 	       bare_cpu[0], bare_cpu[1], bare_cpu[2],
 	       n_bare ? " (--bare-cpus)" : " (the topology's placement)");
+	/* the producer's threshold from the config it runs with, not a
+	 * copy of LAT_PIPE_PACE_YIELD_NS that could drift */
+	if (c.pace_yield)
+		snprintf(pace, sizeof(pace), "yields while early");
+	else if (c.pace_yield_above_ns <= 0)
+		snprintf(pace, sizeof(pace), "spins while early");
+	else
+		snprintf(pace, sizeof(pace), "yields while > %.0f us early",
+			 c.pace_yield_above_ns / 1000);
 	printf("waits: latlab %s after %u pauses, producer %s; bare %d "
 	       "pauses then yield, producer yields above %.0f us\n",
-	       lat_wait_kind_name(c.wait), c.wait_spins,
-	       c.pace_yield ? "yields while early"
-			    : "yields while > 8 us early",
+	       lat_wait_kind_name(c.wait), c.wait_spins, pace,
 	       BARE_SPINS, BARE_YIELD_ABOVE_NS / 1000);
 	printf("load average at start %.1f on %ld online CPUs\n",
 	       lat_loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
@@ -401,13 +409,11 @@ int main(int argc, char **argv)
 	       "latlab is better\n", rounds);
 	for (int k = 0; k < 3; k++) {
 		static const char *const name[] = { "p50", "p99", "p99.9" };
-		double *v = ratio[k];
+		struct lat_bench_stat st;
 
-		qsort(v, rounds, sizeof(v[0]), lat_cmp_double);
-		printf("  e2e %-6s %.2f  (%.2f..%.2f)\n", name[k],
-		       rounds % 2 ? v[rounds / 2]
-				  : (v[rounds / 2 - 1] + v[rounds / 2]) / 2,
-		       v[0], v[rounds - 1]);
+		lat_bench_stat_of(ratio[k], rounds, &st);
+		printf("  e2e %-6s %.2f  (%.2f..%.2f)\n", name[k], st.median,
+		       st.min, st.max);
 	}
 	printf("load average at end %.1f\n", lat_loadavg());
 	return 0;

@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	       "task-clock, summed over the threads\n", cpu);
 	printf("%-12s %7s %9s %12s %12s %11s %9s %8s %6s\n", "mode", "rounds",
 	       "switches", "cpu clock", "task-clock", "gap", "gap/sw",
-	       "wall/sw", "steal");
+	       "wall/sw", "steal ticks");
 	for (int rep = 0; rep < reps; rep++)
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
 			for (size_t k = 0; k < sizeof(rounds) / sizeof(rounds[0]);

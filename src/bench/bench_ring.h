@@ -78,8 +78,6 @@ static inline uint64_t lat_bench_src_sum(uint64_t n)
 	       rest * (rest - 1) / 2;
 }
 
-/* Expected sum of sequence numbers 0..n-1. */
-
 #define LAT_BENCH_RING(prefix, ring_t, elem_t, PUSH, POP)                   \
 	struct prefix##_job {                                               \
 		ring_t *fwd, *back;                                         \

@@ -377,8 +377,7 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *o)
 		fprintf(out, "nice: stage 1 and the producer run at nice %d, "
 			"so their CPU share does not shrink with each "
 			"neighbour; the neighbours' slices still preempt them "
-			"and are part of the services and gaps measured "
-			"(--nice 0 leaves priorities alone)\n",
+			"and are part of the services and gaps measured\n",
 			o->kp.stage_nice);
 	if (o->kp.stage_nice && o->autogroup_error &&
 	    o->autogroup_error != -ENOENT)

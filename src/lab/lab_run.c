@@ -191,7 +191,9 @@ static int run_placed(struct lat_lab *L, int i, lat_pipe_stop_fn stop,
 		w->handoff_after_ns = after;
 		w->tries = t;
 		w->one_core = !apart(before) || !apart(after);
-		if (!w->one_core || w->interrupted)
+		/* a stop keeps this complete run rather than trying again
+		 * and ending with the next try's empty, interrupted row */
+		if (!w->one_core || w->interrupted || (stop && stop(ctx, 0, 0)))
 			break;
 		if (progress && t < LAT_LAB_LINE_TRIES)
 			fprintf(progress, "latlab lab: share-line ran while "

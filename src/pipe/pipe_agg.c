@@ -1,7 +1,7 @@
 /*
  * The aggregator: a cold thread (on a CPU no hot thread uses when there
- * is one, else unpinned and yielding every slice) that drains the sample ring,
- * converts stamps to ns deltas, checks them, records the per-delta and
+ * is one, else unpinned and yielding every slice) that drains the sample
+ * ring, converts stamps to ns deltas, checks them, records the per-delta and
  * per-interval histograms and writes the interval log.
  *
  * pipe_agg_consume() is the one function every sample passes through
@@ -264,6 +264,7 @@ void *pipe_agg_main(void *arg)
 		bool done = atomic_load_explicit(&p->consumer_done,
 						 memory_order_acquire);
 		size_t n = 0;
+		unsigned to_slice = slice; /* a countdown: no division per sample */
 
 		while (n < AGG_BURST &&
 		       lat_spsc_try_pop_raw(p->samples, &m, size)) {
@@ -273,10 +274,12 @@ void *pipe_agg_main(void *arg)
 			 * the CPU back every slice (a no-op syscall when
 			 * nothing else wants it), unless we are falling
 			 * behind: a full sample ring drops samples */
-			if (slice && n % slice == 0 &&
-			    lat_spsc_count(p->samples) <
+			if (slice && --to_slice == 0) {
+				to_slice = slice;
+				if (lat_spsc_count(p->samples) <
 				    LAT_PIPE_SAMPLE_RING / 4)
-				sched_yield();
+					sched_yield();
+			}
 		}
 		if (!n && done)
 			break;

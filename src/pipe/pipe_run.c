@@ -54,10 +54,6 @@ static int cpu_ticks(uint64_t *steal, uint64_t *total)
 	return 0;
 }
 
-/*
- * Calibrate the work on the CPU stage 1 will run on (cores may differ in
- * speed), then give the caller its affinity back.
- */
 /* The run's stop, polled while setting up (nothing produced yet). */
 static bool setup_stop(void *ctx)
 {
@@ -66,6 +62,10 @@ static bool setup_stop(void *ctx)
 	return p->setup_stop(p->setup_stop_ctx, 0, 0);
 }
 
+/*
+ * Calibrate the work on the CPU stage 1 will run on (cores may differ in
+ * speed), then give the caller its affinity back.
+ */
 static int calibrate_work(struct lat_pipe *p)
 {
 	cpu_set_t saved;

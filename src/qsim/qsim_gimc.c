@@ -187,26 +187,26 @@ int lat_qsim_gimc(const struct lat_qsim_dist *arrival, double rho,
 	if (rc)
 		return rc;
 	s0 = c * (1 - sigma);
-	/* two passes over k: the log terms' maximum, then the sum */
-	for (int pass = 0; pass < 2; pass++) {
-		log_c = 0;
-		for (unsigned k = 1; k <= c; k++) {
-			double beta = lat_qsim_dist_lst(arrival, k * scale);
-			double one_m = lat_qsim_dist_lst_complement(arrival,
-								     k * scale);
-			double dd = lat_qsim_dist_lst_dd(arrival, s0 * scale,
-							 k * scale) * scale;
-			double r = 1 + c * dd;
+	/* one pass over k, log-sum-exp kept relative to the largest term so
+	 * far (rescaled when a larger one comes): each LST once, which for
+	 * an empirical table is slots x 16 quadrature points */
+	for (unsigned k = 1; k <= c; k++) {
+		double beta = lat_qsim_dist_lst(arrival, k * scale);
+		double one_m = lat_qsim_dist_lst_complement(arrival, k * scale);
+		double dd = lat_qsim_dist_lst_dd(arrival, s0 * scale,
+						 k * scale) * scale;
+		double r = 1 + c * dd;
 
-			if (!(beta > 0 && one_m > 0 && r > 0))
-				return -ERANGE; /* underflow: not reliable */
-			log_c += log(beta) - log(one_m);
-			l = lgamma(c + 1.0) - lgamma(k + 1.0) -
-			    lgamma(c - k + 1.0) - log_c - log(one_m) + log(r);
-			if (pass == 0)
-				lmax = fmax(lmax, l);
-			else
-				sum += exp(l - lmax);
+		if (!(beta > 0 && one_m > 0 && r > 0))
+			return -ERANGE; /* underflow: not reliable */
+		log_c += log(beta) - log(one_m);
+		l = lgamma(c + 1.0) - lgamma(k + 1.0) - lgamma(c - k + 1.0) -
+		    log_c - log(one_m) + log(r);
+		if (l > lmax) {
+			sum = sum * exp(lmax - l) + 1;
+			lmax = l;
+		} else {
+			sum += exp(l - lmax);
 		}
 	}
 	/* P = 1 / (1 + e^L), L = log((1 - sigma) S) */

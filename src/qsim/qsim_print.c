@@ -530,8 +530,11 @@ void lat_qsim_print_target(FILE *out, const struct lat_qsim_report *o,
 		t->found.rho, fmt_t(o, a, t->at.p99.mean),
 		fmt_t(o, b, t->at.p99.half), fmt_t(o, c, t->at.sojourn.mean));
 	lat_qsim_formulas(&o->cfg, &f);
-	/* M/M/1: p99 = ln(100) / (1 - rho) solved for rho. */
-	if (f.has_exact_quantiles && o->target > log(100))
+	/* M/M/1: p99 = ln(100) / (1 - rho) solved for rho. Other queues
+	 * with exact quantiles (GI/M/1, GI/M/c) have other inverses. */
+	if (f.has_exact_quantiles && o->cfg.servers == 1 &&
+	    o->cfg.arrival.kind == LAT_QSIM_EXP &&
+	    o->cfg.service.kind == LAT_QSIM_EXP && o->target > log(100))
 		fprintf(out, "exact %s answer: rho %.3f\n", f.exact_name,
 			1 - log(100) / o->target);
 	fprintf(out, "(the p99 of one run has its own sampling error, shown "

@@ -238,7 +238,7 @@ static __always_inline int on_switch(int direct, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 ppid = TASK_FIELD(direct, prev, pid);
 	__u32 ptgid = TASK_FIELD(direct, prev, tgid);
@@ -248,12 +248,14 @@ static __always_inline int on_switch(int direct, bool preempt,
 	struct lat_sched_batch *b = NULL;
 	int prev_ours = followed(ppid, ptgid);
 	int next_ours = followed(npid, ntgid);
+	int watched = watched_cpu(cpu);
 	__u32 zero = 0;
 
-	if (!watched_cpu(cpu)) {
-		if (!prev_ours && !next_ours)
-			return 0;
-	} else {
+	/* most switches of the machine end here: read no clock for them */
+	if (!watched && !prev_ours && !next_ours)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (watched) {
 		b = bpf_map_lookup_elem(&batch, &zero);
 		if (b && prev_ours && next_ours && prev_state == 0) {
 			batch_add(direct, b, now, cpu, preempt, prev, ppid,
@@ -292,14 +294,13 @@ static __always_inline struct lat_sched_ev *task_record(int direct,
 							struct task_struct *p,
 							__u32 type)
 {
-	__u64 now = bpf_ktime_get_ns();
 	__u32 pid = TASK_FIELD(direct, p, pid);
 	__u32 tgid = TASK_FIELD(direct, p, tgid);
 	struct lat_sched_ev *ev;
 
 	if (!followed(pid, tgid))
 		return NULL;
-	ev = reserve(now);
+	ev = reserve(bpf_ktime_get_ns());
 	if (!ev)
 		return NULL;
 	ev->type = type;
