@@ -97,10 +97,13 @@ static int clock_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
 	rc = lat_clock_report_calibrate(&r, o.calib_ms);
 	if (rc)
 		cli_fail(CMD, "calibration failed: %s", lat_strerror(rc));
+	/* caught only from here: a Ctrl-C during the calibrations (which
+	 * cannot be cut short and leave nothing to show) ends the command,
+	 * where a caught one would be seen only after the whole drift wait */
+	cli_catch_stop_signals();
 	if (o.drift_s > 2) /* a long wait says so, and how to end it */
 		fprintf(stderr, "latlab clock: measuring the drift over %g s "
 			"(Ctrl-C ends it early)\n", o.drift_s);

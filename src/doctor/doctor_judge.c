@@ -140,9 +140,11 @@ static void usable_list(const struct lat_topo *t, bool hot_too,
 			size_t len)
 {
 	bool set[LAT_TOPO_MAX_CPUS] = { false };
+	int cpus[LAT_TOPO_MAX_CPUS];
+	int n = lat_topo_usable_cpus(t, cpus, LAT_TOPO_MAX_CPUS);
 
-	for (int c = 0; c < t->n_cpus && c < LAT_TOPO_MAX_CPUS; c++)
-		set[c] = t->cpu[c].online && t->cpu[c].allowed;
+	for (int i = 0; i < n && i < LAT_TOPO_MAX_CPUS; i++)
+		set[cpus[i]] = true;
 	if (!hot_too)
 		for (int i = 0; i < p->n; i++)
 			set[p->cpu[i]] = false;
