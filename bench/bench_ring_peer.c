@@ -6,12 +6,13 @@
  *
  * Prints, for 8- and 64-byte elements: same-thread push+pop, cross-core
  * throughput and one-way handoff latency (and beside them the
- * latency-mode ring, lat_seqring, with its ratio to ck_ring), each the median of the rounds
- * with min and max, and the latlab/ck ratio (> 1 means latlab is better:
- * for times the ratio is ck/latlab). The cache-line ping-pong floor of
- * the same two CPUs is printed first and measured again inside the
- * handoff rounds, with the two-line floor (lat_bench_two_line_pingpong)
- * beside it; a latency below the former is a harness bug.
+ * latency-mode ring, lat_seqring, with its ratio to ck_ring), each the
+ * median of the rounds with min and max, and the latlab/ck ratio (> 1
+ * means latlab is better: for times the ratio is ck/latlab). The
+ * cache-line ping-pong floor of the same two CPUs is printed first and
+ * measured again inside the handoff rounds, with the two-line floor
+ * (lat_bench_two_line_pingpong) beside it; a latency below the former
+ * is a harness bug.
  *
  * usage: bench_ring_peer [reps [iters]]   (defaults 7 and 2000000)
  */

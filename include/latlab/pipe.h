@@ -34,8 +34,9 @@
  *    ring. Every per-delta histogram holds recorded values: total_count +
  *    overflow_count (values over the histogram's range) = recorded.
  *  - Hot threads are pinned to the CPUs in the config; the aggregator
- *    only to agg_cpu, a CPU no hot thread uses (else it is unpinned). Signals SIGINT/SIGTERM are blocked in every pipeline
- *    thread so that they reach the thread that called lat_pipe_start.
+ *    only to agg_cpu, a CPU no hot thread uses (else it is unpinned).
+ *    Signals SIGINT/SIGTERM are blocked in every pipeline thread so
+ *    that they reach the thread that called lat_pipe_start.
  *  - Nothing here prints on its own; the printers take a FILE * or a
  *    struct lat_json and read only struct lat_pipe_result.
  *
@@ -106,9 +107,10 @@ enum lat_pipe_role { LAT_PIPE_PRODUCER, LAT_PIPE_STAGE, LAT_PIPE_CONSUMER };
  * starts and just after it ends, after pinning: the place to start and
  * read per-thread counters. thread_prepare runs on the same thread after
  * pinning but before the start line, so that slow set-up (opening perf
- * counters: a dozen syscalls) does not delay the first events. sample runs on the aggregator for every
- * recorded sample, after conversion, with the deltas in ns in
- * lat_pipe_delta_name order (only e2e when stamps are off).
+ * counters: a dozen syscalls) does not delay the first events. sample
+ * runs on the aggregator for every recorded sample, after conversion,
+ * with the deltas in ns in lat_pipe_delta_name order (only e2e when
+ * stamps are off).
  */
 struct lat_pipe_hooks {
 	void *ctx;

@@ -92,7 +92,8 @@ static inline void publish(struct lat_seqring *q, struct lat_wait_pair *w,
  * the producer is back in its spin well before the send; the clock at
  * release, as lat_pace_wait returns it, or 0 when a stop came first.
  * lat_pace_wait itself would not look at the stop flag: at --rate 0.01
- * a Ctrl-C would wait up to 100 s for the next due time. The relaxed load is of a line nobody writes until the stop.
+ * a Ctrl-C would wait up to 100 s for the next due time. The relaxed
+ * load is of a line nobody writes until the stop.
  */
 static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
 					     lat_cycles_t due, bool yielding,
@@ -113,8 +114,8 @@ static inline lat_cycles_t pace_wait_or_stop(const atomic_bool *stop,
 	return now;
 }
 
-static void push_end(struct lat_seqring *q, struct lat_wait_pair *w, size_t size,
-		     struct lat_wait_stats *st)
+static void push_end(struct lat_seqring *q, struct lat_wait_pair *w,
+		     size_t size, struct lat_wait_stats *st)
 {
 	struct lat_pipe_msg end;
 
