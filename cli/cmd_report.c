@@ -317,9 +317,6 @@ static void write_svg(const struct report_opts *o,
 	FILE *out = cli_out_open("report", o->svg_out);
 	int rc = lat_compare_svg(out, f, o->npaths, o->linear);
 
-	if (rc == -E2BIG)
-		cli_usage_error("report", "--svg draws at most %d lines; pick "
-				"one with --tag", LAT_SVG_MAX_CURVES);
 	cli_out_close("report", o->svg_out, out, rc);
 }
 
@@ -342,6 +339,11 @@ static int report_main(int argc, char **argv)
 	if (o.compare && lat_compare_files_check(f, o.npaths, why,
 						 sizeof(why)))
 		cli_usage_error("report", "--compare: %s", why);
+	/* refused before anything is printed or --hgrm is written */
+	if (o.svg_out &&
+	    lat_compare_svg_lines(f, o.npaths) > LAT_SVG_MAX_CURVES)
+		cli_usage_error("report", "--svg draws at most %d lines; pick "
+				"one with --tag", LAT_SVG_MAX_CURVES);
 	for (int i = 0; i < o.npaths; i++)
 		notes(&o, o.paths[i], d[i]);
 	if (o.compare)

@@ -31,6 +31,8 @@ printf '5.000,1.000,0.001,%s\n1.000,1.000,0.001,%s\n' "$b64" "$b64" >"$T_TMP/bac
 printf 'Tag=a\033]0;pwned\007b,0.000,1.000,0.001,%s\n' "$b64" >"$T_TMP/esc.hlog"
 head -c 300000 /dev/zero | tr '\0' 'a' >"$T_TMP/longline"
 printf 'Value Percentile TotalCount 1/(1-Percentile)\n1.0 0.5 \0 2\n' >"$T_TMP/nul.hgrm"
+# 25 tags: one line more than an SVG draws
+for i in $(seq 25); do printf 'Tag=t%d,0.000,1.000,0.001,%s\n' "$i" "$b64"; done >"$T_TMP/manytags.hlog"
 
 rows=0
 # t EXIT PATTERN ARGS...: one row (see the header).
@@ -108,6 +110,8 @@ t 2 "--linear only applies to --svg" report --linear @IN
 t 2 "--compare needs two files" report --compare @IN
 t 2 "one file at a time" report @IN @IN
 t 2 "--hgrm takes one input file" report --hgrm @OUT --svg @T/s.svg @IN @HGRM
+# refused before --hgrm is written: @OUT must stay as it was
+t 2 "--svg draws at most 24 lines" report --hgrm @OUT --svg @T/s.svg @T/manytags.hlog
 t 2 "unknown option '--bogus'" report --bogus @IN
 t 2 "'--tag' needs a value" report @IN --tag
 t 2 "--tag applies to .hlog" report --tag e2e @HGRM

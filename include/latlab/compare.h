@@ -200,6 +200,9 @@ struct lat_json;
 int lat_compare_json(struct lat_json *j, const struct lat_compare_file *f,
 		     int n);
 
+/* How many lines lat_compare_svg draws for @f: every tag of every file. */
+int lat_compare_svg_lines(const struct lat_compare_file *f, int n);
+
 /*
  * Every tag of every file as one percentile spectrum (lat_svg_percentiles)
  * on @out: one line per file and tag, colour by tag when a file has

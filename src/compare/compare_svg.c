@@ -44,6 +44,19 @@ static int label(char *buf, size_t len, const struct lat_compare_file *f,
 	return snprintf(buf, len, "%s: %s", basename(base), tl);
 }
 
+int lat_compare_svg_lines(const struct lat_compare_file *f, int n)
+{
+	int lines = 0;
+
+	for (int i = 0; i < n; i++) {
+		int nt;
+
+		lat_compare_tags(f[i].data, &nt);
+		lines += nt;
+	}
+	return lines;
+}
+
 int lat_compare_svg(FILE *out, const struct lat_compare_file *f, int n,
 		    bool linear)
 {
@@ -60,13 +73,13 @@ int lat_compare_svg(FILE *out, const struct lat_compare_file *f, int n,
 		lat_compare_tags(f[i].data, &nt);
 		many_tags |= nt > 1;
 	}
+	if (lat_compare_svg_lines(f, n) > LAT_SVG_MAX_CURVES)
+		return -E2BIG;
 	for (int i = 0; i < n; i++) {
 		int nt;
 		const struct lat_hlog_tag *t = lat_compare_tags(f[i].data, &nt);
 
 		for (int k = 0; k < nt; k++) {
-			if (nc == LAT_SVG_MAX_CURVES)
-				return -E2BIG;
 			(void)label(labels[nc], sizeof(labels[nc]), &f[i], n,
 				    many_tags, t[k].name);
 			c[nc] = (struct lat_svg_curve){
