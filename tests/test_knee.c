@@ -122,6 +122,18 @@ static void check_point(const struct lat_knee_point *p, uint64_t n,
 	       1e-9);
 	T_NEAR(p->pk_ns, lat_qsim_pk(p->rho, cs) * tau, 1e-9);
 	T_CHECK(isfinite(p->sim_ns) && p->sim_ns > 0);
+	/* The trace-fed simulation keeps the gaps (50, then P - 50) and
+	 * draws each service from {120, 80}: a second waits 70 or 30, 50
+	 * on average, a first never (P >= 250 clears the pair); 32
+	 * replications of hundreds of events: within a few cycles */
+	T_NEAR(p->sim_trace_ns, 50 * m2 / (double)n, 3);
+	T_CHECK(p->sim_trace_half > 0 && p->sim_trace_half < 3);
+	T_NEAR(p->log_err[LAT_KNEE_PRED_KINGMAN],
+	       log(p->kingman_ns / p->wait.mean), 1e-12);
+	T_NEAR(p->log_err[LAT_KNEE_PRED_SIM], log(p->sim_ns / p->wait.mean),
+	       1e-12);
+	T_NEAR(p->log_err[LAT_KNEE_PRED_TRACE],
+	       log(p->sim_trace_ns / p->wait.mean), 1e-12);
 	/* The replays: in measured order Lindley gives the measured mean
 	 * exactly; the firsts of the pairs found the stage idle (S 120),
 	 * the seconds queued (S 80); the gaps alternate 50, P - 50 (lag-1
@@ -210,15 +222,20 @@ static void test_sweep(void)
 	struct lat_knee_runner r = { &f, fake_run };
 	struct lat_knee_config c;
 	struct lat_knee_sweep *s = calloc(1, sizeof(*s));
-	double floor_ns, tau, cs;
+	struct lat_knee_cal cal;
+	double floor_ns;
 
 	T_EQ_I64(lat_knee_floor(&r, 1000, 500, &floor_ns), 0);
 	T_NEAR(floor_ns, 50, 1e-12);
-	T_EQ_I64(lat_knee_calibrate(&r, 1e9, 1000, &tau, &cs), 0);
-	T_NEAR(tau, 100, 1e-12);
-	T_NEAR(cs, 0, 1e-12);
+	T_EQ_I64(lat_knee_calibrate(&r, 1e9, 1000, 9, &cal), 0);
+	T_NEAR(cal.tau_ns, 100, 1e-12);
+	T_NEAR(cal.cs, 0, 1e-12);
+	/* back to back: one event found the stage idle, all S = 100 */
+	T_NEAR(cal.tau_queued_ns, 100, 1e-12);
+	T_NEAR(cal.wake_ns, 0, 1e-12);
 	T_CHECK(f.reqs[0].phase == LAT_KNEE_FLOOR &&
 		f.reqs[1].phase == LAT_KNEE_CALIBRATE);
+	T_EQ_I64(f.reqs[1].seed, 9);
 
 	config(&c);
 	T_EQ_I64(lat_knee_config_span(&c, 0.5, 0.8, 4), 0);
@@ -235,8 +252,18 @@ static void test_sweep(void)
 		T_EQ_I64(f.reqs[i].events, n);
 		T_NEAR(s->pts[i].rate, rate, 1e-6);
 		T_NEAR(s->pts[i].rho_asked, c.rho[i], 0);
+		/* each point its own arrival path */
+		T_EQ_I64(f.reqs[i].seed, lat_knee_point_seed(c.seed, i));
+		for (size_t k = 0; k < i; k++)
+			T_CHECK(f.reqs[k].seed != f.reqs[i].seed);
 		check_point(&s->pts[i], n, (double)llround(200 / c.rho[i]));
 	}
+	T_EQ_I64(s->score.n, 4);
+	/* the wake-up in the service of an idle-found event: 1 - rho of
+	 * the events pay it, so the rate is rho / (tau + (1 - rho) wake) */
+	c.wake_ns = 20;
+	T_NEAR(lat_knee_point_rate(&c, 0), 0.5 / (100 + 0.5 * 20) * 1e9,
+	       1e-6);
 	/* a flat W_q/tau of about 0.35 never bends */
 	T_CHECK(isnan(s->knee_measured));
 	free(s);
@@ -262,6 +289,91 @@ static void test_drop_and_stop(void)
 	T_EQ_I64(s->pts[0].events + s->pts[0].unchained + 1,
 		 f.reqs[0].events);
 	free(s);
+}
+
+/* Stops after @n asks. */
+static bool stop_after(void *ctx)
+{
+	int *n = ctx;
+
+	return --*n < 0;
+}
+
+/*
+ * The score over hand-made points: mean and largest |ln error|, the
+ * closest per point, and the gain of each simulator over Kingman with a
+ * t-interval: consistent gains decide, scattered ones do not. And the
+ * replays and the trace-fed simulation stop when asked.
+ */
+static void test_score_and_stop(void)
+{
+	struct lat_knee_sweep *s = calloc(1, sizeof(*s));
+	struct fake f = { .stop_at = -1, .drop_seq = -1 };
+	struct lat_knee_runner r = { &f, fake_run };
+	struct lat_knee_req q = { LAT_KNEE_POINT, 5e6, 400, 0, 0.5, 1 };
+	struct lat_knee_info info;
+	struct lat_knee_point p;
+	struct lat_knee_acc a;
+	struct lat_qsim_config sim;
+	const double k[4] = { 0.10, -0.12, 0.08, 0.11 };
+	const double t[4] = { 0.01, 0.02, -0.015, 0.005 };
+	const double m[4] = { 0.05, -0.30, 0.20, 0.02 };
+	int n;
+
+	T_CHECK(s != NULL);
+	s->done = 5;
+	for (int i = 0; i < 4; i++) {
+		s->pts[i].log_err[LAT_KNEE_PRED_KINGMAN] = k[i];
+		s->pts[i].log_err[LAT_KNEE_PRED_SIM] = m[i];
+		s->pts[i].log_err[LAT_KNEE_PRED_TRACE] = t[i];
+	}
+	s->pts[4].log_err[LAT_KNEE_PRED_KINGMAN] = NAN; /* not scored */
+	lat_knee_sweep_score(s);
+	T_EQ_I64(s->score.n, 4);
+	T_NEAR(s->score.mean_abs_log[LAT_KNEE_PRED_KINGMAN], 0.1025, 1e-12);
+	T_NEAR(s->score.max_abs_log[LAT_KNEE_PRED_SIM], 0.30, 1e-12);
+	T_NEAR(s->score.mean_abs_log[LAT_KNEE_PRED_TRACE], 0.0125, 1e-12);
+	T_EQ_I64(s->score.closest[LAT_KNEE_PRED_TRACE], 4);
+	/* gains 0.09, 0.10, 0.065, 0.105: mean 0.09, sd 0.0178 */
+	T_NEAR(s->score.gain[LAT_KNEE_PRED_TRACE], 0.09, 1e-12);
+	T_CHECK(s->score.verdict[LAT_KNEE_PRED_TRACE] == LAT_KNEE_VERDICT_SIM);
+	/* gains 0.05, -0.18, -0.12, 0.09: the interval holds 0 */
+	T_CHECK(s->score.verdict[LAT_KNEE_PRED_SIM] ==
+		LAT_KNEE_VERDICT_UNDECIDED);
+	for (int i = 0; i < 4; i++)
+		s->pts[i].log_err[LAT_KNEE_PRED_SIM] = 2 * k[i];
+	lat_knee_sweep_score(s);
+	T_CHECK(s->score.verdict[LAT_KNEE_PRED_SIM] ==
+		LAT_KNEE_VERDICT_KINGMAN);
+	s->done = 2;
+	lat_knee_sweep_score(s);
+	T_CHECK(s->score.verdict[LAT_KNEE_PRED_SIM] == LAT_KNEE_VERDICT_NONE);
+	T_CHECK(strcmp(lat_knee_verdict_name(LAT_KNEE_VERDICT_UNDECIDED),
+		       "undecided") == 0);
+	free(s);
+
+	/* a point's predictions: a stop asked during them returns 1 */
+	T_EQ_I64(lat_knee_acc_init(&a, q.events), 0);
+	info.cycles_per_ns = 0;
+	T_EQ_I64(r.run(r.ctx, &q, &a, &info), 0);
+	memset(&p, 0, sizeof(p));
+	T_EQ_I64(lat_knee_point_measure(&p, &a, 1), 0);
+	lat_qsim_config_init(&sim);
+	sim.customers = 20000;
+	sim.warmup = 2000;
+	n = 3; /* into the trace's replications */
+	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
+		 1);
+	T_CHECK(isnan(p.sim_trace_ns));
+	n = LAT_KNEE_TRACE_REPS + 5; /* into the replays' permutations */
+	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
+		 1);
+	T_CHECK(isfinite(p.sim_trace_ns) && isnan(p.attr.replay_ns));
+	n = 1000;
+	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
+		 0);
+	T_CHECK(isfinite(p.attr.replay_ns));
+	lat_knee_acc_destroy(&a);
 }
 
 static void test_config(void)
@@ -310,6 +422,11 @@ static void test_report_sweep(void)
 	T_EQ_I64(rep->n_runs, 2);
 	T_CHECK(rep->runs[0].started && rep->runs[1].started);
 	T_NEAR(rep->rate_tau_ns, 100, 1e-12);
+	T_NEAR(rep->kc.tau_ns, 100, 1e-12);
+	T_NEAR(rep->kc.wake_ns, 0, 1e-12);
+	/* det and exp at the same point share its seed: same arrivals */
+	T_EQ_I64(f.reqs[3].seed, f.reqs[4].seed);
+	T_CHECK(f.reqs[3].seed != f.reqs[5].seed);
 	/* floor, 2 calibrations, rho 0 for det and exp, rho 1 stopped */
 	T_EQ_I64(f.n_reqs, 6);
 	T_CHECK(f.reqs[1].phase == LAT_KNEE_CALIBRATE &&
@@ -337,6 +454,7 @@ int main(void)
 	test_config();
 	test_sweep();
 	test_drop_and_stop();
+	test_score_and_stop();
 	test_report_sweep();
 	T_DONE();
 }

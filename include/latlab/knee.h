@@ -54,6 +54,10 @@
 /* tau must be at least this many wake-up floors (see lat_knee_floor). */
 #define LAT_KNEE_FLOOR_FACTOR 20.0
 
+/* Asked between two pieces of work that may take a while (the replays
+ * of a point, the runs): true stops. */
+typedef bool (*lat_knee_stop_fn)(void *ctx);
+
 /* ---- per-event bookkeeping ---------------------------------------------- */
 
 /* One chained event as the queue saw it, cycles: its gap from the
@@ -160,6 +164,19 @@ struct lat_knee_attr {
 				   * has more work in hand */
 };
 
+/* The predictions every point carries, in this order. */
+enum lat_knee_pred {
+	LAT_KNEE_PRED_KINGMAN,    /* Kingman from the measured rho, c_a, c_s */
+	LAT_KNEE_PRED_SIM,        /* lat_qsim_run fed the gap and service
+				   * histograms: independent draws */
+	LAT_KNEE_PRED_TRACE,      /* the measured gaps in their order, the
+				   * services drawn from their histogram */
+	LAT_KNEE_PREDS,
+};
+
+/* "kingman", "simulator", "simulator_trace". */
+const char *lat_knee_pred_name(enum lat_knee_pred k);
+
 /* Which prediction is closer to the measured mean wait. */
 enum lat_knee_closer {
 	LAT_KNEE_CLOSER_NONE,     /* a prediction is missing */
@@ -228,6 +245,15 @@ struct lat_knee_point {
 	double sim_ns, sim_half;  /* the simulator fed the measured gap and
 				   * service histograms at rho = tau/gap */
 	double sim_p99_ns;        /* its wait p99 */
+	/* the simulator fed the measured arrival process itself: the
+	 * point's gaps in their measured order, each service drawn
+	 * independently from the measured service histogram
+	 * (lat_qsim_dist_sample), LAT_KNEE_TRACE_REPS times; the mean
+	 * over the replications and its 95% half-width */
+	double sim_trace_ns, sim_trace_half;
+	/* ln(prediction / measured mean), per enum lat_knee_pred: NaN
+	 * when either is missing */
+	double log_err[LAT_KNEE_PREDS];
 	/* why the simulator and Kingman differ from the measurement
 	 * (lat_knee_point_attribute, lat_knee_point_explain) */
 	struct lat_knee_attr attr;
@@ -247,22 +273,42 @@ struct lat_knee_point {
 int lat_knee_point_measure(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, double cycles_per_ns);
 
+/* Replications of the trace-fed simulation (sim_trace_ns). */
+#define LAT_KNEE_TRACE_REPS 32
+
 /*
- * Kingman, P-K (when @poisson) and the simulation (@sim: its customers,
- * warm-up, batches and seed; the distributions and rho are set here) for
- * a measured @p. Returns 0, or lat_qsim_* errors (-ENOMEM, -EINVAL).
+ * Kingman, P-K (when @poisson), the simulation (@sim: its customers,
+ * warm-up, batches and seed; the distributions and rho are set here),
+ * the trace-fed simulation and the replays for a measured @p. @stop (may
+ * be NULL) is asked between replications. Returns 0, 1 when @stop asked
+ * (the predictions not reached are NaN), or lat_qsim_* errors (-ENOMEM,
+ * -EINVAL).
  */
 int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, bool poisson,
-			   const struct lat_qsim_config *sim);
+			   const struct lat_qsim_config *sim,
+			   lat_knee_stop_fn stop, void *stop_ctx);
+
+/*
+ * The trace-fed simulation of @a into p->sim_trace_ns and
+ * p->sim_trace_half (@seed draws the services). Returns 0, 1 when @stop
+ * (may be NULL) asked between replications, -EINVAL when fewer than 2
+ * events were traced, or -ENOMEM.
+ */
+int lat_knee_point_simulate_trace(struct lat_knee_point *p,
+				  const struct lat_knee_acc *a, uint64_t seed,
+				  lat_knee_stop_fn stop, void *stop_ctx);
 
 /*
  * The replays of @a's trace into p->attr (@seed picks the permutations).
- * Allocates two copies of the trace. Returns 0, -ENOMEM, or -EINVAL
- * when fewer than 2 events were traced.
+ * Allocates four arrays of the trace's length (its gaps and services,
+ * and a shuffled copy of each). Returns 0, 1 when @stop (may be NULL)
+ * asked between permutations (attr then NaN), -ENOMEM, or -EINVAL when
+ * fewer than 2 events were traced.
  */
 int lat_knee_point_attribute(struct lat_knee_point *p,
-			     const struct lat_knee_acc *a, uint64_t seed);
+			     const struct lat_knee_acc *a, uint64_t seed,
+			     lat_knee_stop_fn stop, void *stop_ctx);
 
 /* p->closer and p->why from the measured mean, the predictions and
  * p->attr (lat_knee_point_predict calls both). */
@@ -282,6 +328,7 @@ struct lat_knee_req {
 	uint64_t events;
 	size_t index;             /* point index (LAT_KNEE_POINT) */
 	double rho_asked;
+	uint64_t seed;            /* the run's arrivals and work draws */
 };
 
 struct lat_knee_info {
@@ -310,23 +357,48 @@ struct lat_knee_runner {
 int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 		   uint64_t events, double *floor_ns);
 
+/* What a calibration run measured, ns. */
+struct lat_knee_cal {
+	double tau_ns;            /* mean S: busy / events */
+	double cs;                /* its cv */
+	double tau_queued_ns;     /* mean S of the events that queued */
+	double wake_ns;           /* mean S of those that found stage 1
+				   * idle, minus tau_queued_ns: the wake-up
+				   * they pay (0 when either is missing) */
+};
+
 /*
- * The bottleneck's real service time: @events events offered at @rate,
- * tau = busy / events (the mean S, work + per-event overhead, as the
- * points will measure it), ns; *cs its cv. A rate near half the nominal
- * capacity is the regime of the sweep; at saturation the producer would
- * be blocked on a full q1 and every pop would have to wake it, a cost the
- * sweep's points do not pay.
+ * The bottleneck's real service time: @events events offered at @rate
+ * (seed @seed), tau = busy / events (the mean S, work + per-event
+ * overhead, as the points will measure it), split into the service of an
+ * event that queued and the wake-up an event that found the stage idle
+ * pays on top. A rate near half the nominal capacity is the regime of the
+ * sweep, and half the events of each kind; at saturation the producer
+ * would be blocked on a full q1 and every pop would have to wake it, a
+ * cost the sweep's points do not pay.
  */
 int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
-		       uint64_t events, double *tau_ns, double *cs);
+		       uint64_t events, uint64_t seed,
+		       struct lat_knee_cal *cal);
 
 /* ---- the sweep ----------------------------------------------------------- */
 
 struct lat_knee_config {
 	double rho[LAT_KNEE_MAX_POINTS]; /* increasing, in (0, 1) */
 	size_t n_rho;
-	double tau_ns;            /* calibrated: rate = rho / tau */
+	/*
+	 * The mean service at rho is tau_ns + (1 - rho) wake_ns: an event
+	 * that finds stage 1 idle pays its wake-up in its service, and with
+	 * Poisson arrivals a fraction 1 - rho of them find it idle. So the
+	 * rate of a point is rho / (tau_ns + (1 - rho) wake_ns); with one
+	 * tau for every rho, the points high up (few wake-ups) ran below
+	 * the rho asked (0.922 for 0.95). wake_ns 0: tau_ns at every rho.
+	 */
+	double tau_ns;            /* calibrated: S of an event that queued */
+	double wake_ns;           /* calibrated: the wake-up on top */
+	uint64_t seed;            /* point i runs with lat_knee_point_seed */
+	lat_knee_stop_fn stop;    /* asked between replays; may be NULL */
+	void *stop_ctx;
 	double point_s;           /* seconds per point: events = rate * s */
 	uint64_t min_events;      /* at least this many per point */
 	bool poisson;             /* arrivals are Poisson: P-K applies */
@@ -335,7 +407,7 @@ struct lat_knee_config {
 };
 
 /* Defaults: 0.3..0.95 in 14 points, 8 s per point, 200 events minimum,
- * Poisson, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
+ * Poisson, seed 1, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
 void lat_knee_config_init(struct lat_knee_config *c);
 
 /* @n points from @lo to @hi evenly (n >= 2). -EINVAL otherwise. */
@@ -345,8 +417,54 @@ int lat_knee_config_span(struct lat_knee_config *c, double lo, double hi,
 /* 0 or -EINVAL with *@why: rho not increasing in (0, 1), n < 2, ... */
 int lat_knee_config_check(const struct lat_knee_config *c, const char **why);
 
+/*
+ * The seed of point @i of a sweep seeded @seed: a hash of both, so every
+ * point draws its own arrival path (and work, and the simulator's
+ * draws), independent of the others. One shared path scaled to each
+ * rate (the first version) made one path's luck look like a bias of the
+ * whole curve, and the points could not be read as independent samples.
+ * Two work distributions at the same point share its seed: they see the
+ * same arrivals.
+ */
+uint64_t lat_knee_point_seed(uint64_t seed, size_t i);
+
+/* The rate of point @i of @c, events/s (see lat_knee_config.wake_ns). */
+double lat_knee_point_rate(const struct lat_knee_config *c, size_t i);
+
 /* Called after each finished point (may be NULL). */
 typedef void (*lat_knee_point_fn)(void *ctx, const struct lat_knee_point *p);
+
+/* Over a sweep, is a simulator closer to the measurement than Kingman? */
+enum lat_knee_verdict {
+	LAT_KNEE_VERDICT_NONE,    /* under 3 points with both predictions */
+	LAT_KNEE_VERDICT_SIM,     /* the simulator, beyond the 95% interval */
+	LAT_KNEE_VERDICT_KINGMAN, /* Kingman, beyond the 95% interval */
+	LAT_KNEE_VERDICT_UNDECIDED, /* the interval holds 0 */
+};
+
+/* "none", "simulator", "kingman", "undecided". */
+const char *lat_knee_verdict_name(enum lat_knee_verdict v);
+
+/*
+ * The predictions scored over the finished points that have all of
+ * them (a saturated point has no Kingman). For each point and prediction
+ * the error |ln(prediction / measured)| (0.1: a factor 1.105 either
+ * way); per prediction its mean and its largest; and for each simulator
+ * the gain over Kingman, |ln K/m| - |ln S/m| (positive: the simulator is
+ * closer), its mean over the points with a 95% t-interval. Every point
+ * draws its own arrival path (lat_knee_point_seed), so the points are
+ * independent samples and the interval means what it says; a machine
+ * that disturbs a stretch of the sweep still correlates them.
+ */
+struct lat_knee_score {
+	size_t n;
+	double mean_abs_log[LAT_KNEE_PREDS];
+	double max_abs_log[LAT_KNEE_PREDS];
+	size_t closest[LAT_KNEE_PREDS]; /* points where it was closest */
+	double gain[LAT_KNEE_PREDS];    /* [KINGMAN] unused (0) */
+	double gain_half[LAT_KNEE_PREDS];
+	enum lat_knee_verdict verdict[LAT_KNEE_PREDS];
+};
 
 struct lat_knee_sweep {
 	struct lat_knee_point pts[LAT_KNEE_MAX_POINTS];
@@ -354,7 +472,8 @@ struct lat_knee_sweep {
 	bool interrupted;         /* the runner stopped: points after lost */
 	/* knees by lat_qsim_knee on (rho, W/tau) of the finished points:
 	 * NaN when the slope is never reached */
-	double knee_measured, knee_kingman, knee_sim;
+	double knee_measured, knee_kingman, knee_sim, knee_trace;
+	struct lat_knee_score score;
 };
 
 /*
@@ -379,8 +498,12 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 struct lat_knee_sweep *s, size_t i,
 			 lat_knee_point_fn on_point, void *ctx);
 
-/* The three knees of the finished points (lat_knee_sweep_run does it). */
+/* The knees and the score of the finished points (lat_knee_sweep_run
+ * does it). */
 void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope);
+
+/* s->score from the finished points (lat_knee_sweep_knees calls it). */
+void lat_knee_sweep_score(struct lat_knee_sweep *s);
 
 /* ---- the real pipeline as a runner -------------------------------------- */
 
@@ -440,7 +563,13 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared);
 int lat_knee_autogroup_nice(int nice, int *old);
 int lat_knee_autogroup_restore(int old, int set);
 
-/* A runner over lat_pipe_run_until with @p as its context. */
+/*
+ * A runner over lat_pipe_run_until with @p as its context. Each run takes
+ * the request's seed (arrivals and work draws); with Poisson arrivals its
+ * rate is scaled by the drawn path's own mean gap, so that the n events
+ * span exactly (n - 1) / rate and the point lands on the rho asked, not
+ * 1/sqrt(n) off it by the path's luck.
+ */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 
 /* ---- the report: what `latlab knee` prints, as data and printers ---- */
@@ -452,7 +581,10 @@ void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 struct lat_knee_run {
 	struct lat_work_dist dist;
 	double tau_ns;            /* calibrated mean service time */
-	double cal_cs;            /* its c_s at saturation */
+	double cal_cs;            /* its c_s at calibration */
+	double tau_queued_ns;     /* S of the events that queued then */
+	double wake_ns;           /* what one that found stage 1 idle paid
+				   * on top (struct lat_knee_cal) */
 	double work_cv;           /* the drawn table's cv (0 for det) */
 	struct lat_knee_sweep sweep;
 	bool started;             /* the calibration ran */
@@ -467,8 +599,9 @@ struct lat_knee_report {
 	struct lat_knee_run runs[LAT_KNEE_MAX_DISTS];
 	int n_runs;
 	struct lat_knee_pipe kp;  /* the last run's placement and facts */
-	double rate_tau_ns;       /* the tau every point's rate comes from:
-				   * the shortest calibrated */
+	double rate_tau_ns;       /* the calibrated tau of the run every
+				   * point's rate comes from: the shortest
+				   * (its split in kc.tau_ns, kc.wake_ns) */
 	bool oversubscribed;      /* hot threads share CPUs */
 	int autogroup_error;      /* 0, or -errno of the autogroup nice */
 	int autogroup_old;        /* the autogroup nice restored after */

@@ -15,6 +15,7 @@ void lat_knee_config_init(struct lat_knee_config *c)
 	c->point_s = 8;
 	c->min_events = 200;
 	c->poisson = true;
+	c->seed = 1;
 	lat_qsim_config_init(&c->sim);
 	c->knee_slope = LAT_QSIM_KNEE_SLOPE;
 }
@@ -45,6 +46,8 @@ int lat_knee_config_check(const struct lat_knee_config *c, const char **why)
 		msg = "time per point must be above 0 and at most 1 hour";
 	else if (!msg && !(c->knee_slope > 0 && isfinite(c->knee_slope)))
 		msg = "knee slope must be above 0";
+	else if (!msg && !(c->wake_ns >= 0 && isfinite(c->wake_ns)))
+		msg = "the wake-up time must be 0 or more";
 	else if (!msg && lat_qsim_config_check(&c->sim))
 		msg = "bad simulator settings";
 	if (why)
@@ -71,7 +74,7 @@ static int run_one(const struct lat_knee_runner *r,
 int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 		   uint64_t events, double *floor_ns)
 {
-	struct lat_knee_req q = { LAT_KNEE_FLOOR, rate, events, 0, 0 };
+	struct lat_knee_req q = { LAT_KNEE_FLOOR, rate, events, 0, 0, 0 };
 	struct lat_knee_acc a;
 	struct lat_knee_info info;
 	int rc = run_one(r, &q, &a, &info);
@@ -86,9 +89,11 @@ int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 }
 
 int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
-		       uint64_t events, double *tau_ns, double *cs)
+		       uint64_t events, uint64_t seed,
+		       struct lat_knee_cal *cal)
 {
-	struct lat_knee_req q = { LAT_KNEE_CALIBRATE, rate, events, 0, 0 };
+	struct lat_knee_req q = { LAT_KNEE_CALIBRATE, rate, events, 0, 0,
+				  seed };
 	struct lat_knee_acc a;
 	struct lat_knee_info info;
 	struct lat_knee_point p;
@@ -98,11 +103,43 @@ int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
 	if (!rc)
 		rc = lat_knee_point_measure(&p, &a, info.cycles_per_ns);
 	if (!rc) {
-		*tau_ns = p.tau_ns;
-		*cs = p.cs;
+		double cpn = info.cycles_per_ns;
+		uint64_t queued = a.events - a.idle_n;
+
+		cal->tau_ns = p.tau_ns;
+		cal->cs = p.cs;
+		cal->tau_queued_ns = p.tau_ns;
+		cal->wake_ns = 0;
+		/* both kinds seen: the split; else one tau for all */
+		if (a.idle_n && queued) {
+			double idle = (double)a.svc_idle_sum /
+				      (double)a.idle_n / cpn;
+
+			cal->tau_queued_ns = (double)(a.busy - a.svc_idle_sum) /
+					     (double)queued / cpn;
+			cal->wake_ns = fmax(0, idle - cal->tau_queued_ns);
+		}
 	}
 	lat_knee_acc_destroy(&a);
 	return rc;
+}
+
+uint64_t lat_knee_point_seed(uint64_t seed, size_t i)
+{
+	/* splitmix64's finalizer over the seed moved by the index: seeds
+	 * next to each other give unrelated paths (the pacer's own
+	 * generator steps its state by the same constant, so seed + i
+	 * alone would give point i the path of point 0 shifted by i) */
+	uint64_t z = seed + 0x9e3779b97f4a7c15u * (uint64_t)(i + 1);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+double lat_knee_point_rate(const struct lat_knee_config *c, size_t i)
+{
+	return c->rho[i] / (c->tau_ns + (1 - c->rho[i]) * c->wake_ns) * 1e9;
 }
 
 int lat_knee_sweep_point(const struct lat_knee_config *c,
@@ -111,7 +148,8 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 lat_knee_point_fn on_point, void *ctx)
 {
 	struct lat_knee_point *p;
-	struct lat_knee_req q = { LAT_KNEE_POINT, 0, 0, i, 0 };
+	struct lat_knee_req q = { LAT_KNEE_POINT, 0, 0, i, 0, 0 };
+	struct lat_qsim_config sim = c->sim;
 	struct lat_knee_info info;
 	struct lat_knee_acc a;
 	int rc;
@@ -121,7 +159,12 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 		return -EINVAL;
 	p = &s->pts[s->done];
 	q.rho_asked = c->rho[i];
-	q.rate = c->rho[i] / c->tau_ns * 1e9;
+	q.rate = lat_knee_point_rate(c, i);
+	q.seed = lat_knee_point_seed(c->seed, i);
+	/* the simulator's own stream, not the arrivals': with the same
+	 * seed a splitmix generator would draw the very uniforms the pacer
+	 * drew, and the fed simulator would replay the measured path */
+	sim.seed = lat_knee_point_seed(q.seed ^ c->sim.seed, 1);
 	q.events = (uint64_t)ceil(q.rate * c->point_s);
 	if (q.events < c->min_events)
 		q.events = c->min_events;
@@ -137,7 +180,14 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 		p->steal_pct = info.steal_pct;
 		rc = lat_knee_point_measure(p, &a, info.cycles_per_ns);
 		if (!rc)
-			rc = lat_knee_point_predict(p, &a, c->poisson, &c->sim);
+			rc = lat_knee_point_predict(p, &a, c->poisson, &sim,
+						    c->stop, c->stop_ctx);
+		/* stopped while predicting: the measurement is whole, so
+		 * the point is kept (its missing predictions NaN) */
+		if (rc == 1) {
+			s->interrupted = true;
+			rc = 0;
+		}
 		if (!rc) {
 			s->done++;
 			if (on_point)
@@ -201,4 +251,7 @@ void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope)
 					      kingman_ns), slope);
 	s->knee_sim = knee_of(s, offsetof(struct lat_knee_point, sim_ns),
 			      slope);
+	s->knee_trace = knee_of(s, offsetof(struct lat_knee_point,
+					    sim_trace_ns), slope);
+	lat_knee_sweep_score(s);
 }
