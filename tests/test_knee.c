@@ -244,7 +244,17 @@ static void test_sweep(void)
 	T_EQ_I64(s->done, 4);
 	T_CHECK(!s->interrupted);
 	for (size_t i = 0; i < s->done; i++) {
-		double rate = c.rho[i] / 100 * 1e9;
+		/* the level: 100 calibrated, then the mean tau of the points
+		 * before (wake 0), weighted by their events */
+		double level = 100, sum = 0, nev = 0;
+
+		for (size_t j = 0; j < i; j++) {
+			sum += s->pts[j].tau_ns * (double)s->pts[j].events;
+			nev += (double)s->pts[j].events;
+		}
+		if (nev > 0)
+			level = sum / nev;
+		double rate = c.rho[i] / level * 1e9;
 		uint64_t n = (uint64_t)ceil(rate * 1e-4);
 
 		/* the run asked for rho / tau, for point_s seconds */
@@ -264,6 +274,13 @@ static void test_sweep(void)
 	c.wake_ns = 20;
 	T_NEAR(lat_knee_point_rate(&c, 0), 0.5 / (100 + 0.5 * 20) * 1e9,
 	       1e-6);
+	/* the level from the points: the firsts of the pairs found the
+	 * stage idle and took 120, the seconds queued and took 80; with
+	 * that wake-up of 40 the level is 80 at every point, odd or even */
+	c.tau_ns = 1000;
+	c.wake_ns = 40;
+	lat_knee_sweep_adapt(&c, s);
+	T_NEAR(c.tau_ns, 80, 1e-9);
 	/* a flat W_q/tau of about 0.35 never bends */
 	T_CHECK(isnan(s->knee_measured));
 	free(s);

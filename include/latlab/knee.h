@@ -477,8 +477,10 @@ struct lat_knee_sweep {
 };
 
 /*
- * For each rho: rate = rho / tau, events = max(min_events, rate point_s),
- * run, measure, predict; then the knees. Returns 0 (also when
+ * For each rho: the level adapted to the points so far
+ * (lat_knee_sweep_adapt, on a copy of @c), rate = lat_knee_point_rate,
+ * events = max(min_events, rate point_s), run, measure, predict; then
+ * the knees and the score. Returns 0 (also when
  * interrupted: s->interrupted), or the first error (points before it
  * kept). Allocates one accumulator at a time.
  */
@@ -497,6 +499,20 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 const struct lat_knee_runner *r,
 			 struct lat_knee_sweep *s, size_t i,
 			 lat_knee_point_fn on_point, void *ctx);
+
+/*
+ * c->tau_ns from the points of @s finished so far (none: unchanged):
+ * their mean service less the wake-ups their idle-found events paid,
+ * (1 - p_wait) wake_ns, weighted by events. The calibration second ran
+ * minutes before the last points and the machine drifts (here its tau
+ * was 1-2% above the points', so the points high up ran at 0.87 for 0.9
+ * and 0.93 for 0.95); the sweep's own points are the better level.
+ * lat_knee_sweep_run and lat_knee_report_sweep call it before each
+ * point (the report on its reference run, so every distribution keeps
+ * one rate per rho).
+ */
+void lat_knee_sweep_adapt(struct lat_knee_config *c,
+			  const struct lat_knee_sweep *s);
 
 /* The knees and the score of the finished points (lat_knee_sweep_run
  * does it). */
@@ -646,6 +662,64 @@ int lat_knee_default_work(double floor_ns, double *work_ns);
 int lat_knee_report_sweep(struct lat_knee_report *r,
 			  const struct lat_work_dist *dists, int n_dists,
 			  const struct lat_knee_runner *run, FILE *progress);
+
+/* ---- a program's session around the sweep ---- */
+
+/*
+ * Place r->base for a knee (lat_knee_place, r->oversubscribed), copy it
+ * into r->kp with @hlog_dir and the stop (@stop may be NULL), and make
+ * @run the pipeline's runner. r->kp.stage_nice is left as the caller set
+ * it. Returns 0 or lat_knee_place's error.
+ */
+int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
+			  lat_pipe_stop_fn stop, void *stop_ctx,
+			  struct lat_knee_runner *run);
+
+/*
+ * Give the session's autogroup back (lat_knee_autogroup_restore(@old,
+ * @set)) on every way out this process sees: at exit(), and on the
+ * signals whose default is to kill (SIGHUP from a closed terminal,
+ * SIGPIPE from 'latlab knee | head', SIGQUIT, SIGABRT, ...) unless they
+ * are ignored; the handler restores, then dies of the same signal.
+ * SIGINT and SIGTERM are the program's (a sweep stops on them and exits
+ * normally), SIGSEGV and friends the sanitizers'. SIGKILL cannot be
+ * caught. For a main program: it installs process-wide handlers, once.
+ * Returns 0, or -ENOMEM when atexit has no room.
+ */
+int lat_knee_autogroup_guard(int old, int set);
+
+/*
+ * Raise the priorities for the sweep when r->kp.stage_nice is not 0:
+ * the session's autogroup to that nice (r->autogroup_error,
+ * r->autogroup_old) with lat_knee_autogroup_guard to give it back; the
+ * threads take their nice when the runs start. Say so before calling it:
+ * it changes the whole login session. Returns 0 or the error (also in
+ * r->autogroup_error when the autogroup could not be set).
+ */
+int lat_knee_report_raise(struct lat_knee_report *r);
+
+/* What the measured floor allows (lat_knee_report_work). */
+enum lat_knee_work {
+	LAT_KNEE_WORK_OK,
+	LAT_KNEE_WORK_TOO_BUSY,   /* no default: 20 x the floor is over
+				   * LAT_KNEE_MAX_WORK_NS */
+	LAT_KNEE_WORK_BAD_DIST,   /* a distribution cannot have the default
+				   * mean (*bad_dist, *why) */
+	LAT_KNEE_WORK_BELOW_FLOOR,/* the work is under 20 x the floor: the
+				   * queue would be the wake-ups (refuse, or
+				   * run with a warning) */
+};
+
+/*
+ * After lat_knee_report_floor: the work of the sweep. Unless @work_set
+ * (r->base.work_ns given), the default for the floor
+ * (lat_knee_default_work), each of @dists checked against it; then the
+ * work (r->base.work_ns, copied to r->kp.base) against 20 x the floor.
+ */
+enum lat_knee_work lat_knee_report_work(struct lat_knee_report *r,
+					const struct lat_work_dist *dists,
+					int n_dists, bool work_set,
+					int *bad_dist, const char **why);
 
 /* "det", "exp", ...: the short name of a work distribution. */
 const char *lat_knee_dist_name(const struct lat_work_dist *d);

@@ -401,8 +401,9 @@ static void print_compare(FILE *out, const struct lat_knee_report *o)
 		const struct lat_knee_run *b = &o->runs[k];
 
 		fprintf(out, "\n== %s against %s at the same arrival rate "
-			"(both from tau %s, the shortest calibrated), rho by "
-			"rho in turn: the ratio of mean waits in tau, and "
+			"(both from the run with the shortest calibrated tau, "
+			"%s, then its points), rho by rho in turn, with the "
+			"same arrivals: the ratio of mean waits in tau, and "
 			"Kingman's from each point's measured rho, c_a, c_s\n",
 			lat_knee_dist_name(&b->dist),
 			lat_knee_dist_name(&a->dist), ns(t, o->rate_tau_ns));

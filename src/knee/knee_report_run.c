@@ -100,7 +100,7 @@ int lat_knee_report_sweep(struct lat_knee_report *rep,
 {
 	struct progress pr = { rep, progress };
 	bool stopped;
-	int rc = 0;
+	int rc = 0, ref = 0;
 
 	if (n_dists < 1 || n_dists > LAT_KNEE_MAX_DISTS ||
 	    !(rep->base.work_ns > 0))
@@ -119,13 +119,17 @@ int lat_knee_report_sweep(struct lat_knee_report *rep,
 		if (rep->runs[d].started &&
 		    rep->runs[d].tau_ns < rep->rate_tau_ns) {
 			rep->rate_tau_ns = rep->runs[d].tau_ns;
+			ref = d;
 			rep->kc.tau_ns = rep->runs[d].tau_queued_ns;
 			rep->kc.wake_ns = rep->runs[d].wake_ns;
 		}
 	rep->kc.seed = rep->base.seed;
 	rep->kc.stop = replay_stop;
 	rep->kc.stop_ctx = &rep->kp;
-	for (size_t i = 0; i < rep->kc.n_rho && !rc; i++)
+	for (size_t i = 0; i < rep->kc.n_rho && !rc; i++) {
+		/* the reference run's own points set the level from now on:
+		 * one rate for every distribution at this rho */
+		lat_knee_sweep_adapt(&rep->kc, &rep->runs[ref].sweep);
 		for (int d = 0; d < rep->n_runs && !rc; d++) {
 			struct lat_knee_run *run = &rep->runs[d];
 
@@ -135,6 +139,7 @@ int lat_knee_report_sweep(struct lat_knee_report *rep,
 			if (!rc && run->sweep.interrupted)
 				rc = 1;
 		}
+	}
 	/* a stop (1, or -EINTR from a run's clock calibration) loses every
 	 * run's remaining points, not only the one it fell in */
 	stopped = rc == 1 || rc == -EINTR;

@@ -198,18 +198,39 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 	return rc;
 }
 
-int lat_knee_sweep_run(const struct lat_knee_config *c,
+void lat_knee_sweep_adapt(struct lat_knee_config *c,
+			  const struct lat_knee_sweep *s)
+{
+	double sum = 0, n = 0;
+
+	for (size_t i = 0; i < s->done; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+		double level = p->tau_ns - (1 - p->p_wait) * c->wake_ns;
+
+		if (!(level > 0) || !isfinite(level))
+			continue;
+		sum += level * (double)p->events;
+		n += (double)p->events;
+	}
+	if (n > 0)
+		c->tau_ns = sum / n;
+}
+
+int lat_knee_sweep_run(const struct lat_knee_config *cfg,
 		       const struct lat_knee_runner *r, struct lat_knee_sweep *s,
 		       lat_knee_point_fn on_point, void *ctx)
 {
+	struct lat_knee_config c = *cfg;
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (lat_knee_config_check(c, NULL) || !(c->tau_ns > 0))
+	if (lat_knee_config_check(&c, NULL) || !(c.tau_ns > 0))
 		return -EINVAL;
-	for (size_t i = 0; i < c->n_rho && !rc && !s->interrupted; i++)
-		rc = lat_knee_sweep_point(c, r, s, i, on_point, ctx);
-	lat_knee_sweep_knees(s, c->knee_slope);
+	for (size_t i = 0; i < c.n_rho && !rc && !s->interrupted; i++) {
+		lat_knee_sweep_adapt(&c, s);
+		rc = lat_knee_sweep_point(&c, r, s, i, on_point, ctx);
+	}
+	lat_knee_sweep_knees(s, c.knee_slope);
 	return rc;
 }
 
