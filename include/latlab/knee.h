@@ -393,9 +393,11 @@ struct lat_knee_config {
 	 * rate of a point is rho / (tau_ns + (1 - rho) wake_ns); with one
 	 * tau for every rho, the points high up (few wake-ups) ran below
 	 * the rho asked (0.922 for 0.95). wake_ns 0: tau_ns at every rho.
+	 * lat_knee_sweep_adapt refits the line to the points measured.
 	 */
 	double tau_ns;            /* calibrated: S of an event that queued */
-	double wake_ns;           /* calibrated: the wake-up on top */
+	double wake_ns;           /* calibrated: the wake-up on top (below
+				   * 0 from a fit where tau rises with rho) */
 	uint64_t seed;            /* point i runs with lat_knee_point_seed */
 	lat_knee_stop_fn stop;    /* asked between replays; may be NULL */
 	void *stop_ctx;
@@ -501,15 +503,18 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 lat_knee_point_fn on_point, void *ctx);
 
 /*
- * c->tau_ns from the points of @s finished so far (none: unchanged):
- * their mean service less the wake-ups their idle-found events paid,
- * (1 - p_wait) wake_ns, weighted by events. The calibration second ran
- * minutes before the last points and the machine drifts (here its tau
- * was 1-2% above the points', so the points high up ran at 0.87 for 0.9
- * and 0.93 for 0.95); the sweep's own points are the better level.
- * lat_knee_sweep_run and lat_knee_report_sweep call it before each
- * point (the report on its reference run, so every distribution keeps
- * one rate per rho).
+ * The service-time line of @c from the points of @s finished so far, for
+ * the rates of the next ones (none: unchanged). Three points or more over
+ * 0.1 of rho: tau(rho) = a + b rho fitted to their measured rho and tau,
+ * weighted by events (c->tau_ns = a + b, c->wake_ns = -b). Fewer: the
+ * level only, c->tau_ns = their mean service less the wake-ups their
+ * idle-found events paid, (1 - p_wait) wake_ns. The calibration second
+ * ran minutes before the last points, and the service drifts with rho
+ * beyond the first event's wake-up (here 2-4% lower at 0.9 than at 0.3:
+ * fewer idle starts, a warmer stage), so with the calibration alone the
+ * points high up ran at 0.87 for 0.9 and 0.93 for 0.95. lat_knee_sweep_run
+ * and lat_knee_report_sweep call it before each point (the report on its
+ * reference run, so every distribution keeps one rate per rho).
  */
 void lat_knee_sweep_adapt(struct lat_knee_config *c,
 			  const struct lat_knee_sweep *s);

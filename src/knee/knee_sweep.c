@@ -46,8 +46,8 @@ int lat_knee_config_check(const struct lat_knee_config *c, const char **why)
 		msg = "time per point must be above 0 and at most 1 hour";
 	else if (!msg && !(c->knee_slope > 0 && isfinite(c->knee_slope)))
 		msg = "knee slope must be above 0";
-	else if (!msg && !(c->wake_ns >= 0 && isfinite(c->wake_ns)))
-		msg = "the wake-up time must be 0 or more";
+	else if (!msg && !(isfinite(c->wake_ns) && c->tau_ns + c->wake_ns >= 0))
+		msg = "the service time at rho 0 must be 0 or more";
 	else if (!msg && lat_qsim_config_check(&c->sim))
 		msg = "bad simulator settings";
 	if (why)
@@ -201,19 +201,39 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 void lat_knee_sweep_adapt(struct lat_knee_config *c,
 			  const struct lat_knee_sweep *s)
 {
-	double sum = 0, n = 0;
+	double w = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lo = 1, hi = 0;
+	double lev = 0;
 
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
-		double level = p->tau_ns - (1 - p->p_wait) * c->wake_ns;
+		double n = (double)p->events;
 
-		if (!(level > 0) || !isfinite(level))
+		if (!(p->tau_ns > 0) || !(p->rho > 0 && p->rho < 1))
 			continue;
-		sum += level * (double)p->events;
-		n += (double)p->events;
+		w += n;
+		sx += n * p->rho;
+		sy += n * p->tau_ns;
+		sxx += n * p->rho * p->rho;
+		sxy += n * p->rho * p->tau_ns;
+		lev += n * (p->tau_ns - (1 - p->p_wait) * c->wake_ns);
+		lo = fmin(lo, p->rho);
+		hi = fmax(hi, p->rho);
 	}
-	if (n > 0)
-		c->tau_ns = sum / n;
+	if (!(w > 0))
+		return;
+	if (s->done >= 3 && hi - lo >= 0.1) {
+		/* tau(rho) = a + b rho, events-weighted least squares: the
+		 * same line as tau_ns + (1 - rho) wake_ns */
+		double b = (sxy - sx * sy / w) / (sxx - sx * sx / w);
+		double a = (sy - b * sx) / w;
+
+		if (isfinite(a) && isfinite(b) && a + b > 0 && a > 0) {
+			c->tau_ns = a + b;
+			c->wake_ns = -b;
+			return;
+		}
+	}
+	c->tau_ns = lev / w;
 }
 
 int lat_knee_sweep_run(const struct lat_knee_config *cfg,
