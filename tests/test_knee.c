@@ -21,6 +21,8 @@ struct fake {
 	int n_reqs;
 	int stop_at;       /* point index whose run is stopped, -1 none */
 	int64_t drop_seq;  /* a sample the "pipeline" loses, -1 none */
+	double slow;       /* > 0: the period follows the rate asked, this
+			    * much longer (a stage slower than thought) */
 };
 
 /* pickup 10 cycles before the work, pace 5, consumer 7 after */
@@ -57,8 +59,9 @@ static int fake_run(void *ctx, const struct lat_knee_req *q,
 	if ((int)q->index == f->stop_at)
 		return 1;
 	for (uint64_t i = 0; i < q->events; i++) {
-		uint64_t p = (uint64_t)llround(200 / q->rho_asked) * (i / 2) +
-			     t;
+		double period = f->slow > 0 ? 2e9 / q->rate * f->slow :
+				200 / q->rho_asked;
+		uint64_t p = (uint64_t)llround(period) * (i / 2) + t;
 
 		if ((int64_t)i == f->drop_seq)
 			continue;
@@ -412,6 +415,46 @@ static void test_score_and_stop(void)
 	lat_knee_acc_destroy(&a);
 }
 
+/*
+ * A point that misses its rho by more than rho_tol runs once more at
+ * rate x asked / achieved, with the same seed: here the fake's period
+ * follows the rate, 5% longer than tau says, so the first run lands near
+ * rho / 1.05 and the second on rho (within the pairs' end effects).
+ */
+static void test_retry(void)
+{
+	struct fake f = { .stop_at = -1, .drop_seq = -1, .slow = 1.05 };
+	struct lat_knee_runner r = { &f, fake_run };
+	struct lat_knee_config c;
+	struct lat_knee_sweep *s = calloc(1, sizeof(*s));
+
+	T_CHECK(s != NULL);
+	config(&c);
+	T_EQ_I64(lat_knee_config_span(&c, 0.6, 0.8, 2), 0);
+	T_EQ_I64(lat_knee_sweep_run(&c, &r, s, NULL, NULL), 0);
+	T_EQ_I64(s->done, 2);
+	T_EQ_I64(f.n_reqs, 4);
+	for (size_t i = 0; i < 2; i++) {
+		const struct lat_knee_point *p = &s->pts[i];
+		const struct lat_knee_req *a = &f.reqs[2 * i],
+					  *b = &f.reqs[2 * i + 1];
+
+		T_NEAR(p->rho_first, c.rho[i] / 1.05, 0.005);
+		T_NEAR(p->rho, c.rho[i], c.rho_tol);
+		T_NEAR(b->rate, a->rate * c.rho[i] / p->rho_first, 1e-6);
+		T_EQ_I64(b->seed, a->seed);
+		T_EQ_I64(b->events, a->events);
+		T_NEAR(p->rate, b->rate, 0);
+	}
+	/* within the tolerance nothing runs twice */
+	f.slow = 0;
+	f.n_reqs = 0;
+	T_EQ_I64(lat_knee_sweep_run(&c, &r, s, NULL, NULL), 0);
+	T_EQ_I64(f.n_reqs, 2);
+	T_CHECK(isnan(s->pts[0].rho_first) && isnan(s->pts[1].rho_first));
+	free(s);
+}
+
 static void test_config(void)
 {
 	struct lat_knee_config c;
@@ -491,6 +534,7 @@ int main(void)
 	test_sweep();
 	test_drop_and_stop();
 	test_score_and_stop();
+	test_retry();
 	test_report_sweep();
 	T_DONE();
 }

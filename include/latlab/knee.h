@@ -227,6 +227,8 @@ struct lat_knee_dist {
 struct lat_knee_point {
 	double rho_asked;
 	double rate;              /* offered events/s */
+	double rho_first;         /* a retried point: the rho its first run
+				   * achieved (the run not kept); else NaN */
 	uint64_t events, unchained;
 	/* measured */
 	double rho;               /* busy / wall */
@@ -399,6 +401,11 @@ struct lat_knee_config {
 	double wake_ns;           /* calibrated: the wake-up on top (below
 				   * 0 from a fit where tau rises with rho) */
 	uint64_t seed;            /* point i runs with lat_knee_point_seed */
+	/* a point whose achieved rho misses the asked one by more than
+	 * this runs once more, same arrivals, at its rate times asked /
+	 * achieved (0: never). What the line cannot foresee, the
+	 * machine's drift between points, costs one more point-time */
+	double rho_tol;
 	lat_knee_stop_fn stop;    /* asked between replays; may be NULL */
 	void *stop_ctx;
 	double point_s;           /* seconds per point: events = rate * s */
@@ -409,7 +416,8 @@ struct lat_knee_config {
 };
 
 /* Defaults: 0.3..0.95 in 14 points, 8 s per point, 200 events minimum,
- * Poisson, seed 1, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
+ * Poisson, seed 1, rho_tol 0.01, simulator 10^6 customers, slope
+ * LAT_QSIM_KNEE_SLOPE. */
 void lat_knee_config_init(struct lat_knee_config *c);
 
 /* @n points from @lo to @hi evenly (n >= 2). -EINVAL otherwise. */

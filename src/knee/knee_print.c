@@ -77,7 +77,29 @@ static void print_threads(FILE *out, const struct lat_knee_report *o)
 		fprintf(out, "shared: hot threads share CPUs (unpinned)\n");
 }
 
-static void print_measured(FILE *out, const struct lat_knee_sweep *s)
+/* Points that ran twice because the first run missed the rho asked. */
+static void print_retried(FILE *out, const struct lat_knee_sweep *s,
+			  double tol)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->done; i++)
+		n += isfinite(s->pts[i].rho_first);
+	if (!n)
+		return;
+	fprintf(out, "  retried: %zu point%s missed the rho asked by more "
+		"than %g and ran once more, same arrivals, at the rate "
+		"times asked / achieved (first runs, not kept:", n,
+		n == 1 ? "" : "s", tol);
+	for (size_t i = 0; i < s->done; i++)
+		if (isfinite(s->pts[i].rho_first))
+			fprintf(out, " %.3f for %.3f", s->pts[i].rho_first,
+				s->pts[i].rho_asked);
+	fprintf(out, ")\n");
+}
+
+static void print_measured(FILE *out, const struct lat_knee_sweep *s,
+			   double tol)
 {
 	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN];
 	char e[LAT_FMT_LEN], f[LAT_FMT_LEN], g[LAT_FMT_LEN], h[LAT_FMT_LEN];
@@ -101,6 +123,7 @@ static void print_measured(FILE *out, const struct lat_knee_sweep *s)
 			ns(f, p->e2e.mean), ns(g, p->e2e.p99),
 			ns(h, p->e2e.p999));
 	}
+	print_retried(out, s, tol);
 }
 
 /* "0.052" or "-" */
@@ -354,7 +377,7 @@ static void print_run(FILE *out, const struct lat_knee_report *o,
 		lat_knee_dist_name(&run->dist), ns(w, o->base.work_ns),
 		run->work_cv, ns(t, run->tau_ns),
 		ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
-	print_measured(out, &run->sweep);
+	print_measured(out, &run->sweep, o->kc.rho_tol);
 	print_predicted(out, &run->sweep);
 	print_why(out, &run->sweep);
 	print_summary(out, o, run);
@@ -513,6 +536,7 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_obj_begin(j, NULL);
 	lat_json_double(j, "rho_asked", p->rho_asked);
 	lat_json_double(j, "rate", p->rate);
+	lat_json_double(j, "rho_first_run", p->rho_first);
 	lat_json_uint(j, "events", p->events);
 	lat_json_uint(j, "unchained", p->unchained);
 	lat_json_double(j, "rho", p->rho);

@@ -16,6 +16,7 @@ void lat_knee_config_init(struct lat_knee_config *c)
 	c->min_events = 200;
 	c->poisson = true;
 	c->seed = 1;
+	c->rho_tol = 0.01;
 	lat_qsim_config_init(&c->sim);
 	c->knee_slope = LAT_QSIM_KNEE_SLOPE;
 }
@@ -169,16 +170,30 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 	if (q.events < c->min_events)
 		q.events = c->min_events;
 	rc = run_one(r, &q, &a, &info);
+	memset(p, 0, sizeof(*p));
+	p->rho_first = NAN;
+	if (!rc)
+		rc = lat_knee_point_measure(p, &a, info.cycles_per_ns);
+	/* off the asked rho by more than the tolerance: once more, at the
+	 * rate that would have hit it (the same arrivals, scaled) */
+	if (!rc && c->rho_tol > 0 && p->rho > 0 &&
+	    fabs(p->rho - c->rho[i]) > c->rho_tol) {
+		p->rho_first = p->rho;
+		q.rate *= c->rho[i] / p->rho;
+		lat_knee_acc_destroy(&a);
+		rc = run_one(r, &q, &a, &info);
+		if (!rc)
+			rc = lat_knee_point_measure(p, &a,
+						    info.cycles_per_ns);
+	}
 	if (rc == 1) {
 		s->interrupted = true; /* this point is not kept */
 		rc = 0;
 	} else if (!rc) {
-		memset(p, 0, sizeof(*p));
 		p->rho_asked = c->rho[i];
 		p->rate = q.rate;
 		p->loadavg = info.loadavg;
 		p->steal_pct = info.steal_pct;
-		rc = lat_knee_point_measure(p, &a, info.cycles_per_ns);
 		if (!rc)
 			rc = lat_knee_point_predict(p, &a, c->poisson, &sim,
 						    c->stop, c->stop_ctx);
