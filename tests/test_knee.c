@@ -297,6 +297,15 @@ static void test_sweep(void)
 		s->pts[i].tau_ns = 120 - 50 * s->pts[i].rho;
 		s->pts[i].events = 1000 + 300 * i;
 	}
+	/* two points whose idle-found events paid more than the whole
+	 * mean (a wake-up of 300 on services of 100): no level from the
+	 * split, the plain mean and no wake-up */
+	s->done = 2;
+	c.wake_ns = 300;
+	lat_knee_sweep_adapt(&c, s);
+	T_NEAR(c.tau_ns, (110 * 1000 + 100 * 1300) / 2300.0, 1e-9);
+	T_NEAR(c.wake_ns, 0, 0);
+	T_EQ_I64(lat_knee_config_check(&c, NULL), 0);
 	s->done = 3;
 	lat_knee_sweep_adapt(&c, s);
 	T_NEAR(c.tau_ns, 70, 1e-9);

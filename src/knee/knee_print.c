@@ -423,11 +423,12 @@ static void print_compare(FILE *out, const struct lat_knee_report *o)
 	for (int k = 1; k < o->n_runs; k++) {
 		const struct lat_knee_run *b = &o->runs[k];
 
-		fprintf(out, "\n== %s against %s at the same arrival rate "
-			"(both from the run with the shortest calibrated tau, "
-			"%s, then its points), rho by rho in turn, with the "
-			"same arrivals: the ratio of mean waits in tau, and "
-			"Kingman's from each point's measured rho, c_a, c_s\n",
+		fprintf(out, "\n== %s against %s at the same rho asked, rho "
+			"by rho in turn, with the same arrivals and one rate "
+			"(from the run with the shortest calibrated tau, %s, "
+			"then its points; a retried point ran at its own): the "
+			"ratio of mean waits in tau, and Kingman's from each "
+			"point's measured rho, c_a, c_s\n",
 			lat_knee_dist_name(&b->dist),
 			lat_knee_dist_name(&a->dist), ns(t, o->rate_tau_ns));
 		fprintf(out, "  asked  rho %-5s rho %-5s  W_q/τ %-5s W_q/τ "

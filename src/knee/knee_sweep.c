@@ -248,7 +248,14 @@ void lat_knee_sweep_adapt(struct lat_knee_config *c,
 			return;
 		}
 	}
-	c->tau_ns = lev / w;
+	/* a wake-up that is most of the service (a work near the floor,
+	 * --force) can make the split's level nonsense: the plain mean */
+	if (lev > 0) {
+		c->tau_ns = lev / w;
+	} else {
+		c->tau_ns = sy / w;
+		c->wake_ns = 0;
+	}
 }
 
 int lat_knee_sweep_run(const struct lat_knee_config *cfg,
