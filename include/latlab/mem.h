@@ -758,8 +758,8 @@ struct lat_mem_chase_sweep {
 	double core_ghz;        /* estimated core clock, for core cycles */
 	double llc_probe_s;     /* when no curve shows the last-level cache
 				 * at its sysfs size: seconds of
-				 * lat_mem_llc_drift_run at twice the largest
-				 * edge (0: none) */
+				 * lat_mem_llc_drift_run at the size half-way
+				 * from its level to DRAM's (0: none) */
 	/* out */
 	double cycles_per_ns;   /* the calibration the sweep ran with */
 	int done;               /* sizes finished */
@@ -783,12 +783,21 @@ struct lat_mem_chase_sweep {
 	int llc_edge;           /* the largest last-level edge on any curve
 				 * (size index), -1 when none */
 	int llc_edge_variant;   /* the curve it is on */
-	/* lat_mem_llc_curve_capacity of each random curve (p50s, levels
-	 * from its last-level and DRAM plateaus), bytes; NAN when none */
+	/* lat_mem_llc_curve_capacity of the random curves on base and
+	 * huge pages (p50s, levels from its last-level and DRAM plateaus),
+	 * bytes; NAN when none (and always page by page, whose levels are
+	 * the prefetchers') */
 	double llc_capacity[LAT_MEM_CHASE_VARIANTS];
 	bool llc_drift_on;      /* llc_drift was measured */
 	int llc_drift_variant;  /* on the buffer of this curve */
 	struct lat_mem_llc_drift llc_drift;
+	double llc_drift_sweep_ns;  /* the sweep's p50 at the drift's size */
+	double llc_drift_sweep_cap; /* what that p50 got (bytes) */
+	bool llc_changes;       /* the laps' hit fractions spread, or their
+				 * median is not the sweep's: what this
+				 * process gets changes while it does the
+				 * same thing (lat_mem_llc_drift_changes and
+				 * LAT_MEM_LLC_DRIFT_SPREAD) */
 	double counter_ratio;   /* counter cycles/ns over the sweep */
 	double dram_ns;         /* level beyond the caches, 0 if none */
 	int dram_from;          /* its first size index, -1 if none */

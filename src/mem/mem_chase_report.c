@@ -143,7 +143,7 @@ static bool llc_levels(const struct lat_mem_chase_sweep *r, int v,
 	return *dram_ns > *llc_ns;
 }
 
-/* The effective capacity of every random curve, as a clause. */
+/* The effective capacity of the random curves, as a clause. */
 static size_t llc_capacity_text(struct lat_mem_chase_sweep *r, char *v,
 				size_t len, const int *curves, int n)
 {
@@ -156,7 +156,10 @@ static size_t llc_capacity_text(struct lat_mem_chase_sweep *r, char *v,
 		double l, d, y[LAT_MEM_CHASE_MAX_SIZES];
 
 		r->llc_capacity[w] = NAN;
-		if (!r->on[w] || !llc_levels(r, w, &l, &d, &first))
+		/* page by page its levels are the prefetchers', not a hit's
+		 * and a miss's: the model does not hold */
+		if (w == V_PAGED || !r->on[w] ||
+		    !llc_levels(r, w, &l, &d, &first))
 			continue;
 		for (int i = 0; i < r->done; i++)
 			y[i] = r->pt[w][i].p50_ns;
@@ -273,21 +276,73 @@ static void analyse_llc(struct lat_mem_chase_sweep *r)
 			 "may share: this process gets what they leave it");
 }
 
-/* When no curve shows the last-level cache at its sysfs size: chase
- * the largest edge lap after lap (on huge pages when the kernel
- * gave them: fewer TLB misses), and say whether what this process gets
- * changes while it does the same thing. */
+/* The size of curve @v (from @first on) whose p50 is nearest half-way
+ * between the cache and DRAM: half its loads hit, so a change in what
+ * this process gets moves a lap's ns most there (a size that all fits
+ * stays at the cache's level, one far beyond near DRAM's, whatever the
+ * neighbours do). */
+static int half_hit_size(const struct lat_mem_chase_sweep *r, int v,
+			 int first, double llc_ns, double dram_ns)
+{
+	int best = first;
+	double off = INFINITY;
+
+	for (int i = first; i < r->done; i++) {
+		double hit = (dram_ns - r->pt[v][i].p50_ns) /
+			     (dram_ns - llc_ns);
+
+		if (fabs(hit - 0.5) < off) {
+			off = fabs(hit - 0.5);
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Whether the laps' typical hit fraction is not the sweep's at the
+ * same size (measured seconds before). */
+static bool unlike_sweep(const struct lat_mem_llc_drift *d, double sweep_ns)
+{
+	return fabs(d->lap_p50_ns - sweep_ns) / (d->dram_ns - d->llc_ns) >=
+	       LAT_MEM_LLC_DRIFT_SPREAD;
+}
+
+/* What the drift says, after its figures. */
+static const char *drift_text(const struct lat_mem_chase_sweep *r)
+{
+	const struct lat_mem_llc_drift *d = &r->llc_drift;
+
+	if (lat_mem_llc_drift_changes(d))
+		return ": it changes from one lap to the next, so the cache is "
+		       "shared with work outside this process (on a VM, other "
+		       "guests' too)";
+	if (unlike_sweep(d, r->llc_drift_sweep_ns))
+		return ": steady over the laps, but not what the sweep got at "
+		       "this size seconds before: it changes over seconds, so "
+		       "the cache is shared with work outside this process (on "
+		       "a VM, other guests' too)";
+	if (d->cap_p10 >= 0.9 * (double)d->bytes)
+		return ": nearly every lap hit, steadily: this size fits what "
+		       "it gets over this time";
+	return ": steady, and as in the sweep: a fixed share (a partition of "
+	       "the cache, or neighbours that did not rest), not the sysfs "
+	       "size";
+}
+
+/* When no curve shows the last-level cache at its sysfs size: chase the
+ * size half-way from the cache's level to DRAM's lap after lap (on huge
+ * pages when the kernel gave them: fewer TLB misses), and say whether
+ * what this process gets changes while it does the same thing. */
 static int llc_drift(struct lat_mem_chase_sweep *r, uint32_t *scratch,
 		     const struct lat_clock_cal *cal,
 		     bool (*stop)(void *ctx), void *ctx)
 {
 	struct lat_mem_llc_drift *d = &r->llc_drift;
-	uint64_t bytes;
 	int w = r->on[V_HUGE] && r->huge.pages != LAT_MEM_PAGES_BASE
-		? V_HUGE : V_RANDOM, first, rc;
+		? V_HUGE : V_RANDOM, first, rc, at_size;
 	size_t at = strlen(r->llc_note), len = sizeof(r->llc_note);
 	char *v = r->llc_note, b[32], lo[LAT_FMT_LEN], hi[LAT_FMT_LEN],
-	     c0[32], c1[32], c2[32];
+	     sw[LAT_FMT_LEN], c0[32], c1[32], c2[32], cs[32];
 	double l, dram;
 
 	if (r->llc_seen || r->llc_edge < 0 || !(r->llc_probe_s > 0) ||
@@ -298,14 +353,10 @@ static int llc_drift(struct lat_mem_chase_sweep *r, uint32_t *scratch,
 		if (!llc_levels(r, w, &l, &dram, &first))
 			return 0;
 	}
-	/* that curve's edge: the fastest sample there still hit the cache,
-	 * so a lap there is anywhere between all hits and all misses, and
-	 * shows a change in what this process gets as a change in ns */
-	bytes = r->sizes[r->vpl[w][named_edge(r->vpl[w], r->vn_pl[w],
-					      r->caches.n - 1)].edge];
+	at_size = half_hit_size(r, w, first, l, dram);
 	rc = lat_mem_llc_drift_run(w == V_HUGE ? &r->huge : &r->buf, scratch,
-				   bytes, l, dram, r->llc_probe_s, cal, stop,
-				   ctx, d);
+				   r->sizes[at_size], l, dram, r->llc_probe_s,
+				   cal, stop, ctx, d);
 	if (rc == -EINVAL)
 		return 0; /* too small a cache to chase lap by lap */
 	if (rc)
@@ -315,13 +366,21 @@ static int llc_drift(struct lat_mem_chase_sweep *r, uint32_t *scratch,
 		return 0;
 	r->llc_drift_on = true;
 	r->llc_drift_variant = w;
+	r->llc_drift_sweep_ns = r->pt[w][at_size].p50_ns;
+	r->llc_drift_sweep_cap = lat_mem_llc_effective(
+		d->bytes, r->llc_drift_sweep_ns, l, dram);
+	r->llc_changes = lat_mem_llc_drift_changes(d) ||
+			 unlike_sweep(d, r->llc_drift_sweep_ns);
 	if (at >= len)
 		return 0;
-	at += (size_t)snprintf(v + at, len - at, "; %s chased lap after lap "
-		"on %s for %.1f s (%u laps, nothing else changing in this "
-		"process): %s to %s per load (p10..p90 of the laps), so it got "
-		"%s to %s of the cache (median %s)",
+	at += (size_t)snprintf(v + at, len - at, "; %s, where the sweep's p50 "
+		"was nearest half-way to DRAM (%s: it got %s of it), chased "
+		"lap after lap on %s for %.1f s (%u laps, nothing else changing "
+		"in this process): %s to %s per load (p10..p90 of the laps), so "
+		"it got %s to %s of the cache (median %s)",
 		lat_fmt_bytes(b, sizeof(b), d->bytes),
+		lat_fmt_ns(sw, sizeof(sw), r->llc_drift_sweep_ns),
+		lat_fmt_bytes(cs, sizeof(cs), (uint64_t)r->llc_drift_sweep_cap),
 		w == V_HUGE ? "huge pages" : "base pages", d->seconds, d->laps,
 		lat_fmt_ns(lo, sizeof(lo), d->lap_p10_ns),
 		lat_fmt_ns(hi, sizeof(hi), d->lap_p90_ns),
@@ -329,13 +388,7 @@ static int llc_drift(struct lat_mem_chase_sweep *r, uint32_t *scratch,
 		lat_fmt_bytes(c1, sizeof(c1), (uint64_t)d->cap_p90),
 		lat_fmt_bytes(c2, sizeof(c2), (uint64_t)d->cap_p50));
 	if (at < len)
-		snprintf(v + at, len - at, "%s", lat_mem_llc_drift_changes(d)
-			 ? ": it changes from one lap to the next, so the cache "
-			   "is shared with work outside this process (on a VM, "
-			   "other guests' too)"
-			 : ": steady over this time, a fixed share (a "
-			   "partition of the cache, or neighbours that did not "
-			   "rest), not the sysfs size");
+		snprintf(v + at, len - at, "%s", drift_text(r));
 	return 0;
 }
 
@@ -684,7 +737,12 @@ void lat_mem_chase_json(struct lat_json *j,
 		lat_json_double(j, "p90", d->cap_p90);
 		lat_json_double(j, "max", d->cap_max);
 		lat_json_obj_end(j);
-		lat_json_bool(j, "changes", lat_mem_llc_drift_changes(d));
+		lat_json_bool(j, "changes_lap_to_lap",
+			      lat_mem_llc_drift_changes(d));
+		lat_json_double(j, "sweep_p50_ns", r->llc_drift_sweep_ns);
+		lat_json_double(j, "sweep_capacity_bytes",
+				r->llc_drift_sweep_cap);
+		lat_json_bool(j, "changes", r->llc_changes);
 		lat_json_obj_end(j);
 	}
 	lat_json_str(j, "note", r->llc_note);
