@@ -802,7 +802,7 @@ struct lat_mem_chase_sweep {
 	double dram_ns;         /* level beyond the caches, 0 if none */
 	int dram_from;          /* its first size index, -1 if none */
 	char verdict[1024];     /* the plateaus and edges in one sentence */
-	char llc_note[1024];    /* the last-level cache: each curve's edge,
+	char llc_note[2048];    /* the last-level cache: each curve's edge,
 				 * and whether the sysfs size was seen */
 };
 
