@@ -664,6 +664,19 @@ static void json_plateaus(struct lat_json *j, const char *key,
 	lat_json_arr_end(j);
 }
 
+/* min, p10, p50, p90, max of the drift's laps as @key. */
+static void json_spread(struct lat_json *j, const char *key, double min,
+			double p10, double p50, double p90, double max)
+{
+	lat_json_obj_begin(j, key);
+	lat_json_double(j, "min", min);
+	lat_json_double(j, "p10", p10);
+	lat_json_double(j, "p50", p50);
+	lat_json_double(j, "p90", p90);
+	lat_json_double(j, "max", max);
+	lat_json_obj_end(j);
+}
+
 void lat_mem_chase_json(struct lat_json *j,
 			const struct lat_mem_chase_sweep *r, bool done)
 {
@@ -723,20 +736,10 @@ void lat_mem_chase_json(struct lat_json *j,
 		lat_json_uint(j, "laps", d->laps);
 		lat_json_double(j, "llc_ns", d->llc_ns);
 		lat_json_double(j, "dram_ns", d->dram_ns);
-		lat_json_obj_begin(j, "lap_ns");
-		lat_json_double(j, "min", d->lap_min_ns);
-		lat_json_double(j, "p10", d->lap_p10_ns);
-		lat_json_double(j, "p50", d->lap_p50_ns);
-		lat_json_double(j, "p90", d->lap_p90_ns);
-		lat_json_double(j, "max", d->lap_max_ns);
-		lat_json_obj_end(j);
-		lat_json_obj_begin(j, "capacity_bytes");
-		lat_json_double(j, "min", d->cap_min);
-		lat_json_double(j, "p10", d->cap_p10);
-		lat_json_double(j, "p50", d->cap_p50);
-		lat_json_double(j, "p90", d->cap_p90);
-		lat_json_double(j, "max", d->cap_max);
-		lat_json_obj_end(j);
+		json_spread(j, "lap_ns", d->lap_min_ns, d->lap_p10_ns,
+			    d->lap_p50_ns, d->lap_p90_ns, d->lap_max_ns);
+		json_spread(j, "capacity_bytes", d->cap_min, d->cap_p10,
+			    d->cap_p50, d->cap_p90, d->cap_max);
 		lat_json_bool(j, "changes_lap_to_lap",
 			      lat_mem_llc_drift_changes(d));
 		lat_json_double(j, "sweep_p50_ns", r->llc_drift_sweep_ns);
