@@ -445,7 +445,8 @@ struct lat_mem_share_sweep {
  * Run s->rounds interleaved rounds of every cell (lat_mem_share_run),
  * asking @stop (may be NULL) before each run, then the statistics, the
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
- * @s is large: static or heap; lat_mem_share_sweep_release after.
+ * @s is large: static or heap; lat_mem_share_sweep_release after a
+ * success (an error has already given everything back).
  */
 int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 			    const struct lat_topo *topo,
@@ -643,7 +644,8 @@ struct lat_mem_rm_sweep {
  * Run every reader count and kind (lat_mem_rm_run) in interleaved rounds
  * (at most 2), asking @stop (may be NULL) before each run, then the
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
- * @s is large: static or heap; lat_mem_rm_sweep_release after.
+ * @s is large: static or heap; lat_mem_rm_sweep_release after a
+ * success (an error has already given everything back).
  */
 /*
  * The reader counts worth a row on @usable CPUs: 1, 2, 4, ... up to
