@@ -214,13 +214,6 @@ else
 fi
 
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
-# catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
-# SigCgt), so the signal tests the handling, not how fast it started up.
-catches_sigint() {
-	local cgt
-	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
-	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
-}
 interrupt() { # output file, then latlab mem arguments
 	local out=$1 pid rc; shift
 	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &

@@ -65,3 +65,12 @@ json_get() {
 d = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
+# SigCgt), so a signal sent now tests the handling, not how fast it
+# started up.
+catches_sigint() {
+	local cgt
+	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
+}

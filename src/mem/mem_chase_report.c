@@ -785,6 +785,13 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 	}
 	rc = lat_svg_begin(&g, f, 900, 560, "load-to-use latency by working "
 			   "set (p50 per load)");
+	if (!rc && r->done < r->n_sizes) { /* Ctrl-C: the sizes so far, said */
+		char why[96];
+
+		snprintf(why, sizeof(why), "the sweep was stopped after %d of "
+			 "%d sizes", r->done, r->n_sizes);
+		lat_svg_partial(&g, why);
+	}
 	if (!rc)
 		/* room on the left for the legend, clear of the data */
 		rc = lat_svg_axes(&g, x[0] - 0.3 * (x[r->done - 1] - x[0]),
