@@ -29,9 +29,11 @@ kill -INT "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 130 ] || fail "interrupted 'mem chase --svg' exited $rc, expected 130"
-grep -q 'class="partial">partial: the sweep was stopped after [0-9]* of 61 sizes<' \
-	"$T_TMP/p.svg" || fail "the interrupted chase SVG is not marked partial"
+why=$(sed -n 's/.*class="partial">\(partial: the sweep was stopped after [0-9]* of 61 sizes\)<.*/\1/p' "$T_TMP/p.svg")
+[ -n "$why" ] || fail "the interrupted chase SVG is not marked partial"
+# how many sizes a loaded machine finished in 1 s varies: the mark and
+# the legend are checked in the picture, not the curves' length
 python3 "$LATLAB_SRC/tests/tools/svg_check.py" "$chromium" "$T_TMP/p.svg" \
-	"$T_TMP/p.png" --label "random order, base pages" --color "#1f77b4" \
-	--color "#2ca02c" >"$T_TMP/check" 2>&1 || fail "$(cat "$T_TMP/check")"
+	"$T_TMP/p.png" --label "$why" --label "random order, base pages" \
+	>"$T_TMP/check" 2>&1 || fail "$(cat "$T_TMP/check")"
 done_

@@ -209,7 +209,11 @@ struct lat_mem_chase_cfg {
 	uint64_t warmup_loads;     /* untimed loads first (at least one
 				    * lap for chains up to 2^20 lines) */
 	uint64_t seed;             /* permutation seed */
+	bool (*stop)(void *ctx);   /* may be NULL; asked every
+				    * LAT_MEM_STOP_EVERY samples, untimed */
+	void *stop_ctx;
 };
+#define LAT_MEM_STOP_EVERY 256
 
 /* One size's result. ns and cycles are per load. */
 struct lat_mem_point {
@@ -231,7 +235,8 @@ struct lat_mem_point {
  * line that fits is in it), then cfg->samples samples of
  * loads_per_sample loads, each timed with lat_clock_start/end and
  * recorded in a histogram of cycles. Fills @out with per-load figures.
- * Returns 0, -EINVAL (bad config, size beyond the buffer) or -ENOMEM.
+ * Returns 0, -EINVAL (bad config, size beyond the buffer), -ENOMEM, or
+ * -EINTR when cfg->stop said stop (@out is then not filled).
  * Allocates one histogram per call; the timed loop allocates nothing.
  */
 int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,

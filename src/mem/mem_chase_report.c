@@ -878,6 +878,7 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 		struct lat_mem_chase_cfg cfg = {
 			.order = LAT_MEM_RANDOM, .samples = r->samples,
 			.loads_per_sample = r->loads, .seed = 0x6d656d,
+			.stop = stop, .stop_ctx = ctx,
 		};
 
 		if (stop && stop(ctx)) {
@@ -901,6 +902,11 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 		if (!rc)
 			rc = lat_mem_chase_size(&cfg, cal, &r->buf, NULL,
 						r->sizes[i], &r->pt[V_SEQ][i]);
+		if (rc == -EINTR) { /* stopped inside the size */
+			r->interrupted = true;
+			rc = 0;
+			break;
+		}
 		if (rc) {
 			r->failed = i; /* the sizes before it are analysed */
 			break;
