@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt.h"
+
 enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_FAIL = 1,
@@ -28,7 +30,13 @@ enum cli_exit {
 struct cli_cmd {
 	const char *name;
 	const char *summary;  /* one line for 'latlab --help' */
-	const char *usage;    /* full help: synopsis, options, EXAMPLES */
+	/* --help: .usage, the options section generated from .opts (when
+	 * the command has a table, cli/opt.h), then .usage_tail */
+	const char *usage;    /* purpose, synopsis, prose */
+	const struct cli_opt *opts;
+	int help_col;         /* column of the options' help (default 22) */
+	const char *usage_tail; /* more prose, exit status, EXAMPLES: */
+	bool operands;        /* takes arguments after its options */
 	int (*run)(int argc, char **argv); /* argv[0] is the name */
 };
 
