@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -399,14 +398,6 @@ static _Noreturn void attach_failed(struct lat_prof *p,
 		     lat_prof_error_note(p) : lat_strerror(rc));
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Where each output goes; at most one of them (or --json) on stdout. */
 struct outputs {
 	FILE *svg, *folded, *off_svg, *off_folded;
@@ -484,7 +475,6 @@ static int run_sample(const struct profile_opts *o)
 	struct outputs out = { 0 };
 	struct lat_prof *p;
 	pid_t pid = o->pid;
-	double t0, sampled_s;
 	int rc, status;
 
 	/* bad output paths fail before the profile is taken */
@@ -509,12 +499,10 @@ static int run_sample(const struct profile_opts *o)
 	if (!rc) /* on stderr: scripts read stdout; tests wait for it */
 		fprintf(stderr, "latlab profile: sampling pid %d (Ctrl-C "
 			"stops and writes what was sampled)\n", (int)pid);
-	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = lat_prof_sample_until(p, pid, o->cmd != NULL,
 					   o->duration_ns, cli_stop_requested,
 					   NULL, &status);
-	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&on);
@@ -536,10 +524,10 @@ static int run_sample(const struct profile_opts *o)
 	if (out.off_svg)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		print_json(pid, &st, &on, &off, o->offcpu, sampled_s);
+		print_json(pid, &st, &on, &off, o->offcpu, st.sampled_s);
 	else if (!out.stdout_taken &&
 		 lat_prof_print(stdout, pid, &st, &on, &off, o->offcpu,
-				sampled_s))
+				st.sampled_s))
 		cli_fail(CMD, "out of memory");
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);

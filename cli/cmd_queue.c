@@ -373,43 +373,32 @@ static int run_point(const struct queue_opts *o)
 {
 	struct lat_qsim_result r;
 	int err = lat_qsim_run(&o->rep.cfg, &r);
+	char what[256];
 
-	if (err == -EINTR && r.batches < 2) {
-		lat_qsim_result_destroy(&r);
-		if (o->json)
-			printf("{\"mode\": \"point\", \"complete\": false, "
-			       "\"customers\": 0}\n");
-		return interrupted("stopped before two batches were done, "
-				   "no result");
-	}
 	if (err && err != -EINTR) {
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
-	{
-		char w[256];
-
-		if (lat_qsim_util_warning(&r, w, sizeof(w)))
-			fprintf(stderr, "latlab queue: warning: %s\n", w);
-	}
-	if (o->json) {
+	if (r.batches >= 2 && lat_qsim_util_warning(&r, what, sizeof(what)))
+		fprintf(stderr, "latlab queue: warning: %s\n", what);
+	if (o->json) { /* a run stopped before two batches is a stub */
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
 		lat_qsim_json_point(&j, &o->rep, &r);
 		lat_json_finish(&j);
-	} else {
+	} else if (r.batches >= 2) {
 		lat_qsim_print_point(stdout, &o->rep, &r);
 	}
 	lat_qsim_result_destroy(&r);
-	if (err == -EINTR) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "the result is of the first %u "
-			 "of %u batches", r.batches, o->rep.cfg.batches);
-		return interrupted(what);
-	}
-	return CLI_EXIT_OK;
+	if (err != -EINTR)
+		return CLI_EXIT_OK;
+	if (r.batches < 2)
+		return interrupted("stopped before two batches were done, no "
+				   "result");
+	snprintf(what, sizeof(what), "the result is of the first %u of %u "
+		 "batches", r.batches, o->rep.cfg.batches);
+	return interrupted(what);
 }
 
 static int run_sweep(const struct queue_opts *o)
@@ -452,34 +441,23 @@ static int run_target(const struct queue_opts *o)
 	struct lat_qsim_target_run t;
 	int err = lat_qsim_target_search(&o->rep.cfg, o->rep.target, 1e-3, &t);
 
-	if (err == -EINTR && t.status == -EINTR) {
-		if (o->json)
-			printf("{\"mode\": \"target_p99\", \"status\": "
-			       "\"interrupted\", \"rho\": null, \"runs\": %u}\n",
-			       t.found.runs);
-		return interrupted("the search for the load was not finished");
-	}
-	if (err == -EINTR) {
-		if (o->json)
-			printf("{\"mode\": \"target_p99\", \"status\""
-			       ": \"interrupted\", \"rho\": %.17g}\n",
-			       t.found.rho);
-		return interrupted("the load was found; its final "
-				   "run was not finished");
-	}
-	if (err)
+	if (err && err != -EINTR)
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	if (o->json) {
+	if (o->json) { /* an interrupted search is a stub */
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
 		lat_qsim_json_target(&j, &o->rep, &t);
 		lat_json_finish(&j);
-	} else {
+	} else if (!err) {
 		lat_qsim_print_target(stdout, &o->rep, &t);
 	}
 	lat_qsim_result_destroy(&t.at);
-	return CLI_EXIT_OK;
+	if (err != -EINTR)
+		return CLI_EXIT_OK;
+	return interrupted(t.status == -EINTR ? "the search for the load was "
+			   "not finished" : "the load was found; its final "
+			   "run was not finished");
 }
 
 static int queue_main(int argc, char **argv)

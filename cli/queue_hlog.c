@@ -1,9 +1,8 @@
 /*
  * latlab queue --service-from FILE.hlog[:TAG]: service times measured by
- * latlab (e.g. a pipeline's work stage) as an empirical distribution. The
- * file is read by lat_hlog_load() (the 'latlab report' reader: .hlog or
- * .hgrm, intervals merged, refused counts counted), so both commands agree
- * on what a log holds.
+ * latlab (e.g. a pipeline's work stage) as an empirical distribution,
+ * loaded by lat_qsim_dist_init_hlog(); here only the FILE[:TAG] syntax and
+ * the messages.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +10,6 @@
 
 #include "cli.h"
 #include "queue.h"
-#include "latlab/hist_io.h"
 
 /* FILE[:TAG]: the tag follows ".hlog:" or ".hgrm:". */
 static void split_spec(const char *spec, char *path, size_t len,
@@ -36,21 +34,19 @@ static void split_spec(const char *spec, char *path, size_t len,
 void queue_load_service(const char *spec, struct lat_qsim_dist *d,
 			double *tau_ns)
 {
-	static struct lat_hlog_data data; /* large; one per process */
-	char path[4096];
+	char path[4096], why[512];
 	const char *tag;
+	int64_t refused;
 	int rc;
 
 	split_spec(spec, path, sizeof(path), &tag);
-	rc = lat_hlog_load(path, tag, 0, &data);
-	if (rc)
-		cli_usage_error("queue", "--service-from: %s", data.why);
-	if (data.refused)
+	rc = lat_qsim_dist_init_hlog(d, path, tag, &refused, why, sizeof(why));
+	if (rc && *why)
+		cli_usage_error("queue", "--service-from: %s", why);
+	if (refused)
 		fprintf(stderr, "latlab queue: --service-from: %lld counts "
 			"did not fit while merging and are left out\n",
-			(long long)data.refused);
-	rc = lat_qsim_dist_init_hist(d, data.total.hist);
-	lat_hlog_data_free(&data);
+			(long long)refused);
 	if (rc == -ENOMEM)
 		cli_fail("queue", "out of memory");
 	if (rc)
