@@ -218,11 +218,7 @@ interrupt() { # output file, then latlab mem arguments
 	local out=$1 pid rc; shift
 	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
 	pid=$!
-	for _ in $(seq 600); do
-		catches_sigint "$pid" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_sigint_ready "$pid"
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?

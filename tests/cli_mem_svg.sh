@@ -19,11 +19,7 @@ python3 "$LATLAB_SRC/tests/tools/svg_check.py" "$chromium" "$T_TMP/c.svg" \
 # Ctrl-C part-way: the sizes done, drawn, and said to be partial.
 "$LATLAB" mem chase --samples 3000 --svg "$T_TMP/p.svg" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-	catches_sigint "$pid" && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.05
-done
+wait_sigint_ready "$pid"
 sleep 1 # a few sizes done (two are needed for a chart), far from all
 kill -INT "$pid"
 wait "$pid"

@@ -74,3 +74,13 @@ catches_sigint() {
 	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
 	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
 }
+
+# wait_sigint_ready PID: until PID catches SIGINT or has ended (30 s at
+# most), so a Ctrl-C sent next meets the handler.
+wait_sigint_ready() {
+	for _ in $(seq 600); do
+		catches_sigint "$1" && return 0
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+}
