@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -360,28 +359,6 @@ static void warn_oversubscribed(const struct args *a)
 	lat_pipe_placement_warn(stderr, &a->cfg, &a->placed);
 }
 
-/*
- * --hgrm's directory, made if missing; refused up front when it is a
- * file or not writable, not after a whole run whose results it loses.
- */
-static void check_hgrm_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		cli_usage_error(CMD, "cannot create directory '%s': %s",
-				    dir, strerror(errno));
-	if (stat(dir, &st))
-		cli_usage_error(CMD, "cannot use '%s': %s", dir,
-				    strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		cli_usage_error(CMD, "--hgrm '%s' is not a directory",
-				    dir);
-	if (access(dir, W_OK | X_OK))
-		cli_usage_error(CMD, "cannot write into '%s': %s", dir,
-				    strerror(errno));
-}
-
 /* Set-up is over once events flow: say so for a long run (and a test
  * can wait for this line before it sends a Ctrl-C). */
 static void say_running(void *ctx)
@@ -471,9 +448,9 @@ static int pipeline_main(int argc, char **argv)
 	place(&a);
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
-		check_hgrm_dir(a.hgrm_dir);
+		cli_out_dir_check(CMD, "--hgrm", a.hgrm_dir);
 	if (a.profile_dir)
-		cli_profile_dir_check(CMD, a.profile_dir);
+		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (a.svg)
 		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
 				      a.hlog_path, a.flight_out }, 2,
