@@ -41,9 +41,9 @@
  *
  * Accounting. Records the ring had no room for are counted per CPU in
  * the kernel (lost), records the consumer could not pair (a wakeup of a
- * thread still on its CPU, a wakeup out of order) in unpaired, events
- * the kernel never reported in hidden / chain_breaks: all printed, never
- * silent.
+ * thread still on its CPU, a wakeup out of order) in unpaired, records
+ * it had no memory for in dropped, events the kernel never reported in
+ * hidden / chain_breaks: all printed, never silent.
  *
  * Privilege. Loading needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN),
  * not uid 0, and the kernel's BTF (/sys/kernel/btf/vmlinux).
@@ -135,9 +135,12 @@ struct lat_sched_thread {
 	uint64_t switches_vol, switches_invol;
 	uint64_t preempted;   /* switched out still runnable */
 	uint64_t migrations;
-	/* switch-ins (and wakeups) the kernel did not report and that
-	 * could not be placed (see chain_breaks, inferred): not measured */
-	uint64_t hidden;
+	/* Off-CPU stretches whose end the kernel did not report (a wakeup
+	 * or switch-in while a task it does not trace was current; see
+	 * chain_breaks, inferred), and their time, which is in none of
+	 * the three below: oncpu + runnable + blocked + hidden_ns is the
+	 * time the thread was seen. */
+	uint64_t hidden, hidden_ns;
 	uint64_t oncpu_ns, runnable_ns, blocked_ns;
 	bool exited;          /* its last switch was its exit */
 	/* Histograms (ns): per thread only with opts.per_thread. */
@@ -177,7 +180,11 @@ struct lat_sched_result {
 			       * already running on that CPU): events never
 			       * seen */
 	uint64_t unpaired;    /* wakeups of a thread still on its CPU, stale
-			       * wakeups (arrived too late to order) */
+			       * wakeups (arrived too late to order),
+			       * malformed records */
+	uint64_t dropped;     /* records the reader had no memory for (its
+			       * reorder buffer or thread table could not
+			       * grow): seen, not counted */
 	/* Switches on watched CPUs whose prev was not the task we saw come
 	 * on: the kernel reported no switch-out for it (this VM's agent
 	 * threads never get one; perf sees none either). */
