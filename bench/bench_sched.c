@@ -424,6 +424,19 @@ int main(int argc, char **argv)
 	for (m = 0; m < NMODES; m++)
 		printf(" %s %.0f ns (x%.3f)%s", mode_name[m], m99[m],
 		       m99[m] / m99[OFF], m + 1 < NMODES ? "," : "\n");
+	/* each mode against the off run of its own rep: drift of the
+	 * machine's load between reps cancels */
+	for (m = 1; m < NMODES; m++) {
+		double r50[MAX_REPS], r99[MAX_REPS];
+
+		for (unsigned i = 0; i < reps; i++) {
+			r50[i] = p50[m][i] / p50[OFF][i];
+			r99[i] = p99[m][i] / p99[OFF][i];
+		}
+		printf("median of the reps' ratios to off: %-6s p50 x%.3f, "
+		       "p99 x%.3f\n", mode_name[m], median(r50, reps),
+		       median(r99, reps));
+	}
 	printf("full probe: %.0f records/s\n", median(rec, reps));
 
 	printf("\ncost per context switch: two threads pinned to one CPU, "
