@@ -140,23 +140,4 @@ int cli_exit_status(void);
 struct lat_json;
 void cli_json_end(const char *cmd, struct lat_json *j);
 
-/*
- * The names before the cli_ prefix (the library owns lat_), kept so a
- * command file written against them still builds; new code uses cli_.
- */
-#define lat_cmd cli_cmd
-#define lat_cli_print_help cli_print_help
-#define lat_cli_usage_error cli_usage_error
-#define lat_cli_fail cli_fail
-#define lat_cli_bad_option cli_bad_option
-#define lat_cli_no_operands cli_no_operands
-#define lat_cli_u64 cli_u64
-#define lat_cli_double cli_double
-#define lat_cli_duration_ns cli_duration_ns
-#define lat_cli_catch_stop_signals cli_catch_stop_signals
-#define lat_cli_stop_signal cli_stop_signal
-#define LAT_EXIT_OK CLI_EXIT_OK
-#define LAT_EXIT_FAIL CLI_EXIT_FAIL
-#define LAT_EXIT_USAGE CLI_EXIT_USAGE
-
 #endif

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -360,59 +359,16 @@ static void warn_oversubscribed(const struct args *a)
 	lat_pipe_placement_warn(stderr, &a->cfg, &a->placed);
 }
 
-/*
- * --hgrm's directory, made if missing; refused up front when it is a
- * file or not writable, not after a whole run whose results it loses.
- */
-static void check_hgrm_dir(const char *dir)
+/* Set-up is over once events flow: say so for a long run (and a test
+ * can wait for this line before it sends a Ctrl-C). */
+static void say_running(void *ctx)
 {
-	struct stat st;
+	const struct lat_pipe_config *c = ctx;
 
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		cli_usage_error(CMD, "cannot create directory '%s': %s",
-				    dir, strerror(errno));
-	if (stat(dir, &st))
-		cli_usage_error(CMD, "cannot use '%s': %s", dir,
-				    strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		cli_usage_error(CMD, "--hgrm '%s' is not a directory",
-				    dir);
-	if (access(dir, W_OK | X_OK))
-		cli_usage_error(CMD, "cannot write into '%s': %s", dir,
-				    strerror(errno));
-}
-
-struct watch {
-	const struct lat_pipe_config *cfg;
-	bool show, shown;
-	bool said_running;      /* the one "running" line, long runs only */
-	double drawn_s;
-	int sig;
-};
-
-/* lat_pipe_stop_fn: relay SIGINT/SIGTERM as a stop, draw the progress. */
-static bool watch(void *ctx, uint64_t done, double t)
-{
-	struct watch *w = ctx;
-
-	w->sig = cli_stop_signal();
-	if (w->sig)
-		return true;
-	/* set-up is over once events flow: say so for a long run (and a
-	 * test can wait for this line before it sends a Ctrl-C) */
-	if (done && !w->said_running &&
-	    (double)w->cfg->events / w->cfg->rate > 2) {
-		w->said_running = true;
+	if ((double)c->events / c->rate > 2)
 		fprintf(stderr, "latlab pipeline: running, about %.0f s "
 			"(Ctrl-C stops it with a partial result)\n",
-			(double)w->cfg->events / w->cfg->rate);
-	}
-	if (!w->show || t < 0.5 || t - w->drawn_s < 0.25)
-		return false;
-	w->drawn_s = t;
-	w->shown = true;
-	lat_pipe_progress_print(stderr, done, w->cfg->events, t);
-	return false;
+			(double)c->events / c->rate);
 }
 
 static void print(const struct args *a, struct lat_instr *in,
@@ -478,7 +434,8 @@ static int pipeline_main(int argc, char **argv)
 	FILE *flight = NULL;
 	struct args a = { .json = false };
 	struct lat_pipe_result r;
-	struct watch w = { .sig = 0 };
+	struct lat_pipe_progress w = { .stop = cli_pipe_stop,
+					 .on_flow = say_running };
 	FILE *hlog = NULL;
 	char cal_ns[LAT_FMT_LEN];
 	const char *why;
@@ -491,9 +448,9 @@ static int pipeline_main(int argc, char **argv)
 	place(&a);
 	/* the directory first: a refusal must not leave an empty hlog */
 	if (a.hgrm_dir)
-		check_hgrm_dir(a.hgrm_dir);
+		cli_out_dir_check(CMD, "--hgrm", a.hgrm_dir);
 	if (a.profile_dir)
-		cli_profile_dir_check(CMD, a.profile_dir);
+		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (a.svg)
 		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
 				      a.hlog_path, a.flight_out }, 2,
@@ -519,8 +476,10 @@ static int pipeline_main(int argc, char **argv)
 					a.instr.flight ? &in.flight : NULL);
 	warn_oversubscribed(&a);
 	cli_catch_stop_signals();
-	w.cfg = &a.cfg;
-	w.show = isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2;
+	w.stop_ctx = &a.cfg;
+	w.planned = a.cfg.events;
+	if (isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2)
+		w.out = stderr;
 	if (a.profile_dir)
 		prof = cli_profile_self_begin(CMD, a.profile_dir);
 	/* a long calibration (--work-ns 100ms) says so before it starts */
@@ -529,7 +488,7 @@ static int pipeline_main(int argc, char **argv)
 			"event, about %.0f s (Ctrl-C stops)\n",
 			lat_fmt_ns(cal_ns, sizeof(cal_ns), a.cfg.work_ns),
 			lat_work_calibrate_cost_ns(a.cfg.work_ns) / 1e9);
-	rc = lat_pipe_run_until(&a.cfg, &r, watch, &w);
+	rc = lat_pipe_run_until(&a.cfg, &r, lat_pipe_progress_watch, &w);
 	if (rc == -EINTR && !r.n_deltas) {
 		/* nothing ran: no partial result; the outputs stay as
 		 * they were (their temporaries are removed) */
@@ -546,14 +505,13 @@ static int pipeline_main(int argc, char **argv)
 	}
 	if (prof) /* before the report: the profile is of the run alone */
 		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
-	if (w.shown)
-		fprintf(stderr, "\r%79s\r", "");
+	lat_pipe_progress_end(&w);
 	if (rc && !r.n_deltas)
 		cli_fail(CMD, "cannot start the pipeline: %s",
 			     lat_strerror(rc));
 	if (sched)
 		cli_sched_end(CMD, sched, &r);
-	sig = w.sig ? w.sig : cli_stop_signal();
+	sig = cli_stop_signal();
 	lat_instr_fill_result(&in, &r); /* USE counts hot time by task-clock */
 	warn_work(&r.work);
 	print(&a, &in, &r, sig, sched);

@@ -52,6 +52,23 @@ static bool same_name(const char *x, const char *y)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+void cli_out_dir_check(const char *cmd, const char *flag, const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		cli_usage_error(cmd, "cannot create directory '%s': %s", dir,
+				strerror(errno));
+	if (stat(dir, &st))
+		cli_usage_error(cmd, "cannot use '%s': %s", dir,
+				strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		cli_usage_error(cmd, "%s '%s' is not a directory", flag, dir);
+	if (access(dir, W_OK | X_OK))
+		cli_usage_error(cmd, "cannot write into '%s': %s", dir,
+				strerror(errno));
+}
+
 void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role)
 {

@@ -705,6 +705,27 @@ void lat_pipe_progress_print(FILE *f, uint64_t produced, uint64_t planned,
 			     double elapsed_s);
 
 /*
+ * A run watched by a person: pass a struct lat_pipe_progress as the ctx
+ * of lat_pipe_progress_watch, a lat_pipe_stop_fn. It asks @stop (the
+ * caller's own stop test, e.g. "was SIGINT seen"; may be NULL) and, on
+ * @out (a terminal; NULL draws nothing), redraws lat_pipe_progress_print's
+ * line every 250 ms from 0.5 s on. @on_flow (may be NULL) is called once,
+ * with @stop_ctx, when the first event has been sent: the set-up is over.
+ * lat_pipe_progress_end erases the line if one was drawn.
+ */
+struct lat_pipe_progress {
+	FILE *out;
+	uint64_t planned;          /* events the run will send */
+	lat_pipe_stop_fn stop;
+	void *stop_ctx;
+	void (*on_flow)(void *stop_ctx);
+	double drawn_s;            /* state (zero it): last drawing */
+	bool drawn, flowing;
+};
+bool lat_pipe_progress_watch(void *ctx, uint64_t produced, double elapsed_s);
+void lat_pipe_progress_end(struct lat_pipe_progress *p);
+
+/*
  * Write the run's percentile spectrum as a standalone SVG to @out: one
  * line per delta, e2e in black (lat_svg_percentiles); an interrupted
  * run's chart says so in red under its title, with the events it got

@@ -132,9 +132,12 @@ int lat_qsim_dist_parse(struct lat_qsim_dist *d, const char *spec);
 /*
  * The distribution used for a bare coefficient of variation (--ca/--cs):
  * 0 -> det, 1 -> exp, (0,1) -> gamma (Erlang when 1/cv^2 is an integer up
- * to 1000), > 1 -> hyperexponential. Returns 0 or -EINVAL for cv < 0 or
- * not finite.
+ * to 1000), > 1 -> hyperexponential. Returns 0, or -EINVAL unless cv is 0
+ * or in [LAT_QSIM_CV_MIN, LAT_QSIM_CV_MAX]: below that the gamma shape
+ * 1/cv^2 is so large that every result is NaN.
  */
+#define LAT_QSIM_CV_MIN 1e-3
+#define LAT_QSIM_CV_MAX 1e3
 int lat_qsim_dist_from_cv(struct lat_qsim_dist *d, double cv);
 
 /*
