@@ -37,6 +37,7 @@ struct cli_cmd {
 	int help_col;         /* column of the options' help (default 22) */
 	const char *usage_tail; /* more prose, exit status, EXAMPLES: */
 	bool operands;        /* takes arguments after its options */
+	bool options_first;   /* options end at the first operand */
 	int (*run)(int argc, char **argv); /* argv[0] is the name */
 };
 

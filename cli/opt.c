@@ -144,12 +144,16 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 {
 	const struct cli_opt *t = cmd->opts;
 	struct option longopts[MAX_OPTS + 1];
-	char shorts[3 * MAX_OPTS + 2] = ":";
+	char shorts[3 * MAX_OPTS + 3];
 	int n = n_opts(t), c, idx = -1;
 
 	if (n > MAX_OPTS)
 		cli_fail(cmd->name, "internal error: more than %d options",
 			 MAX_OPTS);
+	/* '+': stop at the first operand (a command to run keeps its own
+	 * flags); ':': a missing value is reported as such */
+	snprintf(shorts, sizeof(shorts), "%s",
+		 cmd->options_first ? "+:" : ":");
 	memset(longopts, 0, sizeof(longopts));
 	memset(given, 0, sizeof(given));
 	parsed = t;
