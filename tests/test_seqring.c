@@ -4,7 +4,11 @@
  * element back untouched, FIFO order over many laps, positions crossing
  * 2^64, count, the typed wrappers and the readiness tests the waits use;
  * elements of several lines (a mark per line: a slot whose marks do not
- * all read full is not popped); a pop never writes the slot's lines.
+ * all read full is not popped); a pop on an idle ring never writes the
+ * slot's lines, one under pressure writes only the first mark, "free",
+ * and the producer takes the slot on it; against a model queue, a push
+ * fails exactly when the ring is full, with the pressure coming and
+ * going.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -155,6 +159,124 @@ static void test_pop_leaves_slot(void)
 }
 
 /*
+ * Under pressure (the producer found a quarter or less of the ring free)
+ * a pop writes the slot's first mark, "free", and nothing else; the
+ * producer then takes that slot on the mark alone.
+ */
+static void test_pop_under_pressure(void)
+{
+	struct lat_seqring *r;
+	struct msg in, out;
+	unsigned char before[128];
+
+	T_EQ_I64(t_msg_q_create(2, &r), 0);
+	if (!r)
+		return;
+	memset(&in, 7, sizeof(in));
+	T_CHECK(t_msg_q_try_push(r, &in));
+	T_CHECK(t_msg_q_try_push(r, &in));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 0); /* not asked yet */
+	T_CHECK(!t_msg_q_try_push(r, &in));         /* full: asks */
+	T_EQ_I64(atomic_load(&r->cons.pressed), 1);
+	memcpy(before, r->prod.slots, sizeof(before));
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_CHECK(!memcmp(&in, &out, sizeof(in)));
+	/* only the first mark changed, to position 0's free mark */
+	T_EQ_I64(atomic_load(lat_seqring_mark_(&r->prod, 0, 0)),
+		 1 + LAT_SEQRING_FREED);
+	T_CHECK(!memcmp(before + 8, r->prod.slots + 8, sizeof(before) - 8));
+	/* hide the consumer's position: the push must go on the mark */
+	atomic_store(&r->cons.pos, 0);
+	T_CHECK(t_msg_q_try_push(r, &in));
+	atomic_store(&r->cons.pos, 1);
+	T_CHECK(!t_msg_q_try_push(r, &in)); /* full again */
+	/* the consumer drains it and, finding it empty, lifts the pressure */
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 1);
+	T_CHECK(!t_msg_q_try_pop(r, &out));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 0);
+	lat_seqring_free(r);
+}
+
+/* xorshift64: a fixed sequence of operations, the same every run. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * The free marks change nothing a caller can see: against a model
+ * queue, with pushes and pops in random runs (long ones fill and drain
+ * the ring, so the pressure comes and goes) on rings of 1..16 slots and
+ * elements of one and of four lines, from next to 2^64: a push succeeds
+ * exactly when the ring is not full (a producer waits only while it
+ * truly is), a pop exactly when it is not empty, and FIFO order holds.
+ * The producer must take some slots on their free mark, and the
+ * pressure must be lifted again, or the test is not testing them.
+ */
+static void test_model(size_t cap, size_t size)
+{
+	struct lat_seqring *r;
+	unsigned char in[200], out[200];
+	uint64_t x = 0x9e3779b97f4a7c15u ^ cap ^ (size << 8);
+	uint64_t next_in = 0, next_out = 0, on_mark = 0, lifted = 0;
+	uint32_t was = 0;
+
+	T_CHECK(size <= sizeof(in));
+	T_EQ_I64(lat_seqring_create(cap, size, &r), 0);
+	if (!r)
+		return;
+	lat_seqring_test_set_pos(r, UINT64_MAX - 2 * cap - 1);
+	for (int run = 0; run < 4000; run++) {
+		uint64_t rnd = next_rand(&x);
+		bool push = rnd & 1;
+		unsigned len = 1 + (unsigned)((rnd >> 1) % (2 * cap + 1));
+
+		for (unsigned k = 0; k < len; k++) {
+			uint64_t full = next_in - next_out == cap;
+			uint64_t t = atomic_load(&r->prod.pos);
+			uint32_t now;
+
+			if (push) {
+				if (t - r->prod.seen >= cap &&
+				    atomic_load(lat_seqring_mark_(&r->prod, t,
+								  0)) ==
+					    t - cap + 1 + LAT_SEQRING_FREED)
+					on_mark++;
+				memset(in, (int)(next_in & 0xff), size);
+				memcpy(in, &next_in, sizeof(next_in));
+				T_EQ_I64(lat_seqring_try_push_raw(r, in, size),
+					 !full);
+				next_in += !full;
+			} else {
+				bool empty = next_in == next_out;
+
+				memset(out, 0, size);
+				T_EQ_I64(lat_seqring_try_pop_raw(r, out, size),
+					 !empty);
+				if (!empty) {
+					memset(in, (int)(next_out & 0xff), size);
+					memcpy(in, &next_out, sizeof(next_out));
+					T_CHECK(!memcmp(in, out, size));
+					next_out++;
+				}
+			}
+			now = atomic_load(&r->cons.pressed);
+			lifted += was && !now;
+			was = now;
+			T_EQ_I64(lat_seqring_count(r), next_in - next_out);
+		}
+	}
+	T_CHECK(on_mark > 0);
+	T_CHECK(lifted > 0);
+	lat_seqring_free(r);
+}
+
+/*
  * A slot is full only when every line's mark says so: roll one line's
  * mark of a pushed 200-byte element (four lines) back to its previous
  * lap, as a producer still writing would leave it, and the pop must wait.
@@ -199,5 +321,10 @@ int main(void)
 	test_wide_elements();
 	test_pop_leaves_slot();
 	test_partial_slot();
+	test_pop_under_pressure();
+	for (size_t cap = 1; cap <= 16; cap *= 2) {
+		test_model(cap, 8);
+		test_model(cap, 200);
+	}
 	T_DONE();
 }

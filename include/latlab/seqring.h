@@ -65,6 +65,14 @@
 #define LAT_SEQRING_MAX_CAPACITY ((size_t)1 << 28)
 #define LAT_SEQRING_MAX_ELEM ((size_t)1 << 12)
 
+/*
+ * A slot's first mark after a pop under pressure: position p's reader is
+ * done when it reads p + 1 + LAT_SEQRING_FREED. Never equal to a full
+ * mark the consumer waits for (p + 1 + k * capacity, capacity <= 2^28)
+ * nor to another lap's free mark.
+ */
+#define LAT_SEQRING_FREED ((uint64_t)1 << 63)
+
 /* Payload bytes in each line of a slot (the rest is its mark). */
 #define LAT_SEQRING_LINE_PAYLOAD (LAT_CACHELINE - sizeof(uint64_t))
 
@@ -73,6 +81,12 @@ struct lat_seqring_side {
 	/* consumer: released after each pop, read by the producer when its
 	 * cache says full; producer: relaxed, read only by observers */
 	_Atomic uint64_t pos;
+	/* consumer side only: set by the producer while the ring runs
+	 * nearly full, cleared by the consumer when it finds it empty; while
+	 * set, a pop also marks its slot free (LAT_SEQRING_FREED). On the
+	 * consumer's own line: reading it costs a pop nothing, and the
+	 * producer writes it only when the ring fills up */
+	_Atomic uint32_t pressed;
 	uint64_t seen;         /* producer: the consumer's pos, last read */
 	unsigned char *slots;  /* copy of the shape: no shared line read */
 	uint64_t mask;
@@ -236,6 +250,44 @@ LAT_INLINE bool lat_seqring_can_pop(const struct lat_seqring *r)
 }
 
 /*
+ * Producer only, when its cached copy of the consumer's position says
+ * full: true when slot @slot (position @t) may be written. First the
+ * slot's own first mark (the line we are about to write anyway): a
+ * consumer under pressure marked it free after reading position t - cap,
+ * so a producer running a full ring learns of each free slot from the
+ * slot's line, and the consumer's position line stays where it is (the
+ * old design's throughput, without the consumer's store on an idle
+ * ring's hand-off). Else the consumer's position, exact as ever (it is
+ * published on every pop): a push fails only on a truly full ring. A
+ * refresh that leaves a quarter of the ring or less free asks the
+ * consumer to start marking (pressed). Internal.
+ */
+static inline bool lat_seqring_room_(struct lat_seqring *r, uint64_t t,
+				     unsigned char *slot)
+{
+	uint64_t cap = r->prod.capacity;
+
+	/* acquire pairs with the consumer's release of the free mark in
+	 * lat_seqring_try_pop_raw: its read of position t - cap is done */
+	if (atomic_load_explicit((_Atomic uint64_t *)(void *)slot,
+				 memory_order_acquire) ==
+	    t - cap + 1 + LAT_SEQRING_FREED) {
+		r->prod.seen = t - cap + 1;
+		return true;
+	}
+	/* acquire: see lat_seqring_can_push */
+	r->prod.seen = atomic_load_explicit(&r->cons.pos,
+					    memory_order_acquire);
+	/* relaxed: a hint, no data is handed over by it; the load is of
+	 * the line just read, the store happens once per filling-up */
+	if (cap - (t - r->prod.seen) <= cap / 4 &&
+	    !atomic_load_explicit(&r->cons.pressed, memory_order_relaxed))
+		atomic_store_explicit(&r->cons.pressed, 1,
+				      memory_order_relaxed);
+	return t - r->prod.seen < cap;
+}
+
+/*
  * Producer only, hot. Copy @size bytes (the ring's element size; pass a
  * constant so the copy inlines) from @elem into the next slot and mark it
  * full. False when the ring is full: nothing written, the element is
@@ -250,13 +302,9 @@ LAT_INLINE bool lat_seqring_try_push_raw(struct lat_seqring *r,
 
 	assert(size == r->prod.elem_size &&
 	       lat_seqring_stride_(size) == r->prod.stride);
-	if (LAT_UNLIKELY(t - r->prod.seen >= r->prod.capacity)) {
-		/* acquire: see lat_seqring_can_push */
-		r->prod.seen = atomic_load_explicit(&r->cons.pos,
-						    memory_order_acquire);
-		if (t - r->prod.seen >= r->prod.capacity)
-			return false;
-	}
+	if (LAT_UNLIKELY(t - r->prod.seen >= r->prod.capacity) &&
+	    !lat_seqring_room_(r, t, slot))
+		return false;
 	/* last line first: x86 shows our stores in program order and the
 	 * consumer loads the marks first to last, so once it sees line 0
 	 * full it sees every line full; no poll round is spent on a slot
@@ -288,12 +336,19 @@ LAT_INLINE bool lat_seqring_try_pop_raw(struct lat_seqring *r, void *out,
 					size_t size)
 {
 	uint64_t h = atomic_load_explicit(&r->cons.pos, memory_order_relaxed);
-	const unsigned char *slot = lat_seqring_slot_(&r->cons, h, size);
+	unsigned char *slot = lat_seqring_slot_(&r->cons, h, size);
 	unsigned char *dst = out;
 
 	assert(size == r->cons.elem_size);
-	if (LAT_UNLIKELY(lat_seqring_unready_(slot, h, size) != 0))
+	if (LAT_UNLIKELY(lat_seqring_unready_(slot, h, size) != 0)) {
+		/* empty: the pressure is off; relaxed, a hint on our own
+		 * line (see the pressed field) */
+		if (LAT_UNLIKELY(atomic_load_explicit(&r->cons.pressed,
+						      memory_order_relaxed)))
+			atomic_store_explicit(&r->cons.pressed, 0,
+					      memory_order_relaxed);
 		return false;
+	}
 	for (size_t i = 0, off = 0; off < size;
 	     i++, off += LAT_SEQRING_LINE_PAYLOAD) {
 		size_t n = size - off < LAT_SEQRING_LINE_PAYLOAD ?
@@ -303,6 +358,16 @@ LAT_INLINE bool lat_seqring_try_pop_raw(struct lat_seqring *r, void *out,
 		memcpy(dst + off, slot + i * LAT_CACHELINE + sizeof(uint64_t),
 		       n);
 	}
+	/* a nearly full ring: tell the producer on the slot's own line
+	 * (lat_seqring_room_). Release pairs with its acquire of the
+	 * mark: our read of the payload is done. Never on an idle ring:
+	 * there this store would hold up our next publication (x86 keeps
+	 * stores in order) while it fetched the line back */
+	if (LAT_UNLIKELY(atomic_load_explicit(&r->cons.pressed,
+					      memory_order_relaxed)))
+		atomic_store_explicit((_Atomic uint64_t *)(void *)slot,
+				      h + 1 + LAT_SEQRING_FREED,
+				      memory_order_release);
 	/* release pairs with the producer's acquire of our position: our
 	 * read of the payload is done before the next lap overwrites it */
 	atomic_store_explicit(&r->cons.pos, h + 1, memory_order_release);
