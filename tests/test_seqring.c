@@ -3,8 +3,8 @@
  * and init errors, slot strides, capacity, full and empty hand the
  * element back untouched, FIFO order over many laps, positions crossing
  * 2^64, count, the typed wrappers and the readiness tests the waits use;
- * elements of several lines (a mark per line: a slot whose marks do not
- * all read full is not popped); a pop on an idle ring never writes the
+ * elements of several lines (one mark after the payload: a slot whose
+ * mark does not read full is not popped); a pop on an idle ring never writes the
  * slot's lines, one under pressure writes only the first mark, "free",
  * and the producer takes the slot on it; against a model queue, a push
  * fails exactly when the ring is full, with the pressure coming and
@@ -38,11 +38,11 @@ static void test_sizes(void)
 	T_EQ_I64(lat_seqring_stride(56), 64);
 	T_EQ_I64(lat_seqring_stride(57), 128); /* whole lines above one */
 	T_EQ_I64(lat_seqring_stride(64), 128);
-	/* 56 bytes of payload per line, each line led by its mark */
-	T_EQ_I64(lat_seqring_stride(112), 128);
-	T_EQ_I64(lat_seqring_stride(113), 192);
+	/* the payload from the slot's start, the mark after it */
+	T_EQ_I64(lat_seqring_stride(120), 128);
+	T_EQ_I64(lat_seqring_stride(121), 192);
 	T_EQ_I64(lat_seqring_stride(200), 256);
-	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM), 74 * 64);
+	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM), 65 * 64);
 	T_EQ_I64(lat_seqring_stride(0), 0);
 	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM + 1), 0);
 	T_EQ_I64(lat_seqring_buffer_size(8, 8), 128);
@@ -181,10 +181,14 @@ static void test_pop_under_pressure(void)
 	memcpy(before, r->prod.slots, sizeof(before));
 	T_CHECK(t_msg_q_try_pop(r, &out));
 	T_CHECK(!memcmp(&in, &out, sizeof(in)));
-	/* only the first mark changed, to position 0's free mark */
-	T_EQ_I64(atomic_load(lat_seqring_mark_(&r->prod, 0, 0)),
+	/* only the mark (after the 64-byte payload) changed, to position
+	 * 0's free mark */
+	T_EQ_I64(atomic_load(lat_seqring_mark_(&r->prod, 0)),
 		 1 + LAT_SEQRING_FREED);
-	T_CHECK(!memcmp(before + 8, r->prod.slots + 8, sizeof(before) - 8));
+	T_CHECK((unsigned char *)lat_seqring_mark_(&r->prod, 0) ==
+		r->prod.slots + 64);
+	T_CHECK(!memcmp(before, r->prod.slots, 64));
+	T_CHECK(!memcmp(before + 72, r->prod.slots + 72, sizeof(before) - 72));
 	/* hide the consumer's position: the push must go on the mark */
 	atomic_store(&r->cons.pos, 0);
 	T_CHECK(t_msg_q_try_push(r, &in));
@@ -243,8 +247,8 @@ static void test_model(size_t cap, size_t size)
 
 			if (push) {
 				if (t - r->prod.seen >= cap &&
-				    atomic_load(lat_seqring_mark_(&r->prod, t,
-								  0)) ==
+				    atomic_load(lat_seqring_mark_(&r->prod,
+								  t)) ==
 					    t - cap + 1 + LAT_SEQRING_FREED)
 					on_mark++;
 				memset(in, (int)(next_in & 0xff), size);
@@ -277,11 +281,13 @@ static void test_model(size_t cap, size_t size)
 }
 
 /*
- * A slot is full only when every line's mark says so: roll one line's
- * mark of a pushed 200-byte element (four lines) back to its previous
- * lap, as a producer still writing would leave it, and the pop must wait.
+ * A slot is full only when its mark says so: with a pushed 200-byte
+ * element's payload in place (four lines) but the mark rolled back to
+ * its previous lap, as a producer still writing would leave it, the pop
+ * must wait and leave the output alone; with the mark back, every byte
+ * arrives.
  */
-static void test_partial_slot(void)
+static void test_unmarked_slot(void)
 {
 	struct lat_seqring *r;
 	unsigned char in[200], out[200];
@@ -292,8 +298,7 @@ static void test_partial_slot(void)
 	lat_seqring_test_set_pos(r, UINT64_MAX - 1);
 	for (uint64_t k = 0; k < 11; k++) {
 		uint64_t pos = UINT64_MAX - 1 + k;
-		size_t line = k % 4;
-		_Atomic uint64_t *m = lat_seqring_mark_(&r->prod, pos, line);
+		_Atomic uint64_t *m = lat_seqring_mark_(&r->prod, pos);
 		uint64_t full;
 
 		for (size_t i = 0; i < sizeof(in); i++)
@@ -320,7 +325,7 @@ int main(void)
 	test_laps(UINT64_MAX - 5);
 	test_wide_elements();
 	test_pop_leaves_slot();
-	test_partial_slot();
+	test_unmarked_slot();
 	test_pop_under_pressure();
 	for (size_t cap = 1; cap <= 16; cap *= 2) {
 		test_model(cap, 8);
