@@ -33,6 +33,10 @@ bool cli_parsed(void)
 void cli_print_help(const struct cli_cmd *cmd)
 {
 	fputs(cmd->usage, stdout);
+	if (!cmd->opts)
+		return;
+	cli_print_opts(cmd, stdout);
+	fputs(cmd->usage_tail, stdout);
 }
 
 static void vreport(const char *cmd, const char *fmt, va_list ap)

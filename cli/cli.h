@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt.h"
+
 enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_FAIL = 1,
@@ -28,7 +30,14 @@ enum cli_exit {
 struct cli_cmd {
 	const char *name;
 	const char *summary;  /* one line for 'latlab --help' */
-	const char *usage;    /* full help: synopsis, options, EXAMPLES */
+	/* --help: .usage, the options section generated from .opts (when
+	 * the command has a table, cli/opt.h), then .usage_tail */
+	const char *usage;    /* purpose, synopsis, prose */
+	const struct cli_opt *opts;
+	int help_col;         /* column of the options' help (default 22) */
+	const char *usage_tail; /* more prose, exit status, EXAMPLES: */
+	bool operands;        /* takes arguments after its options */
+	bool options_first;   /* options end at the first operand */
 	int (*run)(int argc, char **argv); /* argv[0] is the name */
 };
 
@@ -131,24 +140,5 @@ int cli_exit_status(void);
  */
 struct lat_json;
 void cli_json_end(const char *cmd, struct lat_json *j);
-
-/*
- * The names before the cli_ prefix (the library owns lat_), kept so a
- * command file written against them still builds; new code uses cli_.
- */
-#define lat_cmd cli_cmd
-#define lat_cli_print_help cli_print_help
-#define lat_cli_usage_error cli_usage_error
-#define lat_cli_fail cli_fail
-#define lat_cli_bad_option cli_bad_option
-#define lat_cli_no_operands cli_no_operands
-#define lat_cli_u64 cli_u64
-#define lat_cli_double cli_double
-#define lat_cli_duration_ns cli_duration_ns
-#define lat_cli_catch_stop_signals cli_catch_stop_signals
-#define lat_cli_stop_signal cli_stop_signal
-#define LAT_EXIT_OK CLI_EXIT_OK
-#define LAT_EXIT_FAIL CLI_EXIT_FAIL
-#define LAT_EXIT_USAGE CLI_EXIT_USAGE
 
 #endif

@@ -3,7 +3,6 @@
  * are measured by lat_bench_suite_run (src/bench/bench_suite.c) and
  * printed with what they mean by lat_bench_suite_print/_json.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +11,8 @@
 #include "latlab/json.h"
 
 #define CMD "bench"
+
+extern const struct cli_cmd cli_cmd_bench;
 
 static const char usage[] =
 "latlab bench: make a microbenchmark lie, then distrust it\n"
@@ -27,13 +28,9 @@ static const char usage[] =
 "is printed as implausible, not reported. Each figure is the median\n"
 "of several rounds with min and max; one warm-up round is dropped.\n"
 "\n"
-"options:\n"
-"  -r, --reps <n>    rounds per figure, 1..64 (default 7; 3 with\n"
-"                    --quick)\n"
-"  -n, --iters <n>   messages per throughput round (default 2M;\n"
-"                    100k with --quick); handoffs use n/50\n"
-"  --quick           small counts, for tests and a first look\n"
-"  --json            results as JSON on stdout\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "EXAMPLES:\n"
 "  latlab bench                   # the full run, ~a minute\n"
@@ -47,48 +44,26 @@ struct opts {
 	bool json;
 };
 
-enum { OPT_JSON = 256, OPT_QUICK };
-
-static const struct option options[] = {
-	{ "reps", required_argument, NULL, 'r' },
-	{ "iters", required_argument, NULL, 'n' },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
+#define CLI_ARGS struct opts
+static const struct cli_opt opts[] = {
+	{ CLI_U64("reps", reps, 1, 64), .short_name = 'r', .arg = "<n>",
+	  .help = "rounds per figure, 1..64 (default 7; 3 with\n--quick)" },
+	{ CLI_U64("iters", iters, 10000, 1000000000), .short_name = 'n',
+	  .arg = "<n>", .help = "messages per throughput round (default 2M;\n"
+	  "100k with --quick); handoffs use n/50" },
+	{ CLI_FLAG("quick", quick),
+	  .help = "small counts, for tests and a first look" },
+	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
+	{ 0 },
 };
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-	bool reps_set = false, iters_set = false;
-	int c;
-
-	while ((c = cli_getopt(argc, argv, ":r:n:", options)) != -1) {
-		switch (c) {
-		case 'r':
-			o->reps = (unsigned)cli_u64(CMD, "--reps", optarg,
-							1, 64);
-			reps_set = true;
-			break;
-		case 'n':
-			o->iters = cli_u64(CMD, "--iters", optarg, 10000,
-					       1000000000);
-			iters_set = true;
-			break;
-		case OPT_QUICK:
-			o->quick = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	cli_no_operands(CMD, argc, argv);
+	cli_parse(&cli_cmd_bench, o, argc, argv);
 	if (o->quick) {
-		if (!reps_set)
+		if (!cli_given("reps"))
 			o->reps = 3;
-		if (!iters_set)
+		if (!cli_given("iters"))
 			o->iters = 100000;
 	}
 }
@@ -124,5 +99,8 @@ const struct cli_cmd cli_cmd_bench = {
 	.name = "bench",
 	.summary = "microbenchmark traps: dead code, the ring, the floor",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 20,
+	.usage_tail = usage_tail,
 	.run = bench_main,
 };

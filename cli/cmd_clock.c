@@ -3,7 +3,6 @@
  * against CLOCK_MONOTONIC_RAW, measures its drift, what one read of each
  * kind costs, and whether the counter can be trusted as time at all.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -11,6 +10,8 @@
 #include "latlab/json.h"
 
 #define CMD "clock"
+
+extern const struct cli_cmd cli_cmd_clock;
 
 static const char usage[] =
 "latlab clock: own the cycle clock\n"
@@ -23,14 +24,9 @@ static const char usage[] =
 "usage: latlab clock [--drift-seconds <s>] [--calib-ms <ms>]\n"
 "                    [--pairs <n>] [--json]\n"
 "\n"
-"options:\n"
-"  --drift-seconds <s>  drift interval in seconds, 0.01..3600\n"
-"                       (default 3)\n"
-"  --calib-ms <ms>      length of each of the three calibrations,\n"
-"                       10..60000 (default 200)\n"
-"  --pairs <n>          back-to-back read pairs per kind of read,\n"
-"                       1000..50M, k/M suffixes (default 200k)\n"
-"  --json               print one JSON object instead of the report\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "EXAMPLES:\n"
 "  latlab clock                        # the full lab, ~4 s\n"
@@ -47,43 +43,20 @@ struct clock_opts {
 	bool json;
 };
 
-enum { OPT_DRIFT = 256, OPT_CALIB, OPT_PAIRS, OPT_JSON };
-
-static const struct option options[] = {
-	{ "drift-seconds", required_argument, NULL, OPT_DRIFT },
-	{ "calib-ms", required_argument, NULL, OPT_CALIB },
-	{ "pairs", required_argument, NULL, OPT_PAIRS },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
+#define CLI_ARGS struct clock_opts
+static const struct cli_opt opts[] = {
+	{ CLI_DOUBLE("drift-seconds", drift_s, 0.01, 3600), .arg = "<s>",
+	  .help = "drift interval in seconds, 0.01..3600\n(default 3)" },
+	{ CLI_U64("calib-ms", calib_ms, 10, 60000), .arg = "<ms>",
+	  .help = "length of each of the three calibrations,\n"
+	  "10..60000 (default 200)" },
+	{ CLI_U64("pairs", pairs, 1000, 50000000), .arg = "<n>",
+	  .help = "back-to-back read pairs per kind of read,\n"
+	  "1000..50M, k/M suffixes (default 200k)" },
+	{ CLI_FLAG("json", json),
+	  .help = "print one JSON object instead of the report" },
+	{ 0 },
 };
-
-static void parse(int argc, char **argv, struct clock_opts *o)
-{
-	int c;
-
-	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
-		switch (c) {
-		case OPT_DRIFT:
-			o->drift_s = cli_double(CMD, "--drift-seconds",
-						    optarg, 0.01, 3600);
-			break;
-		case OPT_CALIB:
-			o->calib_ms = (unsigned)cli_u64(CMD, "--calib-ms",
-							    optarg, 10, 60000);
-			break;
-		case OPT_PAIRS:
-			o->pairs = cli_u64(CMD, "--pairs", optarg, 1000,
-					       50000000);
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	cli_no_operands(CMD, argc, argv);
-}
 
 static int clock_main(int argc, char **argv)
 {
@@ -94,7 +67,7 @@ static int clock_main(int argc, char **argv)
 	char buf[160];
 	int rc;
 
-	parse(argc, argv, &o);
+	cli_parse(&cli_cmd_clock, &o, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	rc = lat_clock_report_calibrate(&r, o.calib_ms);
@@ -135,5 +108,8 @@ const struct cli_cmd cli_cmd_clock = {
 	.name = "clock",
 	.summary = "own the cycle clock: calibration, drift, read cost",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
 	.run = clock_main,
 };

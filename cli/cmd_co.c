@@ -3,7 +3,6 @@
  * service, one stall, one run, measured three ways; see latlab/co.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +17,8 @@
 #include "latlab/json.h"
 
 #define CMD "co"
+
+extern const struct cli_cmd cli_cmd_co;
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
 
 static const char usage[] =
@@ -35,21 +36,9 @@ static const char usage[] =
 "with the histogram's expected interval 1/rate. One thread: the\n"
 "arrivals come from the schedule, so no generator thread can be late.\n"
 "\n"
-"options:\n"
-"  -n, --requests <n>  requests (default 10000)\n"
-"  -r, --rate <per-s>  intended sends per second (default 10000);\n"
-"                      rate x service must stay below 1\n"
-"  -s, --service <t>   work per request (default 20us; bare number\n"
-"                      in us)\n"
-"  -S, --stall <t>     extra work of the stalled request (default\n"
-"                      50ms; bare number in ms; 0 for none)\n"
-"  --stall-at <i>      index of the stalled request (default n/2)\n"
-"  -c, --clock <c>     wall: real time, preemptions by other load\n"
-"                      included (default); cpu: the thread's CPU\n"
-"                      time, so only the injected stall stalls\n"
-"  --json              results as JSON on stdout\n"
-"  --svg <file>        the three measurements by percentile, one\n"
-"                      picture (x: percentile, log 1/(1-p); y: log)\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "EXAMPLES:\n"
 "  latlab co                          # the lesson, about 1 s\n"
@@ -60,79 +49,51 @@ static const char usage[] =
 
 struct co_opts {
 	struct lat_co_config cfg;
-	bool stall_at_set;
 	bool json;
 	const char *svg;
 };
 
-enum { OPT_JSON = 256, OPT_STALL_AT, OPT_SVG };
+static void parse_svg(void *args, const char *path)
+{
+	((struct co_opts *)args)->svg = path;
+	cli_out_check(CMD, "--svg", path, NULL, 0, "");
+}
 
-static const struct option options[] = {
-	{ "requests", required_argument, NULL, 'n' },
-	{ "rate", required_argument, NULL, 'r' },
-	{ "service", required_argument, NULL, 's' },
-	{ "stall", required_argument, NULL, 'S' },
-	{ "stall-at", required_argument, NULL, OPT_STALL_AT },
-	{ "clock", required_argument, NULL, 'c' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ NULL, 0, NULL, 0 },
+#define CLI_ARGS struct co_opts
+static const struct cli_opt opts[] = {
+	{ CLI_U64("requests", cfg.requests, 1, 100000000), .short_name = 'n',
+	  .arg = "<n>", .help = "requests (default 10000)" },
+	{ CLI_DOUBLE("rate", cfg.rate_per_s, 1, 1e7), .short_name = 'r',
+	  .arg = "<per-s>", .help = "intended sends per second (default "
+	  "10000);\nrate x service must stay below 1" },
+	{ CLI_DURATION("service", cfg.service_ns, 1e3, 100, 1e9),
+	  .short_name = 's', .arg = "<t>",
+	  .help = "work per request (default 20us; bare number\nin us)" },
+	{ CLI_DURATION("stall", cfg.stall_ns, 1e6, 0, 60e9),
+	  .short_name = 'S', .arg = "<t>",
+	  .help = "extra work of the stalled request (default\n"
+	  "50ms; bare number in ms; 0 for none)" },
+	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX), .arg = "<i>",
+	  .help = "index of the stalled request (default n/2)" },
+	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c',
+	  .arg = "<c>", .help = "wall: real time, preemptions by other load\n"
+	  "included (default); cpu: the thread's CPU\n"
+	  "time, so only the injected stall stalls" },
+	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
+	{ CLI_CALL("svg", parse_svg), .arg = "<file>",
+	  .help = "the three measurements by percentile, one\n"
+	  "picture (x: percentile, log 1/(1-p); y: log)" },
+	{ 0 },
 };
 
 static void parse(int argc, char **argv, struct co_opts *o)
 {
-	int c;
-
-	while ((c = cli_getopt(argc, argv, ":n:r:s:S:c:", options)) != -1) {
-		switch (c) {
-		case 'n':
-			o->cfg.requests = cli_u64(CMD, "--requests", optarg,
-						      1, 100000000);
-			break;
-		case 'r':
-			o->cfg.rate_per_s = cli_double(CMD, "--rate",
-							   optarg, 1, 1e7);
-			break;
-		case 's':
-			o->cfg.service_ns = cli_duration_ns(
-				CMD, "--service", optarg, 1e3, 100, 1e9);
-			break;
-		case 'S':
-			o->cfg.stall_ns = cli_duration_ns(
-				CMD, "--stall", optarg, 1e6, 0, 60e9);
-			break;
-		case OPT_STALL_AT:
-			o->cfg.stall_at = cli_u64(CMD, "--stall-at", optarg,
-						      0, UINT64_MAX);
-			o->stall_at_set = true;
-			break;
-		case 'c':
-			if (!strcmp(optarg, "wall"))
-				o->cfg.clock = LAT_CO_WALL;
-			else if (!strcmp(optarg, "cpu"))
-				o->cfg.clock = LAT_CO_CPU;
-			else
-				cli_usage_error(CMD, "--clock must be "
-						    "'wall' or 'cpu', not '%s'",
-						    optarg);
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_SVG:
-			o->svg = optarg;
-			cli_out_check(CMD, "--svg", optarg, NULL, 0, "");
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	cli_no_operands(CMD, argc, argv);
+	cli_parse(&cli_cmd_co, o, argc, argv);
 	/* a position for a stall that is not there is a mistake in the
 	 * command, not something to ignore */
-	if (o->stall_at_set && o->cfg.stall_ns == 0)
+	if (cli_given("stall-at") && o->cfg.stall_ns == 0)
 		cli_usage_error(CMD, "--stall-at needs a --stall above 0");
-	if (!o->stall_at_set)
+	if (!cli_given("stall-at"))
 		o->cfg.stall_at = o->cfg.requests / 2;
 	if (o->cfg.stall_at >= o->cfg.requests)
 		cli_usage_error(CMD, "--stall-at %" PRIu64 " is not below "
@@ -298,5 +259,7 @@ const struct cli_cmd cli_cmd_co = {
 	.name = "co",
 	.summary = "coordinated omission: one stall, three measurements",
 	.usage = usage,
+	.opts = opts,
+	.usage_tail = usage_tail,
 	.run = co_main,
 };

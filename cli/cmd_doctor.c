@@ -3,7 +3,6 @@
  * (src/doctor), judges them, prints the findings. All reading and every
  * threshold live in the library.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -13,6 +12,8 @@
 #include "latlab/json.h"
 
 #define CMD "doctor"
+
+extern const struct cli_cmd cli_cmd_doctor;
 
 static const char usage[] =
 "latlab doctor: is this machine fit to measure latency on?\n"
@@ -37,14 +38,9 @@ static const char usage[] =
 "                  experiment\n"
 "It runs as any user; what it cannot read it reports as n/a with why.\n"
 "\n"
-"options:\n"
-"  --json          one JSON object: findings, summary, facts\n"
-"  --strict        exit 1 when any finding is bad\n"
-"  --steal <time>  how long to measure steal (default 1s; 0 skips it\n"
-"                  and the clock comparison)\n"
-"  --root <dir>    read /proc and /sys under <dir> (a saved copy of\n"
-"                  another machine's files); CPUID and this process's\n"
-"                  limits stay this machine's\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "Exit status: 0 done (warnings included), 1 --strict and a bad finding,\n"
 "or a runtime failure, 2 bad usage.\n"
@@ -59,66 +55,47 @@ struct doctor_args {
 	bool json, strict;
 };
 
-enum { OPT_JSON = 256, OPT_STRICT, OPT_STEAL, OPT_ROOT };
+static void parse_steal(void *args, const char *v)
+{
+	struct doctor_args *a = args;
+	/* a bare 0 needs no unit: nothing is measured */
+	double ms = !strcmp(v, "0") ? 0
+		    : cli_duration_ns(CMD, "--steal", v, 0, 0, 60e9) / 1e6;
 
-static const struct option options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "steal", required_argument, NULL, OPT_STEAL },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ NULL, 0, NULL, 0 },
-};
+	if (ms > 0 && ms < 10)
+		cli_usage_error(CMD, "--steal must be 0 or at least 10ms, "
+				"not '%s'", v);
+	a->o.steal_ms = (unsigned)ms;
+	/* the clock comparison hides inside the window */
+	a->o.clock_ms = a->o.steal_ms < 400 ? a->o.steal_ms : 400;
+}
 
-static bool dir_exists(const char *path)
+static void parse_root(void *args, const char *v)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	if (!*v)
+		cli_usage_error(CMD, "--root needs a directory");
+	((struct doctor_args *)args)->o.root = v;
+	if (stat(v, &st) || !S_ISDIR(st.st_mode))
+		cli_usage_error(CMD, "--root '%s' is not a directory", v);
 }
 
-static void parse(int argc, char **argv, struct doctor_args *a)
-{
-	double ms;
-	int c;
-
-	lat_doctor_opts_init(&a->o);
-	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_STRICT:
-			a->strict = true;
-			break;
-		case OPT_STEAL:
-			/* a bare 0 needs no unit: nothing is measured */
-			ms = !strcmp(optarg, "0") ? 0
-				: cli_duration_ns(CMD, "--steal", optarg,
-						      0, 0, 60e9) / 1e6;
-			if (ms > 0 && ms < 10)
-				cli_usage_error(CMD, "--steal must be 0 or "
-						    "at least 10ms, not '%s'",
-						    optarg);
-			a->o.steal_ms = (unsigned)ms;
-			/* the clock comparison hides inside the window */
-			a->o.clock_ms = a->o.steal_ms < 400 ? a->o.steal_ms
-							     : 400;
-			break;
-		case OPT_ROOT:
-			if (!*optarg)
-				cli_usage_error(CMD, "--root needs a "
-						    "directory");
-			a->o.root = optarg;
-			if (!dir_exists(optarg))
-				cli_usage_error(CMD, "--root '%s' is not a "
-						"directory", optarg);
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	cli_no_operands(CMD, argc, argv);
-}
+#define CLI_ARGS struct doctor_args
+static const struct cli_opt opts[] = {
+	{ CLI_FLAG("json", json),
+	  .help = "one JSON object: findings, summary, facts" },
+	{ CLI_FLAG("strict", strict),
+	  .help = "exit 1 when any finding is bad" },
+	{ CLI_CALL("steal", parse_steal), .arg = "<time>",
+	  .help = "how long to measure steal (default 1s; 0 skips it\n"
+	  "and the clock comparison)" },
+	{ CLI_CALL("root", parse_root), .arg = "<dir>",
+	  .help = "read /proc and /sys under <dir> (a saved copy of\n"
+	  "another machine's files); CPUID and this process's\n"
+	  "limits stay this machine's" },
+	{ 0 },
+};
 
 /*
  * The library words its fixes without naming latlab's flags (it does not
@@ -165,7 +142,8 @@ static int doctor_main(int argc, char **argv)
 	struct lat_json j;
 	int rc;
 
-	parse(argc, argv, &a);
+	lat_doctor_opts_init(&a.o);
+	cli_parse(&cli_cmd_doctor, &a, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	rc = lat_doctor_gather(&facts, &a.o);
@@ -194,5 +172,8 @@ const struct cli_cmd cli_cmd_doctor = {
 	.name = "doctor",
 	.summary = "is this machine fit to measure on? (checks and fixes)",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 18,
+	.usage_tail = usage_tail,
 	.run = doctor_main,
 };

@@ -3,7 +3,6 @@
  * library (src/lab: plan, run, judge) and prints its table or JSON.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +14,8 @@
 #define CMD "lab"
 /* --sham without --rounds: five baselines around four nulls */
 #define SHAM_ROUNDS 4
+
+extern const struct cli_cmd cli_cmd_lab;
 
 static const char usage[] =
 "latlab lab: break the pipeline on purpose, and see each break's "
@@ -47,19 +48,9 @@ static const char usage[] =
 "                   10 s for the host to run those CPUs on two cores)\n"
 "  share-line-1cpu  the same line with both on one CPU: the control\n"
 "\n"
-"options:\n"
-"  --rounds <n>      rounds of every experiment, 1..20 (default 1)\n"
-"  --seed <n>        order of the shuffled rounds (default 1)\n"
-"  --events <n>      events per run (default 200000: 1 s at the rate)\n"
-"  --rate <r>        offered events per second (default 200000)\n"
-"  --only <list>     experiments to run besides null, comma-separated\n"
-"                    (default all)\n"
-"  --sham            the false-positive check alone: baseline and null\n"
-"                    (4 rounds unless --rounds)\n"
-"  --quick           20000 events per run, short calibrations\n"
-"  --json            one JSON object: rows, baselines, verdicts as data\n"
-"  --svg <file>      e2e by percentile of the baselines (black) and each\n"
-"                    experiment, every run of each merged\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "Exit status: 0 done (whatever the verdicts), 1 runtime failure, 2 bad\n"
 "usage, 130/143 stopped by SIGINT/SIGTERM (the runs done are judged).\n"
@@ -71,30 +62,15 @@ static const char usage[] =
 "  latlab lab --sham --quick           # is the yardstick honest here?\n"
 "  latlab lab --quick --svg lab.svg    # where each disease moves e2e\n";
 
-enum { OPT_ROUNDS = 256, OPT_SEED, OPT_EVENTS, OPT_RATE, OPT_ONLY, OPT_SHAM,
-       OPT_QUICK, OPT_JSON, OPT_SVG };
-
-static const struct option options[] = {
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "only", required_argument, NULL, OPT_ONLY },
-	{ "sham", no_argument, NULL, OPT_SHAM },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct args {
 	struct lat_lab_opts o;
-	bool json, quick, events_set, only_set, rounds_set;
+	bool json, quick;
 	const char *svg;
 };
 
-static void parse_only(struct args *a, const char *list)
+static void parse_only(void *args, const char *list)
 {
+	struct args *a = args;
 	char buf[256], *save = NULL;
 
 	if (strlen(list) >= sizeof(buf))
@@ -110,8 +86,42 @@ static void parse_only(struct args *a, const char *list)
 					"latlab lab --help)", t);
 		a->o.want[e] = true;
 	}
-	a->only_set = true;
 }
+
+static void parse_svg(void *args, const char *path)
+{
+	struct args *a = args;
+
+	a->svg = path;
+	a->o.keep_e2e = true;
+	cli_out_check(CMD, "--svg", path, NULL, 0, "");
+}
+
+#define CLI_ARGS struct args
+static const struct cli_opt opts[] = {
+	{ CLI_U64("rounds", o.rounds, 1, LAT_LAB_MAX_ROUNDS), .arg = "<n>",
+	  .help = "rounds of every experiment, 1..20 (default 1)" },
+	{ CLI_U64("seed", o.seed, 0, UINT64_MAX), .arg = "<n>",
+	  .help = "order of the shuffled rounds (default 1)" },
+	{ CLI_U64("events", o.events, 1000, 1000000000ULL), .arg = "<n>",
+	  .help = "events per run (default 200000: 1 s at the rate)" },
+	{ CLI_DOUBLE("rate", o.rate, 100, 1e9), .arg = "<r>",
+	  .help = "offered events per second (default 200000)" },
+	{ CLI_CALL("only", parse_only), .arg = "<list>",
+	  .help = "experiments to run besides null, comma-separated\n"
+	  "(default all)" },
+	{ CLI_FLAG("sham", o.sham_only),
+	  .help = "the false-positive check alone: baseline and null\n"
+	  "(4 rounds unless --rounds)" },
+	{ CLI_FLAG("quick", quick),
+	  .help = "20000 events per run, short calibrations" },
+	{ CLI_FLAG("json", json),
+	  .help = "one JSON object: rows, baselines, verdicts as data" },
+	{ CLI_CALL("svg", parse_svg), .arg = "<file>",
+	  .help = "e2e by percentile of the baselines (black) and each\n"
+	  "experiment, every run of each merged" },
+	{ 0 },
+};
 
 /* The library names the field; the command names its flag. */
 static void check(const struct args *a)
@@ -120,7 +130,7 @@ static void check(const struct args *a)
 
 	if (!lat_lab_opts_check(&a->o, &why))
 		return;
-	if (a->o.sham_only && a->only_set)
+	if (a->o.sham_only && cli_given("only"))
 		cli_usage_error(CMD, "--sham runs null alone: no --only");
 	if (!a->o.sham_only && !strncmp(why, "want", 4))
 		cli_usage_error(CMD, "--only names no disease: null runs in "
@@ -130,60 +140,18 @@ static void check(const struct args *a)
 
 static void parse(struct args *a, int argc, char **argv)
 {
-	int c;
-
 	lat_lab_opts_init(&a->o);
-	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
-		switch (c) {
-		case OPT_ROUNDS:
-			a->o.rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
-						   LAT_LAB_MAX_ROUNDS);
-			a->rounds_set = true;
-			break;
-		case OPT_SEED:
-			a->o.seed = cli_u64(CMD, "--seed", optarg, 0,
-					    UINT64_MAX);
-			break;
-		case OPT_EVENTS:
-			a->o.events = cli_u64(CMD, "--events", optarg, 1000,
-					      1000000000ULL);
-			a->events_set = true;
-			break;
-		case OPT_RATE:
-			a->o.rate = cli_double(CMD, "--rate", optarg, 100, 1e9);
-			break;
-		case OPT_ONLY:
-			parse_only(a, optarg);
-			break;
-		case OPT_SHAM:
-			a->o.sham_only = true;
-			break;
-		case OPT_QUICK:
-			a->quick = true;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_SVG:
-			a->svg = optarg;
-			a->o.keep_e2e = true;
-			cli_out_check(CMD, "--svg", optarg, NULL, 0, "");
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	cli_no_operands(CMD, argc, argv);
+	cli_parse(&cli_cmd_lab, a, argc, argv);
 	if (a->o.sham_only) {
 		for (int e = 0; e < LAT_LAB_N_EXP; e++)
-			a->o.want[e] = a->only_set && a->o.want[e];
+			a->o.want[e] = cli_given("only") && a->o.want[e];
 		/* one null between two baselines judges nothing: their
 		 * spread needs a few more */
-		if (!a->rounds_set)
+		if (!cli_given("rounds"))
 			a->o.rounds = SHAM_ROUNDS;
 	}
 	if (a->quick) {
-		a->o.events = a->events_set ? a->o.events : 20000;
+		a->o.events = cli_given("events") ? a->o.events : 20000;
 		a->o.calibrate_ms = 50;
 	}
 	check(a);
@@ -241,5 +209,8 @@ const struct cli_cmd cli_cmd_lab = {
 	.summary = "baselines and experiments alternating: each disease's "
 		   "fingerprint, or why it cannot show here",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 20,
+	.usage_tail = usage_tail,
 	.run = lab_main,
 };

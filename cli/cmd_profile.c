@@ -4,14 +4,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "opt.h"
 #include "out_file.h"
 #include "latlab/json.h"
 #include "latlab/prof.h"
@@ -34,39 +33,9 @@ static const char usage[] =
 "stack's root frame is its thread. Prints the threads and the hottest\n"
 "functions; --folded and --svg write the whole profile.\n"
 "\n"
-"options:\n"
-"  -p, --pid <pid>      profile a running process\n"
-"  --duration <time>    how long to sample (default 10s with -p; a\n"
-"                       command runs to its end unless this is given,\n"
-"                       then it gets SIGTERM when the time is up)\n"
-"  --freq <hz>          samples per CPU-second per thread, 1..100000\n"
-"                       (default 99: odd, so it does not alias with\n"
-"                       100 Hz and 1 kHz timers; above 1 kHz the cost\n"
-"                       shows, and a warning says how much)\n"
-"  --user-only          no kernel frames even where allowed\n"
-"  --folded <file>      write folded stacks ('-' for stdout)\n"
-"  --svg <file>         write an interactive SVG flame graph\n"
-"  --offcpu             also trace off-CPU time with eBPF (root, or\n"
-"                       CAP_BPF+CAP_PERFMON): where the threads wait,\n"
-"                       split into blocked, preempted and yielded\n"
-"  --offcpu-svg <file>  the off-CPU flame graph (implies --offcpu)\n"
-"  --offcpu-folded <file>\n"
-"                       off-CPU folded stacks, weights in ns (implies\n"
-"                       --offcpu)\n"
-"  --title <text>       the flame graph's title\n"
-"  --diff <before>      with a second operand <after>: the differential\n"
-"                       flame graph of two folded files (red grew, blue\n"
-"                       shrank, by share of the total) to --svg or stdout\n"
-"  --render <file>      draw a folded file (ours, perf's, any\n"
-"                       stackcollapse's) as a flame graph to --svg or stdout\n"
-"  --palette <p>        hot (on-CPU, the default) or cold (off-CPU)\n"
-"  --overhead           the profiler's own cost: latlab's pipeline run\n"
-"                       unprofiled and at 99, 999 and 9999 Hz, rounds\n"
-"                       interleaved; e2e p50/p99 against the unprofiled\n"
-"                       runs, samples, and the profiler's CPU\n"
-"  --events <n>         --overhead: events per run (default 200000)\n"
-"  --rounds <n>         --overhead: runs per rate, 1..100 (default 3)\n"
-"  --json               one JSON document on stdout\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
 "not allowed to profile it, or a command that cannot be run.\n"
@@ -78,25 +47,6 @@ static const char usage[] =
 "  latlab profile --overhead               # why 99 Hz is the default\n"
 "  latlab profile --diff before.folded after.folded --svg diff.svg\n"
 "                                                      # what changed\n";
-
-enum {
-	OPT_DURATION = 256,
-	OPT_FREQ,
-	OPT_USER_ONLY,
-	OPT_FOLDED,
-	OPT_SVG,
-	OPT_OFFCPU,
-	OPT_OFFCPU_SVG,
-	OPT_OFFCPU_FOLDED,
-	OPT_TITLE,
-	OPT_DIFF,
-	OPT_RENDER,
-	OPT_PALETTE,
-	OPT_OVERHEAD,
-	OPT_EVENTS,
-	OPT_ROUNDS,
-	OPT_JSON,
-};
 
 struct profile_opts {
 	pid_t pid;
@@ -122,6 +72,58 @@ struct profile_opts {
 
 #define CMD "profile"
 
+extern const struct cli_cmd cli_cmd_profile;
+
+#define CLI_ARGS struct profile_opts
+static const struct cli_opt opts[] = {
+	{ CLI_U64("pid", pid, 1, 4194304), .short_name = 'p', .arg = "<pid>",
+	  .help = "profile a running process" },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9),
+	  .arg = "<time>", .help = "how long to sample (default 10s with -p; a\n"
+	  "command runs to its end unless this is given,\n"
+	  "then it gets SIGTERM when the time is up)" },
+	{ CLI_U64("freq", freq_hz, 1, LAT_PROF_MAX_HZ), .arg = "<hz>",
+	  .help = "samples per CPU-second per thread, 1..100000\n"
+	  "(default 99: odd, so it does not alias with\n"
+	  "100 Hz and 1 kHz timers; above 1 kHz the cost\n"
+	  "shows, and a warning says how much)" },
+	{ CLI_FLAG("user-only", user_only),
+	  .help = "no kernel frames even where allowed" },
+	{ CLI_STRING("folded", folded), .arg = "<file>",
+	  .help = "write folded stacks ('-' for stdout)" },
+	{ CLI_STRING("svg", svg), .arg = "<file>",
+	  .help = "write an interactive SVG flame graph" },
+	{ CLI_FLAG("offcpu", offcpu),
+	  .help = "also trace off-CPU time with eBPF (root, or\n"
+	  "CAP_BPF+CAP_PERFMON): where the threads wait,\n"
+	  "split into blocked, preempted and yielded" },
+	{ CLI_STRING("offcpu-svg", offcpu_svg), .arg = "<file>",
+	  .help = "the off-CPU flame graph (implies --offcpu)" },
+	{ CLI_STRING("offcpu-folded", offcpu_folded), .arg = "<file>",
+	  .help = "off-CPU folded stacks, weights in ns (implies\n--offcpu)" },
+	{ CLI_STRING("title", title), .arg = "<text>",
+	  .help = "the flame graph's title" },
+	{ CLI_STRING("diff", diff_before), .arg = "<before>",
+	  .help = "with a second operand <after>: the differential\n"
+	  "flame graph of two folded files (red grew, blue\n"
+	  "shrank, by share of the total) to --svg or stdout" },
+	{ CLI_STRING("render", render), .arg = "<file>",
+	  .help = "draw a folded file (ours, perf's, any\n"
+	  "stackcollapse's) as a flame graph to --svg or stdout" },
+	{ CLI_WORDS("palette", palette, "hot cold"), .arg = "<p>",
+	  .help = "hot (on-CPU, the default) or cold (off-CPU)" },
+	{ CLI_FLAG("overhead", overhead),
+	  .help = "the profiler's own cost: latlab's pipeline run\n"
+	  "unprofiled and at 99, 999 and 9999 Hz, rounds\n"
+	  "interleaved; e2e p50/p99 against the unprofiled\n"
+	  "runs, samples, and the profiler's CPU" },
+	{ CLI_U64("events", events, 1000, 100000000), .arg = "<n>",
+	  .help = "--overhead: events per run (default 200000)" },
+	{ CLI_U64("rounds", rounds, 1, 100), .arg = "<n>",
+	  .help = "--overhead: runs per rate, 1..100 (default 3)" },
+	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ 0 },
+};
 
 /*
  * Every output named, before anything runs: writable, not an input, not
@@ -157,27 +159,7 @@ static void check_outputs(const struct profile_opts *o)
 
 static void parse(int argc, char **argv, struct profile_opts *o)
 {
-	static const struct option options[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "freq", required_argument, NULL, OPT_FREQ },
-		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
-		{ "folded", required_argument, NULL, OPT_FOLDED },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "offcpu", no_argument, NULL, OPT_OFFCPU },
-		{ "offcpu-svg", required_argument, NULL, OPT_OFFCPU_SVG },
-		{ "offcpu-folded", required_argument, NULL, OPT_OFFCPU_FOLDED },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "diff", required_argument, NULL, OPT_DIFF },
-		{ "render", required_argument, NULL, OPT_RENDER },
-		{ "palette", required_argument, NULL, OPT_PALETTE },
-		{ "overhead", no_argument, NULL, OPT_OVERHEAD },
-		{ "events", required_argument, NULL, OPT_EVENTS },
-		{ "rounds", required_argument, NULL, OPT_ROUNDS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, dashdash = 0;
+	int dashdash = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -188,79 +170,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		o->cmd = argv + dashdash + 1;
 		argc = dashdash;
 	}
-	opterr = 0;
 	/* GNU order: the --diff <after> operand may come before options */
-	while ((c = cli_getopt(argc, argv, ":p:", options)) != -1) {
-		switch (c) {
-		case 'p':
-			o->pid = (pid_t)cli_u64(CMD, "--pid", optarg, 1,
-						    4194304);
-			break;
-		case OPT_DURATION:
-			o->duration_ns = cli_duration_ns(CMD, "--duration",
-							     optarg, 1e9, 1e6,
-							     86400e9);
-			break;
-		case OPT_FREQ:
-			o->freq_hz = (double)cli_u64(CMD, "--freq", optarg,
-							 1, LAT_PROF_MAX_HZ);
-			break;
-		case OPT_USER_ONLY:
-			o->user_only = true;
-			break;
-		case OPT_FOLDED:
-			o->folded = optarg;
-			break;
-		case OPT_SVG:
-			o->svg = optarg;
-			break;
-		case OPT_OFFCPU:
-			o->offcpu = true;
-			break;
-		case OPT_OFFCPU_SVG:
-			o->offcpu_svg = optarg;
-			o->offcpu = true;
-			break;
-		case OPT_OFFCPU_FOLDED:
-			o->offcpu_folded = optarg;
-			o->offcpu = true;
-			break;
-		case OPT_TITLE:
-			o->title = optarg;
-			break;
-		case OPT_DIFF:
-			o->diff_before = optarg;
-			break;
-		case OPT_RENDER:
-			o->render = optarg;
-			break;
-		case OPT_PALETTE:
-			if (!strcmp(optarg, "hot"))
-				o->palette = LAT_PROF_HOT;
-			else if (!strcmp(optarg, "cold"))
-				o->palette = LAT_PROF_COLD;
-			else
-				cli_usage_error(CMD, "--palette is hot or cold, "
-						"not '%s'", optarg);
-			break;
-		case OPT_OVERHEAD:
-			o->overhead = true;
-			break;
-		case OPT_EVENTS:
-			o->events = cli_u64(CMD, "--events", optarg, 1000,
-					    100000000);
-			break;
-		case OPT_ROUNDS:
-			o->rounds = (int)cli_u64(CMD, "--rounds", optarg, 1,
-						 100);
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
+	cli_parse(&cli_cmd_profile, o, argc, argv);
+	o->offcpu |= o->offcpu_svg || o->offcpu_folded;
 	if (o->diff_before) {
 		if (optind >= argc)
 			cli_usage_error(CMD, "--diff needs two files: "
@@ -301,12 +213,9 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		o->duration_ns = 10e9;
 }
 
-static FILE *open_out(const char *path, const char *what)
+static FILE *open_out(const char *path)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	(void)what;
-	return cli_out_open(CMD, path);
+	return strcmp(path, "-") ? cli_out_open(CMD, path) : stdout;
 }
 
 static void close_out(FILE *f, const char *path, int rc)
@@ -326,7 +235,7 @@ static FILE *open_svg(const struct profile_opts *o)
 	if (o->json && (!o->svg || !strcmp(o->svg, "-")))
 		cli_usage_error(CMD, "--json with the SVG on stdout: give "
 				"--svg <file>");
-	return open_out(o->svg ? o->svg : "-", "the SVG");
+	return open_out(o->svg ? o->svg : "-");
 }
 
 static void read_folded(const char *path, struct lat_prof_folded *f)
@@ -399,14 +308,6 @@ static _Noreturn void attach_failed(struct lat_prof *p,
 		     lat_prof_error_note(p) : lat_strerror(rc));
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Where each output goes; at most one of them (or --json) on stdout. */
 struct outputs {
 	FILE *svg, *folded, *off_svg, *off_folded;
@@ -414,7 +315,7 @@ struct outputs {
 };
 
 static FILE *open_one(const struct profile_opts *o, struct outputs *out,
-		      const char *path, const char *what)
+		      const char *path)
 {
 	if (!path)
 		return NULL;
@@ -424,7 +325,7 @@ static FILE *open_one(const struct profile_opts *o, struct outputs *out,
 					"stdout ('-'), and not with --json");
 		out->stdout_taken = true;
 	}
-	return open_out(path, what);
+	return open_out(path);
 }
 
 static void write_graph(const struct profile_opts *o, FILE *f,
@@ -484,15 +385,13 @@ static int run_sample(const struct profile_opts *o)
 	struct outputs out = { 0 };
 	struct lat_prof *p;
 	pid_t pid = o->pid;
-	double t0, sampled_s;
 	int rc, status;
 
 	/* bad output paths fail before the profile is taken */
-	out.svg = open_one(o, &out, o->svg, "the SVG");
-	out.folded = open_one(o, &out, o->folded, "the folded stacks");
-	out.off_svg = open_one(o, &out, o->offcpu_svg, "the off-CPU SVG");
-	out.off_folded = open_one(o, &out, o->offcpu_folded,
-				  "the off-CPU folded stacks");
+	out.svg = open_one(o, &out, o->svg);
+	out.folded = open_one(o, &out, o->folded);
+	out.off_svg = open_one(o, &out, o->offcpu_svg);
+	out.off_folded = open_one(o, &out, o->offcpu_folded);
 	rc = lat_prof_create(&cfg, &p);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
@@ -509,12 +408,10 @@ static int run_sample(const struct profile_opts *o)
 	if (!rc) /* on stderr: scripts read stdout; tests wait for it */
 		fprintf(stderr, "latlab profile: sampling pid %d (Ctrl-C "
 			"stops and writes what was sampled)\n", (int)pid);
-	t0 = mono_s(); /* the time shown is the time sampled */
 	if (!rc)
 		rc = lat_prof_sample_until(p, pid, o->cmd != NULL,
 					   o->duration_ns, cli_stop_requested,
 					   NULL, &status);
-	sampled_s = mono_s() - t0;
 	if (rc)
 		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
 	lat_prof_folded_init(&on);
@@ -536,10 +433,10 @@ static int run_sample(const struct profile_opts *o)
 	if (out.off_svg)
 		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		print_json(pid, &st, &on, &off, o->offcpu, sampled_s);
+		print_json(pid, &st, &on, &off, o->offcpu, st.sampled_s);
 	else if (!out.stdout_taken &&
 		 lat_prof_print(stdout, pid, &st, &on, &off, o->offcpu,
-				sampled_s))
+				st.sampled_s))
 		cli_fail(CMD, "out of memory");
 	if (o->offcpu && !st.offcpu)
 		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
@@ -634,5 +531,9 @@ const struct cli_cmd cli_cmd_profile = {
 	.name = "profile",
 	.summary = "on-CPU flame graphs of a process or command; diff two",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
+	.operands = true,
 	.run = profile_main,
 };

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +15,7 @@
 #include "out_file.h"
 #include "latlab/qsim.h"
 #include "latlab/json.h"
-#include "queue.h"
+#include "opt.h"
 
 #define CMD "queue"
 
@@ -33,34 +32,9 @@ static const char usage[] =
 "Times are in units of tau, the mean service time, unless --service-mean (or\n"
 "--service-from) gives tau in ns; then they are shown with units.\n"
 "\n"
-"options:\n"
-"  --rho <r>           utilization per server, 0 < r < 1 (default 0.9)\n"
-"  --ca <cv>           arrival coefficient of variation (default 1): 0 det,\n"
-"                      1 exp, below 1 Erlang/gamma, above 1 hyperexponential\n"
-"  --cs <cv>           service coefficient of variation, same mapping\n"
-"  --arrival <dist>    inter-arrival distribution (see DISTRIBUTIONS)\n"
-"  --service <dist>    service distribution\n"
-"  --service-from <f>  empirical service times from a latlab .hlog file, all\n"
-"                      intervals merged (or those tagged <tag>); tau = their\n"
-"                      mean in ns\n"
-"  --servers <c>       number of servers, 1..100000 (default 1)\n"
-"  --customers <n>     measured customers per run (default 1M)\n"
-"  --warmup <n>        customers simulated first and discarded\n"
-"                      (default customers/10)\n"
-"  --batches <b>       batches for the 95% confidence intervals, 2..1024\n"
-"                      (default 32)\n"
-"  --seed <s>          random seed (default 1); same seed, same result\n"
-"  --service-mean <d>  tau as a duration (500ns, 20us, ...): show times in ns\n"
-"  --sweep <lo>:<hi>:<step>\n"
-"                      one run per utilization, same seed at every point\n"
-"                      (common random numbers: a smooth curve); points with\n"
-"                      rho >= 1 are reported unstable, not simulated\n"
-"  --svg <file>        with --sweep: draw the curves as SVG\n"
-"  --knee-slope <k>    knee threshold (default 10), see KNEE\n"
-"  --target-p99 <x>    highest rho whose simulated p99 sojourn stays below x\n"
-"                      (x in tau, or a duration with a unit when tau is in ns);\n"
-"                      bisection over 0.001..0.999 to within 0.001 of rho\n"
-"  --json              one JSON document on stdout\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "DISTRIBUTIONS (all with mean tau for service, 1/(c rho) tau for arrivals):\n"
 "  det  exp  erlang:<k>  hyper:<cv>  lognormal:<cv>  gamma:<cv>\n"
@@ -87,39 +61,85 @@ static const char usage[] =
 "  latlab queue --target-p99 20 --cs 0.5   # max load with p99 < 20 tau\n"
 "  latlab queue --service-from run.hlog:work --target-p99 2ms\n";
 
-enum {
-	OPT_RHO = 256, OPT_CA, OPT_CS, OPT_ARRIVAL, OPT_SERVICE,
-	OPT_SERVICE_FROM, OPT_SERVERS, OPT_CUSTOMERS, OPT_WARMUP,
-	OPT_BATCHES, OPT_SEED, OPT_SERVICE_MEAN, OPT_SWEEP, OPT_SVG,
-	OPT_KNEE, OPT_TARGET, OPT_JSON,
-};
+extern const struct cli_cmd cli_cmd_queue;
 
-static const struct option longopts[] = {
-	{ "rho", required_argument, NULL, OPT_RHO },
-	{ "ca", required_argument, NULL, OPT_CA },
-	{ "cs", required_argument, NULL, OPT_CS },
-	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
-	{ "service", required_argument, NULL, OPT_SERVICE },
-	{ "service-from", required_argument, NULL, OPT_SERVICE_FROM },
-	{ "servers", required_argument, NULL, OPT_SERVERS },
-	{ "customers", required_argument, NULL, OPT_CUSTOMERS },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "batches", required_argument, NULL, OPT_BATCHES },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "service-mean", required_argument, NULL, OPT_SERVICE_MEAN },
-	{ "sweep", required_argument, NULL, OPT_SWEEP },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "knee-slope", required_argument, NULL, OPT_KNEE },
-	{ "target-p99", required_argument, NULL, OPT_TARGET },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* What the user gave, before it is checked as a whole. */
-struct raw {
+/* The command's options; rep is what the library's printers read. */
+struct queue_opts {
+	struct lat_qsim_report rep;
 	const char *rho, *arrival, *service, *warmup, *target, *sweep;
 	double ca, cs;
-	bool have_ca, have_cs, have_knee;
+	const char *svg;
+	bool json;
+};
+
+/* --ca, --cs: 0 (deterministic) or a cv the library can draw */
+static double cv_arg(const char *flag, const char *arg)
+{
+	struct lat_qsim_dist d;
+	double cv = cli_double(CMD, flag, arg, 0, LAT_QSIM_CV_MAX);
+
+	if (lat_qsim_dist_from_cv(&d, cv))
+		cli_usage_error(CMD, "%s must be 0 (deterministic) or between "
+				"%g and %g, not '%s'", flag, LAT_QSIM_CV_MIN,
+				LAT_QSIM_CV_MAX, arg);
+	return cv;
+}
+
+static void parse_ca(void *o, const char *arg)
+{
+	((struct queue_opts *)o)->ca = cv_arg("--ca", arg);
+}
+
+static void parse_cs(void *o, const char *arg)
+{
+	((struct queue_opts *)o)->cs = cv_arg("--cs", arg);
+}
+
+#define CLI_ARGS struct queue_opts
+static const struct cli_opt opts[] = {
+	{ CLI_STRING("rho", rho), .arg = "<r>",
+	  .help = "utilization per server, 0 < r < 1 (default 0.9)" },
+	{ CLI_CALL("ca", parse_ca), .arg = "<cv>",
+	  .help = "arrival coefficient of variation (default 1): 0 det,\n"
+	  "1 exp, below 1 Erlang/gamma, above 1 hyperexponential" },
+	{ CLI_CALL("cs", parse_cs), .arg = "<cv>",
+	  .help = "service coefficient of variation, same mapping" },
+	{ CLI_STRING("arrival", arrival), .arg = "<dist>",
+	  .help = "inter-arrival distribution (see DISTRIBUTIONS)" },
+	{ CLI_STRING("service", service), .arg = "<dist>",
+	  .help = "service distribution" },
+	{ CLI_STRING("service-from", rep.service_from), .arg = "<f>",
+	  .help = "empirical service times from a latlab .hlog file, all\n"
+	  "intervals merged (or those tagged <tag>); tau = their\nmean in ns" },
+	{ CLI_U64("servers", rep.cfg.servers, 1, 100000), .arg = "<c>",
+	  .help = "number of servers, 1..100000 (default 1)" },
+	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull),
+	  .arg = "<n>", .help = "measured customers per run (default 1M)" },
+	{ CLI_STRING("warmup", warmup), .arg = "<n>",
+	  .help = "customers simulated first and discarded\n"
+	  "(default customers/10)" },
+	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES),
+	  .arg = "<b>", .help = "batches for the 95% confidence intervals, "
+	  "2..1024\n(default 32)" },
+	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX), .arg = "<s>",
+	  .help = "random seed (default 1); same seed, same result" },
+	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15),
+	  .arg = "<d>", .help = "tau as a duration (500ns, 20us, ...): show "
+	  "times in ns" },
+	{ CLI_STRING("sweep", sweep), .arg = "<lo>:<hi>:<step>",
+	  .help = "one run per utilization, same seed at every point\n"
+	  "(common random numbers: a smooth curve); points with\n"
+	  "rho >= 1 are reported unstable, not simulated" },
+	{ CLI_STRING("svg", svg), .arg = "<file>",
+	  .help = "with --sweep: draw the curves as SVG" },
+	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9), .arg = "<k>",
+	  .help = "knee threshold (default 10), see KNEE" },
+	{ CLI_STRING("target-p99", target), .arg = "<x>",
+	  .help = "highest rho whose simulated p99 sojourn stays below x\n"
+	  "(x in tau, or a duration with a unit when tau is in ns);\n"
+	  "bisection over 0.001..0.999 to within 0.001 of rho" },
+	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ 0 },
 };
 
 static void parse_dist(const char *flag, const char *spec,
@@ -131,120 +151,80 @@ static void parse_dist(const char *flag, const char *spec,
 				    spec);
 }
 
-static double sweep_num(const char *s, char **end, const char *arg)
+/* --sweep <lo>:<hi>:<step>: three finite numbers (the library checks
+ * their range) */
+static void parse_sweep(struct queue_opts *o)
 {
-	double v;
-
-	errno = 0;
-	v = strtod(s, end);
-	if (errno || *end == s || !isfinite(v))
-		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such "
-				    "as 0.1:0.99:0.01, not '%s'", arg);
-	return v;
-}
-
-/* The command's options; rep is what the library's printers read. */
-struct queue_opts {
-	struct lat_qsim_report rep;
-	bool sweep;
-	const char *svg;
-	bool json;
-};
-
-static int write_svg(const struct queue_opts *o,
-		     const struct lat_qsim_sweep *s)
-{
-	FILE *f = cli_out_open(CMD, o->svg);
-	int err = cli_out_commit(f, lat_qsim_sweep_svg(f, &o->rep, s));
-
-	if (err)
-		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
-	return err;
-}
-
-static void parse_sweep(struct queue_opts *o, const char *arg)
-{
-	const char *p = arg;
+	double *v[3] = { &o->rep.sweep_lo, &o->rep.sweep_hi,
+			 &o->rep.sweep_step };
+	const char *p = o->sweep;
 	char *end;
 
-	o->rep.sweep_lo = sweep_num(p, &end, arg);
-	if (*end != ':')
-		goto bad;
-	o->rep.sweep_hi = sweep_num(end + 1, &end, arg);
-	if (*end != ':')
-		goto bad;
-	o->rep.sweep_step = sweep_num(end + 1, &end, arg);
-	if (*end)
-		goto bad;
-	o->sweep = true;
-	return;
-bad:
-	cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
-			    "0.1:0.99:0.01, not '%s'", arg);
+	for (int i = 0; i < 3; i++, p = end + 1) {
+		errno = 0;
+		*v[i] = strtod(p, &end);
+		if (errno || end == p || !isfinite(*v[i]) ||
+		    *end != (i < 2 ? ':' : 0))
+			cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> "
+					"such as 0.1:0.99:0.01, not '%s'",
+					o->sweep);
+	}
+}
+
+/* The sweep's layout, refused before any output or start line. */
+static void sweep_init(const struct queue_opts *o, struct lat_qsim_sweep *s)
+{
+	int err = lat_qsim_sweep_init(s, o->rep.sweep_lo, o->rep.sweep_hi,
+				      o->rep.sweep_step, o->rep.knee_slope);
+
+	if (err == -EINVAL)
+		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
+				"10, step > 0 and at most %d points",
+				o->rep.sweep_lo, o->rep.sweep_hi,
+				o->rep.sweep_step, LAT_QSIM_MAX_SWEEP);
+	if (err)
+		cli_fail(CMD, "%s", lat_strerror(err));
 }
 
 /*
- * A coefficient of variation: 0 (deterministic) or 0.001..1000. Below
- * that the gamma shape 1/cv^2 overflows and every result is NaN.
+ * --service-from FILE.hlog[:TAG] (the tag follows ".hlog:" or ".hgrm:"):
+ * the service times of a latlab log, loaded by lat_qsim_dist_init_hlog.
  */
-static double cv_arg(const char *flag, const char *arg)
+static void load_service(struct queue_opts *o)
 {
-	double cv = cli_double(CMD, flag, arg, 0, 1000);
+	const char *spec = o->rep.service_from, *tag = NULL;
+	const char *dot = strstr(spec, ".hlog:");
+	char path[4096], why[512];
+	size_t n = strlen(spec);
+	int64_t refused;
+	int rc;
 
-	if (cv > 0 && cv < 1e-3)
-		cli_usage_error(CMD, "%s must be 0 (deterministic) or between "
-				"0.001 and 1000, not '%s'", flag, arg);
-	return cv;
-}
-
-static void parse_one(struct queue_opts *o, struct raw *w, int c)
-{
-	struct lat_qsim_config *cfg = &o->rep.cfg;
-
-	switch (c) {
-	case OPT_RHO: w->rho = optarg; break;
-	case OPT_CA:
-		w->ca = cv_arg("--ca", optarg);
-		w->have_ca = true;
-		break;
-	case OPT_CS:
-		w->cs = cv_arg("--cs", optarg);
-		w->have_cs = true;
-		break;
-	case OPT_ARRIVAL: w->arrival = optarg; break;
-	case OPT_SERVICE: w->service = optarg; break;
-	case OPT_SERVICE_FROM: o->rep.service_from = optarg; break;
-	case OPT_SERVERS:
-		cfg->servers = (unsigned)cli_u64(CMD, "--servers", optarg,
-						     1, 100000);
-		break;
-	case OPT_CUSTOMERS:
-		cfg->customers = cli_u64(CMD, "--customers", optarg, 1000,
-					     100000000000ull);
-		break;
-	case OPT_WARMUP: w->warmup = optarg; break;
-	case OPT_BATCHES:
-		cfg->batches = (unsigned)cli_u64(CMD, "--batches", optarg,
-						     2, LAT_QSIM_MAX_BATCHES);
-		break;
-	case OPT_SEED:
-		cfg->seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
-		break;
-	case OPT_SERVICE_MEAN:
-		o->rep.tau_ns = cli_duration_ns(CMD, "--service-mean", optarg,
-						0, 1e-3, 1e15);
-		break;
-	case OPT_SWEEP: w->sweep = optarg; break;
-	case OPT_SVG: o->svg = optarg; break;
-	case OPT_KNEE:
-		o->rep.knee_slope = cli_double(CMD, "--knee-slope", optarg,
-					       1e-6, 1e9);
-		w->have_knee = true;
-		break;
-	case OPT_TARGET: w->target = optarg; break;
-	case OPT_JSON: o->json = true; break;
+	if (!dot)
+		dot = strstr(spec, ".hgrm:");
+	if (dot) {
+		n = (size_t)(dot - spec) + 5;
+		tag = dot + 6;
 	}
+	if (n >= sizeof(path))
+		cli_usage_error(CMD, "--service-from: path too long");
+	if (tag && !*tag)
+		cli_usage_error(CMD, "--service-from '%s': empty tag after "
+				"':'", spec);
+	snprintf(path, sizeof(path), "%.*s", (int)n, spec);
+	rc = lat_qsim_dist_init_hlog(&o->rep.cfg.service, path, tag, &refused,
+				     why, sizeof(why));
+	if (rc && *why)
+		cli_usage_error(CMD, "--service-from: %s", why);
+	if (refused)
+		fprintf(stderr, "latlab queue: --service-from: %lld counts "
+			"did not fit while merging and are left out\n",
+			(long long)refused);
+	if (rc == -ENOMEM)
+		cli_fail(CMD, "out of memory");
+	if (rc)
+		cli_usage_error(CMD, "--service-from '%s': no positive values "
+				"to sample", spec);
+	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
 }
 
 static void conflict(bool a, bool b, const char *fa, const char *fb)
@@ -255,29 +235,26 @@ static void conflict(bool a, bool b, const char *fa, const char *fb)
 }
 
 /* Distributions, once every flag is known. */
-static void set_dists(struct queue_opts *o, const struct raw *w)
+static void set_dists(struct queue_opts *o)
 {
-	conflict(w->have_ca, w->arrival != NULL, "--ca", "--arrival");
-	conflict(w->have_cs, w->service != NULL, "--cs", "--service");
-	conflict(w->have_cs, o->rep.service_from != NULL, "--cs",
+	conflict(cli_given("ca"), o->arrival != NULL, "--ca", "--arrival");
+	conflict(cli_given("cs"), o->service != NULL, "--cs", "--service");
+	conflict(cli_given("cs"), o->rep.service_from != NULL, "--cs",
 		 "--service-from");
-	conflict(w->service != NULL, o->rep.service_from != NULL, "--service",
+	conflict(o->service != NULL, o->rep.service_from != NULL, "--service",
 		 "--service-from");
 	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
 		 "--service-mean", "--service-from");
-	if (w->arrival)
-		parse_dist("--arrival", w->arrival, &o->rep.cfg.arrival);
+	if (o->arrival)
+		parse_dist("--arrival", o->arrival, &o->rep.cfg.arrival);
 	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.arrival,
-				      w->have_ca ? w->ca : 1);
-	if (w->service)
-		parse_dist("--service", w->service, &o->rep.cfg.service);
+		lat_qsim_dist_from_cv(&o->rep.cfg.arrival, o->ca);
+	if (o->service)
+		parse_dist("--service", o->service, &o->rep.cfg.service);
 	else if (o->rep.service_from)
-		queue_load_service(o->rep.service_from, &o->rep.cfg.service,
-				   &o->rep.tau_ns);
+		load_service(o);
 	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.service,
-				      w->have_cs ? w->cs : 1);
+		lat_qsim_dist_from_cv(&o->rep.cfg.service, o->cs);
 }
 
 /* --target-p99: a bare number is in τ; a duration needs τ in ns. */
@@ -301,62 +278,58 @@ static double parse_target(const struct queue_opts *o, const char *arg)
 
 static void parse(struct queue_opts *o, int argc, char **argv)
 {
-	struct raw w;
-	int c;
-
 	memset(o, 0, sizeof(*o));
-	memset(&w, 0, sizeof(w));
 	lat_qsim_config_init(&o->rep.cfg);
 	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
-	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
-		if (c == '?' || c == ':')
-			cli_bad_option(CMD, argv, c);
-		parse_one(o, &w, c);
-	}
-	cli_no_operands(CMD, argc, argv);
-	conflict(w.sweep != NULL, w.target != NULL, "--sweep",
+	o->ca = o->cs = 1;
+	cli_parse(&cli_cmd_queue, o, argc, argv);
+	conflict(o->sweep != NULL, o->target != NULL, "--sweep",
 		 "--target-p99");
-	conflict(w.sweep != NULL, w.rho != NULL, "--sweep", "--rho");
-	conflict(w.target != NULL, w.rho != NULL, "--target-p99", "--rho");
-	if (o->svg && !w.sweep)
+	conflict(o->sweep != NULL, o->rho != NULL, "--sweep", "--rho");
+	conflict(o->target != NULL, o->rho != NULL, "--target-p99", "--rho");
+	if (o->svg && !o->sweep)
 		cli_usage_error(CMD, "--svg needs --sweep");
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
 				      o->rep.service_from }, 1, "the input");
-	if (w.have_knee && !w.sweep)
+	if (cli_given("knee-slope") && !o->sweep)
 		cli_usage_error(CMD, "--knee-slope needs --sweep");
-	if (w.sweep) {
+	if (o->sweep) {
 		struct lat_qsim_sweep s;
 
-		parse_sweep(o, w.sweep);
-		/* refused now, before any output or start line */
-		if (lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
-					o->rep.sweep_step,
-					o->rep.knee_slope) == -EINVAL)
-			cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= "
-					"hi <= 10, step > 0 and at most %d "
-					"points", o->rep.sweep_lo,
-					o->rep.sweep_hi, o->rep.sweep_step,
-					LAT_QSIM_MAX_SWEEP);
+		parse_sweep(o);
+		sweep_init(o, &s);
 		lat_qsim_sweep_destroy(&s);
 	}
-	if (w.rho) {
-		o->rep.cfg.rho = cli_double(CMD, "--rho", w.rho, -1e9, 1e9);
+	if (o->rho) {
+		o->rep.cfg.rho = cli_double(CMD, "--rho", o->rho, -1e9, 1e9);
 		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
 			cli_usage_error(CMD, "--rho must be in (0, 1) for a "
 					    "queue to reach steady state, not "
 					    "'%s' (a --sweep shows the "
-					    "unstable side)", w.rho);
+					    "unstable side)", o->rho);
 	}
-	o->rep.cfg.warmup = w.warmup ? cli_u64(CMD, "--warmup", w.warmup, 0,
-					       100000000000ull)
-				 : o->rep.cfg.customers / 10;
+	o->rep.cfg.warmup = o->warmup ? cli_u64(CMD, "--warmup", o->warmup, 0,
+						100000000000ull)
+				      : o->rep.cfg.customers / 10;
 	if (o->rep.cfg.customers < o->rep.cfg.batches)
 		cli_usage_error(CMD, "--customers must be at least "
 				    "--batches");
-	set_dists(o, &w);
-	if (w.target)
-		o->rep.target = parse_target(o, w.target);
+	set_dists(o);
+	if (o->target)
+		o->rep.target = parse_target(o, o->target);
+}
+
+static int write_svg(const struct queue_opts *o,
+		     const struct lat_qsim_sweep *s)
+{
+	FILE *f = cli_out_open(CMD, o->svg);
+	int err = cli_out_commit(f, lat_qsim_sweep_svg(f, &o->rep, s));
+
+	if (err)
+		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
+			o->svg, strerror(-err));
+	return err;
 }
 
 /* Ctrl-C: an interrupted run, its partial result, 128 + signal. */
@@ -373,43 +346,32 @@ static int run_point(const struct queue_opts *o)
 {
 	struct lat_qsim_result r;
 	int err = lat_qsim_run(&o->rep.cfg, &r);
+	char what[256];
 
-	if (err == -EINTR && r.batches < 2) {
-		lat_qsim_result_destroy(&r);
-		if (o->json)
-			printf("{\"mode\": \"point\", \"complete\": false, "
-			       "\"customers\": 0}\n");
-		return interrupted("stopped before two batches were done, "
-				   "no result");
-	}
 	if (err && err != -EINTR) {
 		lat_qsim_result_destroy(&r);
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
 	}
-	{
-		char w[256];
-
-		if (lat_qsim_util_warning(&r, w, sizeof(w)))
-			fprintf(stderr, "latlab queue: warning: %s\n", w);
-	}
-	if (o->json) {
+	if (r.batches >= 2 && lat_qsim_util_warning(&r, what, sizeof(what)))
+		fprintf(stderr, "latlab queue: warning: %s\n", what);
+	if (o->json) { /* a run stopped before two batches is a stub */
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
 		lat_qsim_json_point(&j, &o->rep, &r);
 		lat_json_finish(&j);
-	} else {
+	} else if (r.batches >= 2) {
 		lat_qsim_print_point(stdout, &o->rep, &r);
 	}
 	lat_qsim_result_destroy(&r);
-	if (err == -EINTR) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "the result is of the first %u "
-			 "of %u batches", r.batches, o->rep.cfg.batches);
-		return interrupted(what);
-	}
-	return CLI_EXIT_OK;
+	if (err != -EINTR)
+		return CLI_EXIT_OK;
+	if (r.batches < 2)
+		return interrupted("stopped before two batches were done, no "
+				   "result");
+	snprintf(what, sizeof(what), "the result is of the first %u of %u "
+		 "batches", r.batches, o->rep.cfg.batches);
+	return interrupted(what);
 }
 
 static int run_sweep(const struct queue_opts *o)
@@ -417,16 +379,7 @@ static int run_sweep(const struct queue_opts *o)
 	struct lat_qsim_sweep s;
 	int sig, rc = CLI_EXIT_OK, err;
 
-	err = lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
-				  o->rep.sweep_step, o->rep.knee_slope);
-	if (err == -EINVAL)
-		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
-				"10, step > 0 and at most %d points",
-				o->rep.sweep_lo, o->rep.sweep_hi,
-				o->rep.sweep_step,
-				LAT_QSIM_MAX_SWEEP);
-	if (err)
-		cli_fail(CMD, "%s", lat_strerror(err));
+	sweep_init(o, &s);
 	err = lat_qsim_sweep_run(&s, &o->rep.cfg, cli_qsim_sweep_stop, NULL);
 	if (err)
 		cli_fail(CMD, "simulation at rho %.4g failed: %s",
@@ -452,34 +405,23 @@ static int run_target(const struct queue_opts *o)
 	struct lat_qsim_target_run t;
 	int err = lat_qsim_target_search(&o->rep.cfg, o->rep.target, 1e-3, &t);
 
-	if (err == -EINTR && t.status == -EINTR) {
-		if (o->json)
-			printf("{\"mode\": \"target_p99\", \"status\": "
-			       "\"interrupted\", \"rho\": null, \"runs\": %u}\n",
-			       t.found.runs);
-		return interrupted("the search for the load was not finished");
-	}
-	if (err == -EINTR) {
-		if (o->json)
-			printf("{\"mode\": \"target_p99\", \"status\""
-			       ": \"interrupted\", \"rho\": %.17g}\n",
-			       t.found.rho);
-		return interrupted("the load was found; its final "
-				   "run was not finished");
-	}
-	if (err)
+	if (err && err != -EINTR)
 		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	if (o->json) {
+	if (o->json) { /* an interrupted search is a stub */
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
 		lat_qsim_json_target(&j, &o->rep, &t);
 		lat_json_finish(&j);
-	} else {
+	} else if (!err) {
 		lat_qsim_print_target(stdout, &o->rep, &t);
 	}
 	lat_qsim_result_destroy(&t.at);
-	return CLI_EXIT_OK;
+	if (err != -EINTR)
+		return CLI_EXIT_OK;
+	return interrupted(t.status == -EINTR ? "the search for the load was "
+			   "not finished" : "the load was found; its final "
+			   "run was not finished");
 }
 
 static int queue_main(int argc, char **argv)
@@ -516,5 +458,7 @@ const struct cli_cmd cli_cmd_queue = {
 	.name = "queue",
 	.summary = "simulate G/G/c queues: formulas, knee, capacity for a p99",
 	.usage = usage,
+	.opts = opts,
+	.usage_tail = usage_tail,
 	.run = queue_main,
 };

@@ -3,7 +3,6 @@
  * total) or of an .hgrm percentile file, optionally re-written as .hgrm.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,29 +29,9 @@ static const char report_usage[] =
 "percentile distributions (rebuilt from their rows: counts between two\n"
 "printed percentiles are placed at the upper one).\n"
 "\n"
-"options:\n"
-"  --tag <t>            only intervals tagged <t> ('' = untagged lines)\n"
-"                       (default: every tag)\n"
-"  --json               one JSON document on stdout\n"
-"  --hgrm <out>         write the merged distribution (the selected tag,\n"
-"                       else every interval) as .hgrm text to <out>\n"
-"  --hgrm-ratio <r>     divide values in --hgrm output by <r>\n"
-"                       (default 1: the file's unit; 1e6 turns ns into ms)\n"
-"  --ticks <n>          percentile ticks per half distance in --hgrm\n"
-"                       output, 1..1000 (default 5, as HdrHistogram)\n"
-"  --svg <out.svg>      draw the percentile spectrum of every file (one\n"
-"                       line per file and tag; x = percentile on a\n"
-"                       log(1/(1-p)) axis, y = latency)\n"
-"  --linear             linear latency axis in --svg (default log)\n"
-"  --compare            percentiles of every file beside the first's,\n"
-"                       with ratios and a verdict per percentile: 'noise'\n"
-"                       when the files' interval-to-interval spreads\n"
-"                       overlap, else 'higher' or 'lower' (files must hold\n"
-"                       the same tags)\n"
-"  --unit-ns-per-value <x>\n"
-"                       nanoseconds per value in the file (default 1, or\n"
-"                       what a latlab .hgrm file says; jHiccup logs are\n"
-"                       in ns; a .hgrm in ms needs 1e6)\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "Exit: 0 ok, 1 output could not be written, 2 bad usage or unreadable\n"
 "file.\n"
@@ -69,20 +48,9 @@ static const char report_usage[] =
 "                                           # two runs' e2e in one picture\n"
 "  latlab report --compare a.hlog b.hlog    # b against a, noise or not\n";
 
-enum {
-	OPT_TAG = 1000,
-	OPT_JSON,
-	OPT_HGRM,
-	OPT_HGRM_RATIO,
-	OPT_TICKS,
-	OPT_UNIT,
-	OPT_SVG,
-	OPT_LINEAR,
-	OPT_COMPARE,
-};
-
-
 #define MAX_FILES LAT_COMPARE_MAX_FILES
+
+extern const struct cli_cmd cli_cmd_report;
 
 struct report_opts {
 	const char *path;         /* the first file */
@@ -111,66 +79,50 @@ static void write_hgrm(const struct report_opts *o,
 	cli_out_close("report", o->hgrm_out, f, rc);
 }
 
+#define CLI_ARGS struct report_opts
+static const struct cli_opt opts[] = {
+	{ CLI_STRING("tag", tag), .arg = "<t>",
+	  .help = "only intervals tagged <t> ('' = untagged lines)\n"
+	  "(default: every tag)" },
+	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ CLI_STRING("hgrm", hgrm_out), .arg = "<out>",
+	  .help = "write the merged distribution (the selected tag,\n"
+	  "else every interval) as .hgrm text to <out>" },
+	{ CLI_DOUBLE("hgrm-ratio", hgrm_ratio, 1e-9, 1e15), .arg = "<r>",
+	  .help = "divide values in --hgrm output by <r>\n"
+	  "(default 1: the file's unit; 1e6 turns ns into ms)" },
+	{ CLI_U64("ticks", ticks, 1, 1000), .arg = "<n>",
+	  .help = "percentile ticks per half distance in --hgrm\n"
+	  "output, 1..1000 (default 5, as HdrHistogram)" },
+	{ CLI_STRING("svg", svg_out), .arg = "<out.svg>",
+	  .help = "draw the percentile spectrum of every file (one\n"
+	  "line per file and tag; x = percentile on a\n"
+	  "log(1/(1-p)) axis, y = latency)" },
+	{ CLI_FLAG("linear", linear),
+	  .help = "linear latency axis in --svg (default log)" },
+	{ CLI_FLAG("compare", compare),
+	  .help = "percentiles of every file beside the first's,\n"
+	  "with ratios and a verdict per percentile: 'noise'\n"
+	  "when the files' interval-to-interval spreads\n"
+	  "overlap, else 'higher' or 'lower' (files must hold\n"
+	  "the same tags)" },
+	{ CLI_DOUBLE("unit-ns-per-value", ns_per_value, 1e-9, 1e15),
+	  .arg = "<x>",
+	  .help = "nanoseconds per value in the file (default 1, or\n"
+	  "what a latlab .hgrm file says; jHiccup logs are\n"
+	  "in ns; a .hgrm in ms needs 1e6)" },
+	{ 0 },
+};
+
 static void parse_args(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "tag", required_argument, NULL, OPT_TAG },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "hgrm", required_argument, NULL, OPT_HGRM },
-		{ "hgrm-ratio", required_argument, NULL, OPT_HGRM_RATIO },
-		{ "ticks", required_argument, NULL, OPT_TICKS },
-		{ "unit-ns-per-value", required_argument, NULL, OPT_UNIT },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "linear", no_argument, NULL, OPT_LINEAR },
-		{ "compare", no_argument, NULL, OPT_COMPARE },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool ratio_set = false, ticks_set = false;
-	int c;
+	int first = cli_parse(&cli_cmd_report, o, argc, argv);
 
-	while ((c = cli_getopt(argc, argv, ":", longopts)) != -1) {
-		switch (c) {
-		case OPT_TAG:
-			o->tag = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_HGRM:
-			o->hgrm_out = optarg;
-			break;
-		case OPT_HGRM_RATIO:
-			o->hgrm_ratio = cli_double("report", "--hgrm-ratio",
-						       optarg, 1e-9, 1e15);
-			ratio_set = true;
-			break;
-		case OPT_TICKS:
-			o->ticks = (int32_t)cli_u64("report", "--ticks",
-							optarg, 1, 1000);
-			ticks_set = true;
-			break;
-		case OPT_UNIT:
-			o->ns_per_value = cli_double("report",
-				"--unit-ns-per-value", optarg, 1e-9, 1e15);
-			break;
-		case OPT_SVG:
-			o->svg_out = optarg;
-			break;
-		case OPT_LINEAR:
-			o->linear = true;
-			break;
-		case OPT_COMPARE:
-			o->compare = true;
-			break;
-		default:
-			cli_bad_option("report", argv, c);
-		}
-	}
-	if (optind >= argc)
+	if (first >= argc)
 		cli_usage_error("report", "no file given (see 'latlab "
 				"report --help')");
-	o->paths = (const char *const *)argv + optind;
-	o->npaths = argc - optind;
+	o->paths = (const char *const *)argv + first;
+	o->npaths = argc - first;
 	o->path = o->paths[0];
 	if (o->npaths > MAX_FILES)
 		cli_usage_error("report", "at most %d files, got %d",
@@ -195,9 +147,9 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->hgrm_out && o->svg_out && !strcmp(o->hgrm_out, o->svg_out))
 		cli_usage_error("report", "--hgrm and --svg are the same "
 				"file '%s'", o->svg_out);
-	if (!o->hgrm_out && (ratio_set || ticks_set))
+	if (!o->hgrm_out && (cli_given("hgrm-ratio") || cli_given("ticks")))
 		cli_usage_error("report", "%s only applies to --hgrm "
-				    "output", ratio_set ? "--hgrm-ratio" :
+				    "output", cli_given("hgrm-ratio") ? "--hgrm-ratio" :
 				    "--ticks");
 }
 
@@ -370,5 +322,9 @@ const struct cli_cmd cli_cmd_report = {
 	.name = "report",
 	.summary = "percentiles of an .hlog interval log or .hgrm file",
 	.usage = report_usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
+	.operands = true,
 	.run = report_main,
 };

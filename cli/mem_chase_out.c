@@ -27,6 +27,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	r.loads = o->loads;
 	r.caches = env->m.caches;
 	r.core_ghz = env->m.core_ghz;
+	r.llc_probe_s = o->quick ? 0.2 : 2;
 	rc = lat_mem_chase_sweep_run(&r, &env->m.cal, o->hugepages,
 				     cli_stop_requested, NULL);
 	if (rc && r.failed < 0)

@@ -1,11 +1,9 @@
 /*
- * Output files: refuse bad names up front; write each to a temporary file
- * beside it and rename() it into place only when the whole of it was
- * written, so that a refused, failed or killed run never leaves an empty
- * or half-written file where the user's previous result stood.
+ * Output files: refuse bad names up front (naming the flag); write each
+ * through lat_outfile (beside it, renamed into place when whole) and keep
+ * the ones open so that any exit removes their temporaries.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,17 +13,14 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "latlab/common.h"
+#include "latlab/outfile.h"
 #include "out_file.h"
 
-/* the outputs being written: at most a handful per run */
+/* the outputs being written (at most a handful per run), so that every
+ * exit can remove what is still a temporary */
 #define MAX_PENDING 16
 
-static struct pending {
-	FILE *f;
-	char tmp[PATH_MAX];
-	char path[PATH_MAX];
-} pending[MAX_PENDING];
+static struct lat_outfile pending[MAX_PENDING];
 
 static bool same_file(const struct stat *a, const char *path)
 {
@@ -55,6 +50,23 @@ static bool same_name(const char *x, const char *y)
 	return !strcmp(basename(bx), basename(by)) &&
 	       !stat(dirname(dx), &a) && !stat(dirname(dy), &b) &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+void cli_out_dir_check(const char *cmd, const char *flag, const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		cli_usage_error(cmd, "cannot create directory '%s': %s", dir,
+				strerror(errno));
+	if (stat(dir, &st))
+		cli_usage_error(cmd, "cannot use '%s': %s", dir,
+				strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		cli_usage_error(cmd, "%s '%s' is not a directory", flag, dir);
+	if (access(dir, W_OK | X_OK))
+		cli_usage_error(cmd, "cannot write into '%s': %s", dir,
+				strerror(errno));
 }
 
 void cli_out_check(const char *cmd, const char *flag, const char *path,
@@ -98,69 +110,24 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 
 FILE *cli_out_open(const char *cmd, const char *path)
 {
-	struct pending *p = NULL;
-	char copy[PATH_MAX];
-	mode_t mask;
-	int fd;
+	struct lat_outfile *p = NULL;
+	int rc;
 
 	for (int i = 0; i < MAX_PENDING && !p; i++)
 		if (!pending[i].f)
 			p = &pending[i];
-	if (!p || strlen(path) >= sizeof(copy) - 16)
-		cli_fail(cmd, "cannot create '%s': %s", path,
-			 strerror(p ? ENAMETOOLONG : EMFILE));
-	snprintf(copy, sizeof(copy), "%s", path);
-	const char *base = basename(copy);
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(p->tmp, sizeof(p->tmp), "%s/.%.200s.XXXXXX", dirname(dir),
-		 base);
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	fd = mkstemp(p->tmp);
-	if (fd < 0)
-		cli_fail(cmd, "cannot create '%s': %s", path, strerror(errno));
-	/* mkstemp makes 0600; the result gets what fopen would give it */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		/* harmless: the file stays private */
-	}
-	p->f = fdopen(fd, "w");
-	if (!p->f) {
-		int e = errno;
-
-		close(fd);
-		unlink(p->tmp);
-		cli_fail(cmd, "cannot create '%s': %s", path, strerror(e));
-	}
+	rc = p ? lat_outfile_open(p, path) : -EMFILE;
+	if (rc)
+		cli_fail(cmd, "cannot create '%s': %s", path, strerror(-rc));
 	return p->f;
-}
-
-static struct pending *find(FILE *f)
-{
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending[i].f && pending[i].f == f)
-			return &pending[i];
-	return NULL;
 }
 
 int cli_out_commit(FILE *f, int rc)
 {
-	struct pending *p = find(f);
-
-	if (!p)
-		return -EINVAL;
-	if (fflush(f) && !rc)
-		rc = -errno;
-	if (fclose(f) && !rc)
-		rc = -EIO;
-	p->f = NULL;
-	if (!rc && rename(p->tmp, p->path))
-		rc = -errno;
-	if (rc)
-		unlink(p->tmp);
-	return rc;
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i].f && pending[i].f == f)
+			return lat_outfile_commit(&pending[i], rc);
+	return -EINVAL;
 }
 
 void cli_out_close(const char *cmd, const char *path, FILE *f, int rc)
@@ -172,11 +139,6 @@ void cli_out_close(const char *cmd, const char *path, FILE *f, int rc)
 
 void cli_out_abandon_all(void)
 {
-	for (int i = 0; i < MAX_PENDING; i++) {
-		if (!pending[i].f)
-			continue;
-		fclose(pending[i].f);
-		pending[i].f = NULL;
-		unlink(pending[i].tmp);
-	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		lat_outfile_abandon(&pending[i]);
 }

@@ -29,6 +29,13 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role);
 
 /*
+ * An output directory (--hgrm, --profile): made if missing; exit 2 with
+ * one line naming @flag when it cannot be, is not a directory or is not
+ * writable, refused before a run whose results it would lose.
+ */
+void cli_out_dir_check(const char *cmd, const char *flag, const char *dir);
+
+/*
  * A new temporary file beside @path (".<name>.XXXXXX" in its directory)
  * open for writing, or exit 1 with one line naming @path.
  */

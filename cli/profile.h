@@ -16,8 +16,6 @@
  * write <dir>/{on,off}cpu.{folded,svg} and say so on stderr.
  */
 struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir);
-/* The directory check alone, for the command's up-front checks. */
-void cli_profile_dir_check(const char *cmd, const char *dir);
 void cli_profile_self_end(const char *cmd, struct lat_prof_self *s,
 			  const char *dir, const char *what);
 

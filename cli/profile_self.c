@@ -4,26 +4,11 @@
  * the folded stacks and flame graphs in <dir>.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "profile.h"
-
-void cli_profile_dir_check(const char *cmd, const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		cli_usage_error(cmd, "cannot create directory '%s': %s", dir,
-				strerror(errno));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
-		cli_usage_error(cmd, "--profile '%s' is not a writable "
-				"directory", dir);
-}
 
 struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir)
 {
@@ -32,7 +17,7 @@ struct lat_prof_self *cli_profile_self_begin(const char *cmd, const char *dir)
 	char why[LAT_PROF_NOTE_LEN];
 	int rc;
 
-	cli_profile_dir_check(cmd, dir);
+	cli_out_dir_check(cmd, "--profile", dir);
 	rc = lat_prof_self_begin(&cfg, &s, why, sizeof(why));
 	if (rc)
 		cli_fail(cmd, "--profile: %s", *why ? why : lat_strerror(rc));

@@ -57,8 +57,21 @@ t = r["total"]
 assert r["exited"] and not r["interrupted"], r
 assert r["lost"] == 0, r["lost"]
 assert t["switches_voluntary"] >= 1, t
-# the one long block is the sleep itself
-assert t["blocked"]["max_ns"] >= 900_000_000, t["blocked"]
+# The one long block is the sleep itself: measured, unless this VM's
+# kernel did not report its end (it traces nothing while its agent's
+# threads run: about 1 run in 100 here); then the stretch is counted and
+# timed as hidden, and only then may the blocked interval be missing.
+if t["hidden"] == 0:
+    assert t["blocked"]["max_ns"] >= 900_000_000, t["blocked"]
+else:
+    assert t["blocked"]["count"] and t["blocked"]["max_ns"] >= 900_000_000 \
+        or t["hidden_ns"] >= 900_000_000, t
+# the release from the start line and the end of the sleep: each either
+# measured as a run-queue latency after a wakeup or counted as hidden
+assert t["rq_wakeup"]["count"] + t["hidden"] >= 2, t
+# every nanosecond the child was seen is in one of the four times
+seen = t["oncpu_ns"] + t["runnable_ns"] + t["blocked_ns"] + t["hidden_ns"]
+assert 950_000_000 <= seen <= r["window_ns"], (seen, r["window_ns"], t)
 PY
 expect_exit 0 "$LATLAB" sched -- sleep 0.1
 grep -q '^command: sleep (pid [0-9]*), exited 0' "$T_TMP/out" || fail "text: $(head -3 "$T_TMP/out")"

@@ -55,6 +55,59 @@ static void test_progress(void)
 	free(s);
 }
 
+struct stopper {
+	int polls, flows;
+	bool stop_at_third;
+};
+
+static bool stop_fn(void *ctx, uint64_t produced, double elapsed_s)
+{
+	struct stopper *st = ctx;
+
+	(void)produced;
+	(void)elapsed_s;
+	return ++st->polls == 3 && st->stop_at_third;
+}
+
+static void on_flow(void *ctx)
+{
+	((struct stopper *)ctx)->flows++;
+}
+
+/* The watcher: the caller's stop is obeyed, the first event announced
+ * once, the line drawn from 0.5 s on at most every 250 ms, then erased. */
+static void test_watch(void)
+{
+	struct stopper st = { .stop_at_third = true };
+	struct lat_pipe_progress p = { .planned = 100, .stop = stop_fn,
+				       .stop_ctx = &st, .on_flow = on_flow };
+	char *buf = NULL;
+	size_t len = 0;
+
+	p.out = open_memstream(&buf, &len);
+	T_CHECK(p.out != NULL);
+	T_CHECK(!lat_pipe_progress_watch(&p, 0, 0.3));  /* set-up: no flow */
+	T_EQ_I64(st.flows, 0);
+	T_CHECK(!lat_pipe_progress_watch(&p, 10, 0.7)); /* drawn, flows */
+	T_EQ_I64(st.flows, 1);
+	T_CHECK(lat_pipe_progress_watch(&p, 20, 0.8));  /* the caller stops */
+	st.stop_at_third = false;
+	T_CHECK(!lat_pipe_progress_watch(&p, 30, 0.8)); /* too soon: no line */
+	T_CHECK(!lat_pipe_progress_watch(&p, 40, 0.96)); /* 250 ms: a line */
+	T_EQ_I64(st.flows, 1);
+	fflush(p.out);
+	T_CHECK(strstr(buf, "10/100 events") && strstr(buf, "40/100 events"));
+	T_CHECK(!strstr(buf, "30/100 events") && !strstr(buf, "20/100"));
+	lat_pipe_progress_end(&p);
+	fclose(p.out);
+	T_CHECK(len > 80 && buf[len - 1] == '\r'); /* erased in place */
+	free(buf);
+	/* nothing drawn (no terminal, or a short run): nothing to erase */
+	memset(&p, 0, sizeof(p));
+	T_CHECK(!lat_pipe_progress_watch(&p, 5, 3));
+	lat_pipe_progress_end(&p);
+}
+
 static void test_partial_mark(void)
 {
 	struct lat_pipe_result r;
@@ -76,6 +129,7 @@ int main(void)
 {
 	test_duration();
 	test_progress();
+	test_watch();
 	test_partial_mark();
 	T_DONE();
 }

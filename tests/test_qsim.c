@@ -161,6 +161,11 @@ static void test_parse_errors(void)
 	T_CHECK(lat_qsim_dist_from_cv(&d, 1.5) == 0 &&
 		d.kind == LAT_QSIM_HYPER);
 	T_CHECK(lat_qsim_dist_from_cv(&d, -0.1) == -EINVAL);
+	/* between det and the narrowest gamma it can draw: refused */
+	T_CHECK(lat_qsim_dist_from_cv(&d, LAT_QSIM_CV_MIN / 2) == -EINVAL);
+	T_CHECK(lat_qsim_dist_from_cv(&d, LAT_QSIM_CV_MIN) == 0);
+	T_CHECK(lat_qsim_dist_from_cv(&d, LAT_QSIM_CV_MAX * 1.01) == -EINVAL);
+	T_CHECK(lat_qsim_dist_from_cv(&d, 0) == 0 && d.kind == LAT_QSIM_DET);
 }
 
 static void test_formulas(void)

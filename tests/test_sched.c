@@ -236,6 +236,62 @@ static void test_batch(void)
 	lat_sched_state_destroy(&b);
 }
 
+/*
+ * Events the kernel did not report (this VM traces nothing while its
+ * agent's threads run): a sleep whose wakeup is missing, a sleep whose
+ * wakeup and switch-in are both missing. Each is one hidden stretch with
+ * its whole time, in none of the other times, never a blocked interval.
+ * And a thread preempted after setting its sleep state stays queued: it
+ * comes back without a wakeup, as a preemption, not as hidden. An exit
+ * ends the thread's time.
+ */
+static void test_hidden(void)
+{
+	struct lat_sched_state st;
+	struct lat_sched_result r;
+	const struct lat_sched_thread *t;
+	uint64_t t0 = 1000 * MS, ts = t0;
+
+	T_EQ_I64(lat_sched_state_init(&st, true, false, NULL, 0), 0);
+	sw(&st, ts, 0, 0, 0, false, 100, "task100");
+	/* asleep 5 ms; its wakeup unreported, its switch-in seen */
+	sw(&st, ts += 1 * MS, 0, 100, 1, false, 0, "swapper/0");
+	sw(&st, ts += 5 * MS, 0, 0, 0, false, 100, "task100");
+	/* asleep 7 ms; wakeup and switch-in unreported: next seen leaving */
+	sw(&st, ts += 1 * MS, 0, 100, 1, false, 0, "swapper/0");
+	sw(&st, ts += 7 * MS, 0, 100, 1, false, 0, "swapper/0");
+	/* woken, runs, preempted in state S (preempt=1, prev_state 1) */
+	wake(&st, ts += 2 * MS, 100);
+	sw(&st, ts += 3 * US, 0, 0, 0, false, 100, "task100");
+	sw(&st, ts += 1 * MS, 0, 100, 1, true, 7, "kworker/0:1");
+	sw(&st, ts += 4 * US, 0, 7, 1, false, 100, "task100");
+	/* exits (TASK_DEAD): its time ends there, not blocked till the end */
+	sw(&st, ts += 1 * MS, 0, 100, 0x80, false, 0, "swapper/0");
+	lat_sched_state_finish(&st, ts + 5 * MS, &r);
+	t = lat_sched_find_thread(&r, 100);
+	T_CHECK(t != NULL);
+	if (t) {
+		T_EQ_I64(t->hidden, 2);
+		T_EQ_I64(t->hidden_ns, 5 * MS + 7 * MS);
+		T_EQ_I64(t->blocked->total_count, 1); /* the 2 ms, woken */
+		T_EQ_I64(t->blocked_ns, 2 * MS);
+		T_EQ_I64(t->rq_wakeup->total_count, 1);
+		T_EQ_I64(t->rq_preempt->total_count, 1);
+		T_CHECK(lat_hist_values_equivalent(
+			t->rq_preempt, lat_hist_max(t->rq_preempt), 4 * US));
+		T_EQ_I64(t->switches_vol, 4);
+		T_EQ_I64(t->switches_invol, 1);
+		T_CHECK(t->exited);
+		T_EQ_I64(t->oncpu_ns + t->runnable_ns + t->blocked_ns +
+				 t->hidden_ns,
+			 ts - t0);
+	}
+	T_EQ_I64(r.total.hidden, 2);
+	T_EQ_I64(r.total.hidden_ns, 12 * MS);
+	T_EQ_I64(r.unpaired, 0);
+	lat_sched_state_destroy(&st);
+}
+
 /* A window zeroes the counts but keeps the state; stale records. */
 static void test_window_and_unpaired(void)
 {
@@ -455,6 +511,7 @@ int main(void)
 	test_preempt_and_cpu();
 	test_batch();
 	test_window_and_unpaired();
+	test_hidden();
 	test_irqs();
 	test_many_threads();
 	test_reader_on_hot_cpu();

@@ -72,6 +72,8 @@
 #define LAT_PIPE_SHARED_SPINS 16
 /* Samples per aggregator slice when it shares CPUs with hot threads. */
 #define LAT_PIPE_AGG_SLICE 32
+/* The aggregator's sleep when the sample ring is empty (1 ms). */
+#define LAT_PIPE_AGG_IDLE_NS 1000000
 /* The producer yields while its next send is further away than this. */
 #define LAT_PIPE_PACE_YIELD_NS 8000
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
@@ -167,6 +169,9 @@ struct lat_pipe_config {
 				   * its wake-up preempted gets the CPU back
 				   * within a slice; 0 never (it has a CPU of
 				   * its own); set by lat_pipe_place */
+	double agg_idle_ns;       /* the aggregator sleeps this long when the
+				   * sample ring is empty; 0 = default
+				   * LAT_PIPE_AGG_IDLE_NS */
 	bool noise;               /* a memory-hammering thread beside them */
 	int noise_cpu;            /* its CPU, -1 unpinned */
 	uint64_t stall_seq;       /* stage 1 busy-waits on this event ... */
@@ -703,6 +708,27 @@ int lat_pipe_hlog_mark_partial(FILE *hlog, const struct lat_pipe_result *r,
  */
 void lat_pipe_progress_print(FILE *f, uint64_t produced, uint64_t planned,
 			     double elapsed_s);
+
+/*
+ * A run watched by a person: pass a struct lat_pipe_progress as the ctx
+ * of lat_pipe_progress_watch, a lat_pipe_stop_fn. It asks @stop (the
+ * caller's own stop test, e.g. "was SIGINT seen"; may be NULL) and, on
+ * @out (a terminal; NULL draws nothing), redraws lat_pipe_progress_print's
+ * line every 250 ms from 0.5 s on. @on_flow (may be NULL) is called once,
+ * with @stop_ctx, when the first event has been sent: the set-up is over.
+ * lat_pipe_progress_end erases the line if one was drawn.
+ */
+struct lat_pipe_progress {
+	FILE *out;
+	uint64_t planned;          /* events the run will send */
+	lat_pipe_stop_fn stop;
+	void *stop_ctx;
+	void (*on_flow)(void *stop_ctx);
+	double drawn_s;            /* state (zero it): last drawing */
+	bool drawn, flowing;
+};
+bool lat_pipe_progress_watch(void *ctx, uint64_t produced, double elapsed_s);
+void lat_pipe_progress_end(struct lat_pipe_progress *p);
 
 /*
  * Write the run's percentile spectrum as a standalone SVG to @out: one

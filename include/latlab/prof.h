@@ -242,6 +242,9 @@ struct lat_prof_stats {
 	bool hardware;          /* cycles (true) or cpu-clock (false) */
 	double freq_hz;
 	uint64_t reader_cpu_ns; /* CPU time of the sampling thread */
+	double sampled_s;       /* wall time lat_prof_sample_until took, its
+				 * stop and the command's end included (the
+				 * time `latlab profile` shows); else 0 */
 	/* why kernel frames are excluded ("" when they are sampled) */
 	char kernel_note[LAT_PROF_NOTE_LEN];
 	/* why the event is cpu-clock and not cycles */

@@ -132,9 +132,12 @@ int lat_qsim_dist_parse(struct lat_qsim_dist *d, const char *spec);
 /*
  * The distribution used for a bare coefficient of variation (--ca/--cs):
  * 0 -> det, 1 -> exp, (0,1) -> gamma (Erlang when 1/cv^2 is an integer up
- * to 1000), > 1 -> hyperexponential. Returns 0 or -EINVAL for cv < 0 or
- * not finite.
+ * to 1000), > 1 -> hyperexponential. Returns 0, or -EINVAL unless cv is 0
+ * or in [LAT_QSIM_CV_MIN, LAT_QSIM_CV_MAX]: below that the gamma shape
+ * 1/cv^2 is so large that every result is NaN.
  */
+#define LAT_QSIM_CV_MIN 1e-3
+#define LAT_QSIM_CV_MAX 1e3
 int lat_qsim_dist_from_cv(struct lat_qsim_dist *d, double cv);
 
 /*
@@ -146,6 +149,21 @@ int lat_qsim_dist_from_cv(struct lat_qsim_dist *d, double cv);
  * -ENOMEM.
  */
 int lat_qsim_dist_init_hist(struct lat_qsim_dist *d, const struct lat_hist *h);
+
+/*
+ * Empirical distribution from a latlab .hlog or .hgrm file at @path: the
+ * intervals tagged @tag (NULL: all of them; "" the untagged) merged by
+ * lat_hlog_load (what `latlab report` reads, so both agree on what a log
+ * holds), then lat_qsim_dist_init_hist. d->scale_ns is their mean in ns
+ * (.hlog values are ns; .hgrm values are scaled to ns as they are read).
+ * *@refused (may be NULL) gets the counts that did not fit while merging,
+ * left out of the table. Returns 0; lat_hlog_load's error with its
+ * one-line reason (naming the file) in @why (@len bytes); -EINVAL with
+ * @why empty when nothing positive is left to sample; or -ENOMEM.
+ */
+int lat_qsim_dist_init_hlog(struct lat_qsim_dist *d, const char *path,
+			    const char *tag, int64_t *refused, char *why,
+			    size_t len);
 
 /* Release an empirical table; no-op for the others. Safe twice. */
 void lat_qsim_dist_destroy(struct lat_qsim_dist *d);
@@ -489,6 +507,8 @@ struct lat_qsim_target_run {
 	int status;             /* lat_qsim_target_p99's return: 0, -ENOENT */
 	struct lat_qsim_target found;
 	double tol;             /* the bisection's precision in rho */
+	bool stopped;           /* the stop ended the final run (rho found,
+				 * t->at released) */
 	struct lat_qsim_result at; /* final run at rho (histograms kept) */
 };
 
@@ -499,7 +519,7 @@ struct lat_qsim_target_run {
  * run of @cfg at the rho found into t->at, to show its p99 and interval.
  * Returns 0 (t->status 0 or -ENOENT); -EINTR when @cfg's stop ended the
  * search (t->status -EINTR, t->found.runs counted) or the final run
- * (t->status 0, t->found set); or the first error. t->at is released on
+ * (t->status 0, t->stopped, t->found set); or the first error. t->at is released on
  * every error; otherwise the caller releases it (lat_qsim_result_destroy,
  * harmless on the zeroed result of -ENOENT).
  */
@@ -539,6 +559,14 @@ bool lat_qsim_util_warning(const struct lat_qsim_result *r, char *buf,
  * The same facts as one JSON object (mode "point", "sweep" or
  * "target_p99"), written into @j; the caller owns lat_json_init and
  * lat_json_finish. Times are in τ, with tau_ns to convert.
+ *
+ * A run its stop cut short still gets a document: a point with fewer
+ * than two batches (no result) is {"mode", "complete": false,
+ * "customers": 0}; one with more is the full point with "complete":
+ * false; a target search stopped in the bisection is {"mode", "status":
+ * "interrupted", "rho": null, "runs"}, one stopped in its final run
+ * {"mode", "status": "interrupted", "rho"}; a sweep holds the points done
+ * with "complete": false. The text printers expect a finished run.
  */
 struct lat_json;
 void lat_qsim_json_point(struct lat_json *j, const struct lat_qsim_report *o,

@@ -146,8 +146,10 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 					break;
 				}
 				rc = lat_mem_rm_run(&cfg, &c->rh, &c->wh, &res);
-				if (rc)
+				if (rc) {
+					lat_mem_rm_sweep_release(s);
 					return rc;
+				}
 				c->reads += res.reads;
 				c->writes += res.writes;
 				c->torn += res.torn;

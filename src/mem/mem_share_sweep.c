@@ -120,8 +120,10 @@ int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 					break;
 				}
 				rc = lat_mem_share_run(&cfg, cal, &c->h, &res);
-				if (rc)
+				if (rc) {
+					lat_mem_share_sweep_release(s);
 					return rc;
+				}
 				c->p50[c->n] = res.p50_ns;
 				c->mean[c->n] = res.mean_ns;
 				c->rate[c->n] = res.per_s;

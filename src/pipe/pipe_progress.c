@@ -30,3 +30,29 @@ void lat_pipe_progress_print(FILE *f, uint64_t produced, uint64_t planned,
 		lat_fmt_rate(r, sizeof(r), rate), elapsed_s,
 		rate > 0 ? (double)(planned - produced) / rate : 0.0);
 }
+
+bool lat_pipe_progress_watch(void *ctx, uint64_t produced, double elapsed_s)
+{
+	struct lat_pipe_progress *p = ctx;
+
+	if (p->stop && p->stop(p->stop_ctx, produced, elapsed_s))
+		return true;
+	if (produced && !p->flowing) {
+		p->flowing = true;
+		if (p->on_flow)
+			p->on_flow(p->stop_ctx);
+	}
+	/* a short run needs no line; a redraw per poll would flicker */
+	if (!p->out || elapsed_s < 0.5 || elapsed_s - p->drawn_s < 0.25)
+		return false;
+	p->drawn_s = elapsed_s;
+	p->drawn = true;
+	lat_pipe_progress_print(p->out, produced, p->planned, elapsed_s);
+	return false;
+}
+
+void lat_pipe_progress_end(struct lat_pipe_progress *p)
+{
+	if (p->drawn)
+		fprintf(p->out, "\r%79s\r", "");
+}

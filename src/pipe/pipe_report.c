@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "latlab/fmt.h"
+#include "latlab/outfile.h"
 #include "pipe_int.h"
 
 static const double levels[] = { 50, 99, 99.9 };
@@ -282,32 +283,26 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 
 int lat_pipe_write_hgrm(const char *dir, const struct lat_pipe_result *r)
 {
-	char path[4096], tmp[4096 + 8];
+	struct lat_outfile o;
+	char path[4096];
 
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return -errno;
 	for (int i = 0; i < r->n_deltas; i++) {
-		FILE *f;
 		int rc;
 
 		if (snprintf(path, sizeof(path), "%s/%s.hgrm", dir,
 			     r->delta[i].name) >= (int)sizeof(path))
 			return -ENAMETOOLONG;
-		/* written beside, renamed when whole: a failure never
-		 * leaves a truncated file where the last run's stood */
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		f = fopen(tmp, "w");
-		if (!f)
-			return -errno;
-		rc = lat_hgrm_write(f, &r->delta[i].hist, 5, 1.0, false);
-		if (fclose(f) && !rc)
-			rc = -EIO;
-		if (!rc && rename(tmp, path))
-			rc = -errno;
-		if (rc) {
-			unlink(tmp);
+		/* a failure never leaves a truncated file where the last
+		 * run's stood */
+		rc = lat_outfile_open(&o, path);
+		if (!rc)
+			rc = lat_outfile_commit(&o, lat_hgrm_write(o.f,
+						&r->delta[i].hist, 5, 1.0,
+						false));
+		if (rc)
 			return rc;
-		}
 	}
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "latlab/prof.h"
+#include "prof_int.h"
 
 static double now_ns(void)
 {
@@ -29,7 +29,7 @@ int lat_prof_sample_until(struct lat_prof *p, pid_t pid, bool child,
 			  double duration_ns, bool (*stop)(void *ctx),
 			  void *ctx, int *status)
 {
-	double end = now_ns() + duration_ns;
+	double t0 = now_ns(), end = t0 + duration_ns;
 	bool exited = false;
 	int rc;
 
@@ -51,5 +51,6 @@ int lat_prof_sample_until(struct lat_prof *p, pid_t pid, bool child,
 		kill(pid, SIGTERM);
 		waitpid(pid, status, 0);
 	}
+	p->st.sampled_s = (now_ns() - t0) / 1e9;
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "latlab/outfile.h"
 #include "prof_int.h"
 
 struct lat_prof_self {
@@ -97,21 +98,19 @@ static int write_file(const char *dir, const char *name,
 		      const struct lat_prof_stats *st, bool off,
 		      const char *what)
 {
+	struct lat_outfile out; /* whole or not at all */
 	char path[4096];
-	FILE *out;
 	int rc;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
-	out = fopen(path, "we");
-	if (!out)
-		return -errno;
-	rc = st ? lat_prof_svg_write_run(f, st, off, what, NULL, out)
-		: lat_prof_folded_write(f, out);
-	if (fclose(out) && !rc)
-		rc = -EIO;
-	return rc;
+	rc = lat_outfile_open(&out, path);
+	if (rc)
+		return rc;
+	return lat_outfile_commit(&out, st ? lat_prof_svg_write_run(f, st, off,
+						what, NULL, out.f)
+					   : lat_prof_folded_write(f, out.f));
 }
 
 /* One profile (on or off CPU) as DIR/<stem>.folded and DIR/<stem>.svg; an

@@ -92,7 +92,7 @@ int lat_qsim_dist_from_cv(struct lat_qsim_dist *d, double cv)
 {
 	double k;
 
-	if (!(cv >= 0) || !isfinite(cv))
+	if (!(cv == 0 || (cv >= LAT_QSIM_CV_MIN && cv <= LAT_QSIM_CV_MAX)))
 		return -EINVAL;
 	if (cv == 0)
 		set_det(d);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/hist_io.h"
 #include "latlab/qsim.h"
 
 static size_t count_slots(const struct lat_hist *h)
@@ -83,6 +84,37 @@ int lat_qsim_dist_init_hist(struct lat_qsim_dist *d, const struct lat_hist *h)
 	d->cv = sqrt(fmax(m2 / (mean * mean) - 1, 0));
 	snprintf(d->name, sizeof(d->name), "empirical");
 	return 0;
+}
+
+int lat_qsim_dist_init_hlog(struct lat_qsim_dist *d, const char *path,
+			    const char *tag, int64_t *refused, char *why,
+			    size_t len)
+{
+	/* ~10 KiB: off the caller's stack */
+	struct lat_hlog_data *data = calloc(1, sizeof(*data));
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (len)
+		why[0] = 0;
+	if (refused)
+		*refused = 0;
+	if (!data)
+		return -ENOMEM;
+	rc = lat_hlog_load(path, tag, 0, data);
+	if (rc) {
+		if (len) /* the loader names the file and line; else this */
+			snprintf(why, len, "%s: %s", path, lat_strerror(rc));
+		if (len && data->why[0])
+			snprintf(why, len, "%s", data->why);
+	} else {
+		if (refused)
+			*refused = data->refused;
+		rc = lat_qsim_dist_init_hist(d, data->total.hist);
+	}
+	lat_hlog_data_free(data);
+	free(data);
+	return rc;
 }
 
 void lat_qsim_dist_destroy(struct lat_qsim_dist *d)

@@ -112,6 +112,7 @@ int lat_qsim_target_search(const struct lat_qsim_config *cfg, double target,
 		return t->status;
 	at.rho = t->found.rho;
 	err = lat_qsim_run(&at, &t->at);
+	t->stopped = err == -EINTR;
 	if (err)
 		lat_qsim_result_destroy(&t->at);
 	return err;

@@ -393,6 +393,12 @@ void lat_qsim_json_point(struct lat_json *j, const struct lat_qsim_report *o,
 {
 	lat_json_obj_begin(j, NULL);
 	lat_json_str(j, "mode", "point");
+	if (r->batches < 2) { /* stopped before it had a result */
+		lat_json_bool(j, "complete", false);
+		lat_json_uint(j, "customers", 0);
+		lat_json_obj_end(j);
+		return;
+	}
 	json_config(j, o);
 	/* false when Ctrl-C cut the run: the batches done, still valid */
 	lat_json_bool(j, "complete", r->customers == o->cfg.customers);
@@ -546,6 +552,15 @@ void lat_qsim_json_target(struct lat_json *j, const struct lat_qsim_report *o,
 {
 	lat_json_obj_begin(j, NULL);
 	lat_json_str(j, "mode", "target_p99");
+	if (t->status == -EINTR || t->stopped) {
+		/* no run to show: only how far the search got */
+		lat_json_str(j, "status", "interrupted");
+		lat_json_double_if(j, "rho", t->status == 0, t->found.rho);
+		if (t->status == -EINTR)
+			lat_json_uint(j, "runs", t->found.runs);
+		lat_json_obj_end(j);
+		return;
+	}
 	json_config(j, o);
 	lat_json_double(j, "target", o->target);
 	lat_json_str(j, "status", t->status == -ENOENT ? "unreachable" :

@@ -127,7 +127,8 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 		x->mono_vs_raw_ppm);
 	fprintf(out, "sched: probe %s, %" PRIu64 " records, %" PRIu64 " lost, "
 		"%" PRIu64 " missed, %" PRIu64 " unreported switch-outs, %"
-		PRIu64 " switch-ins hidden, %" PRIu64 " inferred%s\n",
+		PRIu64 " hidden (wakeup or switch-in unreported), %" PRIu64
+		" inferred%s\n",
 		p->flavour, p->records, p->lost, p->missed, p->chain_breaks,
 		p->total.hidden, p->inferred,
 		p->timeline_dropped ? ", timeline truncated" : "");

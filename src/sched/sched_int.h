@@ -109,6 +109,7 @@ struct lat_sched_state {
 	bool per_thread, timeline;
 	uint64_t from_ns, to_ns;     /* counting window (to 0: open) */
 	uint64_t records, unpaired, timeline_dropped;
+	uint64_t dropped;            /* see lat_sched_result */
 	uint64_t inferred, chain_breaks;
 	size_t timeline_bytes;       /* kept so far, capped */
 	/* threads: open addressing on tid */
@@ -140,8 +141,9 @@ void lat_sched_state_destroy(struct lat_sched_state *st);
 /* Zero every count (a new window from @from_ns); keep the states. */
 void lat_sched_state_reset(struct lat_sched_state *st, uint64_t from_ns);
 
-/* Consume one record. Returns 0 or -ENOMEM (a thread table that cannot
- * grow: the record is counted in unpaired). */
+/* Consume one record. Returns 0, -ENOMEM (a thread table that cannot
+ * grow: the record is counted in dropped) or -EINVAL (an unknown record
+ * type: counted in unpaired). */
 int lat_sched_state_feed(struct lat_sched_state *st,
 			 const struct lat_sched_ev *ev);
 

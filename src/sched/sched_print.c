@@ -89,9 +89,11 @@ static void thread_block(FILE *out, const struct lat_sched_thread *t,
 		t->switches_vol, t->switches_invol, t->preempted, t->wakeups,
 		t->migrations);
 	if (t->hidden)
-		fprintf(out, "  hidden: %" PRIu64 " switch-ins the kernel did not "
-			"report (it traces nothing while some tasks run)\n",
-			t->hidden);
+		fprintf(out, "  hidden: %" PRIu64 " off-CPU stretches, %s in all, "
+			"ended by a wakeup or switch-in the kernel did not "
+			"report (it traces nothing while some tasks run): not "
+			"in the times above\n",
+			t->hidden, lat_fmt_ns(a, sizeof(a), (double)t->hidden_ns));
 	whos_line(out, "preempted by", &t->preempted_by);
 	whos_line(out, "waited behind", &t->waited_behind);
 }
@@ -159,11 +161,13 @@ int lat_sched_print(FILE *out, const struct lat_sched_result *r)
 	lat_sched_print_cpus(out, r);
 	fprintf(out, "probe: %s, window %s, %" PRIu64 " records, %" PRIu64
 		" lost (ring full), %" PRIu64 " missed (program busy), %" PRIu64
-		" unpaired, %" PRIu64 " unreported switch-outs (%" PRIu64
+		" unpaired, %" PRIu64 " dropped (reader out of memory), %"
+		PRIu64 " unreported switch-outs (%" PRIu64
 		" switch-ins inferred)%s\n",
 		r->flavour ? r->flavour : "?",
 		lat_fmt_ns(a, sizeof(a), (double)(r->to_ns - r->from_ns)),
-		r->records, r->lost, r->missed, r->unpaired, r->chain_breaks,
+		r->records, r->lost, r->missed, r->unpaired, r->dropped,
+		r->chain_breaks,
 		r->inferred,
 		r->timeline_dropped ? ", timeline truncated" : "");
 	return ferror(out) ? -EIO : 0;
@@ -241,6 +245,7 @@ static void thread_json(struct lat_json *j, const char *key,
 	lat_json_uint(j, "wakeups", t->wakeups);
 	lat_json_uint(j, "migrations", t->migrations);
 	lat_json_uint(j, "hidden", t->hidden);
+	lat_json_uint(j, "hidden_ns", t->hidden_ns);
 	whos_json(j, "preempted_by", &t->preempted_by);
 	whos_json(j, "waited_behind", &t->waited_behind);
 	lat_json_obj_end(j);
@@ -271,6 +276,7 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 	lat_json_uint(j, "lost", r->lost);
 	lat_json_uint(j, "missed", r->missed);
 	lat_json_uint(j, "unpaired", r->unpaired);
+	lat_json_uint(j, "dropped", r->dropped);
 	lat_json_uint(j, "chain_breaks", r->chain_breaks);
 	lat_json_uint(j, "inferred", r->inferred);
 	lat_json_uint(j, "timeline_dropped", r->timeline_dropped);

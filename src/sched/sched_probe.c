@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include <linux/membarrier.h>
 
 #include "skel/sched.skel.h"
 #endif
@@ -204,7 +205,7 @@ static void hold(struct lat_sched *s, const struct lat_sched_ev *ev)
 
 	if (!pend_room(s)) {
 		s->feed_err = -ENOMEM;
-		s->st.unpaired++;
+		s->st.dropped++;
 		return;
 	}
 	for (i = s->n_pend; i > s->head && s->pend[i - 1].ts > ev->ts; i--)
@@ -591,6 +592,14 @@ int lat_sched_stop(struct lat_sched *s)
 	pthread_join(s->thread, NULL);
 	to = mono_ns();
 	lat_sched_bpf__detach(s->skel);
+	/*
+	 * A program that started before the detach may still be running on
+	 * another CPU, about to commit a record or append to its CPU's
+	 * batch. Programs run with preemption off, so an RCU grace period
+	 * (what MEMBARRIER_CMD_GLOBAL waits for) is past every one of them.
+	 * Refused (nohz_full kernels), the window is those few instructions.
+	 */
+	(void)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 	/* What is still in the ring happened before the detach. */
 	while (ring_buffer__consume(s->rb) > 0)
 		;

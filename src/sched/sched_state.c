@@ -8,13 +8,19 @@
  *  - a switch-out is voluntary when the kernel did not preempt the task
  *    and it was not runnable (prev_state != 0): that is when it bumps
  *    nvcsw; everything else (preempted, or sched_yield) bumps nivcsw;
- *  - runnable at switch-out -> PREEMPTED, back on a CPU ends rq_preempt;
- *    sleeping at switch-out -> BLOCKED, its wakeup ends `blocked` and
- *    starts WOKEN, back on a CPU ends rq_wakeup;
+ *  - still queued at switch-out (runnable, or preempted: the kernel
+ *    dequeues only a task that sleeps by its own choice) -> PREEMPTED,
+ *    back on a CPU ends rq_preempt; sleeping at switch-out -> BLOCKED,
+ *    its wakeup ends `blocked` and starts WOKEN, back on a CPU ends
+ *    rq_wakeup;
  *  - a wakeup of a thread still on its CPU (it is woken before it got to
  *    switch out: ttwu_runnable) changes nothing, and a wakeup stamped
  *    before the thread's last transition (records from two CPUs arrive
- *    slightly out of order) is stale: both counted as unpaired.
+ *    slightly out of order) is stale: both counted as unpaired;
+ *  - this VM's kernel reports nothing while certain tasks are current
+ *    (its agent's threads: perf sees nothing either), so a followed
+ *    thread's wakeup or switch-in can be missing: the stretch whose end
+ *    was not seen is counted and timed as hidden, never guessed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -215,7 +221,7 @@ static void counts_zero(struct lat_sched_thread *t)
 {
 	t->wakeups = t->switches_vol = t->switches_invol = t->hidden = 0;
 	t->preempted = t->migrations = 0;
-	t->oncpu_ns = t->runnable_ns = t->blocked_ns = 0;
+	t->oncpu_ns = t->runnable_ns = t->blocked_ns = t->hidden_ns = 0;
 }
 
 void lat_sched_state_reset(struct lat_sched_state *st, uint64_t from_ns)
@@ -224,6 +230,7 @@ void lat_sched_state_reset(struct lat_sched_state *st, uint64_t from_ns)
 
 	st->from_ns = from_ns;
 	st->records = st->unpaired = st->inferred = st->chain_breaks = 0;
+	st->dropped = 0;
 	counts_zero(&st->total);
 	memset(&st->total_preempted_by, 0, sizeof(st->total_preempted_by));
 	memset(&st->total_waited_behind, 0, sizeof(st->total_waited_behind));
@@ -427,7 +434,7 @@ static void on_wakeup(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 		thread_get(st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
 
 	if (!t) {
-		st->unpaired++;
+		st->dropped++; /* the thread table could not grow */
 		return;
 	}
 	if (counting(st, ev->ts)) {
@@ -452,6 +459,24 @@ static void on_wakeup(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 		st->unpaired++; /* still on its CPU, or stale */
 	}
 	/* Already runnable: the first wakeup is the one that counts. */
+}
+
+/*
+ * The stretch of @t from its last transition to @ts has an end the kernel
+ * did not report: counted (in the window of its start) and timed, never
+ * split into blocked / runnable / on-CPU.
+ */
+static void hidden(struct lat_sched_state *st, struct lat_sched_tstate_rec *t,
+		   uint64_t ts)
+{
+	uint64_t ns = in_window(st, t->since, ts);
+
+	if (counting(st, t->since)) {
+		t->t.hidden++;
+		st->total.hidden++;
+	}
+	t->t.hidden_ns += ns;
+	st->total.hidden_ns += ns;
 }
 
 /* Thread @tid is on CPU @cpu from @ts. */
@@ -481,11 +506,10 @@ static void on_cpu_from(struct lat_sched_state *st,
 		off_cpu_span(st, t, ts, cpu);
 	} else if (t->state == LAT_SCHED_T_BLOCKED) {
 		/* Woken, but the wakeup was not reported (it happened while a
-		 * task the kernel does not trace was current): not measured. */
-		if (counting(st, t->since)) {
-			t->t.hidden++;
-			st->total.hidden++;
-		}
+		 * task the kernel does not trace was current): the stretch is
+		 * counted as hidden, its split into blocked and runnable is
+		 * not known. */
+		hidden(st, t, ts);
 		off_cpu_span(st, t, ts, cpu);
 	}
 	t->state = LAT_SCHED_T_ONCPU;
@@ -506,10 +530,14 @@ static void switch_out(struct lat_sched_state *st,
 	struct lat_sched_tstate_rec *t =
 		thread_get(st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
 	bool preempt = ev->arg2 & LAT_SCHED_SW_PREEMPT;
-	bool runnable = ev->arg == 0;
+	/* still on the run queue: the kernel dequeues prev only when it
+	 * sleeps by its own choice; a task preempted between setting its
+	 * sleep state and calling schedule() stays queued, and comes back
+	 * on without a wakeup */
+	bool runnable = ev->arg == 0 || preempt;
 
 	if (!t) {
-		st->unpaired++;
+		st->dropped++; /* the thread table could not grow */
 		return;
 	}
 	if (t->state != LAT_SCHED_T_ONCPU && t->state != LAT_SCHED_T_UNKNOWN) {
@@ -526,11 +554,9 @@ static void switch_out(struct lat_sched_state *st,
 			on_cpu_from(st, t, bound, (int)ev->cpu);
 			st->inferred++;
 		} else {
-			/* it was last seen at since: count it in that window */
-			if (counting(st, t->since)) {
-				t->t.hidden++;
-				st->total.hidden++;
-			}
+			/* came on unseen, and maybe was woken unseen: from
+			 * since to now, where it was is not known */
+			hidden(st, t, ev->ts);
 			t->state = LAT_SCHED_T_UNKNOWN;
 		}
 	}
@@ -558,10 +584,13 @@ static void switch_out(struct lat_sched_state *st,
 		t->preemptor = (pid_t)ev->pid2;
 		t->preemptor_tgid = (pid_t)ev->tgid2;
 		memcpy(t->preemptor_comm, ev->comm2, 16);
+	} else if (ev->arg & LAT_SCHED_TASK_DEAD) {
+		/* gone: its time ends here (not blocked until the window
+		 * closes) */
+		t->t.exited = true;
+		t->state = LAT_SCHED_T_UNKNOWN;
 	} else {
 		t->state = LAT_SCHED_T_BLOCKED;
-		if (ev->arg & LAT_SCHED_TASK_DEAD)
-			t->t.exited = true;
 	}
 }
 
@@ -571,7 +600,7 @@ static void switch_in(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 		thread_get(st, (pid_t)ev->pid2, (pid_t)ev->tgid2, ev->comm2);
 
 	if (!t) {
-		st->unpaired++;
+		st->dropped++; /* the thread table could not grow */
 		return;
 	}
 	on_cpu_from(st, t, ev->ts, (int)ev->cpu);
@@ -716,6 +745,7 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 			 const struct lat_sched_ev *ev)
 {
 	bool counted = counting(st, ev->ts);
+	uint64_t dropped = st->dropped;
 
 	if (counted)
 		st->records++;
@@ -744,7 +774,9 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 		struct lat_sched_tstate_rec *t = thread_get(
 			st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
 
-		if (t && counted) {
+		if (!t)
+			st->dropped++;
+		else if (counted) {
 			t->t.migrations++;
 			st->total.migrations++;
 		}
@@ -758,7 +790,7 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 		st->unpaired++;
 		return -EINVAL;
 	}
-	return 0;
+	return st->dropped == dropped ? 0 : -ENOMEM;
 }
 
 bool lat_sched_batch_hop(const struct lat_sched_batch *b, uint32_t i,
@@ -870,6 +902,7 @@ void lat_sched_state_finish(struct lat_sched_state *st, uint64_t to_ns,
 	r->to_ns = st->to_ns;
 	r->records = st->records;
 	r->unpaired = st->unpaired;
+	r->dropped = st->dropped;
 	r->inferred = st->inferred;
 	r->chain_breaks = st->chain_breaks;
 	r->timeline_dropped = st->timeline_dropped;

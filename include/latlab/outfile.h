@@ -1,0 +1,60 @@
+/*
+ * lat_outfile: write a result file whole or not at all.
+ *
+ * A result (an .hlog, an SVG, a folded profile) is written into a new
+ * hidden file beside its final name, ".<name>.XXXXXX" in the same
+ * directory, and renamed over the final name only when every byte of it
+ * was written: rename() within one directory is atomic, so a reader sees
+ * the previous file or the new one, and a failed, refused or killed run
+ * never leaves an empty or half-written file where a result stood.
+ *
+ *     struct lat_outfile o;
+ *     int rc = lat_outfile_open(&o, "run.svg");
+ *     if (!rc)
+ *             rc = lat_outfile_commit(&o, write_my_svg(o.f));
+ *
+ * Invariants:
+ *  - The new file gets the mode fopen(path, "w") would give it (0666
+ *    less the umask); the process's umask is never changed, so other
+ *    threads creating files meanwhile are not affected.
+ *  - lat_outfile_commit and lat_outfile_abandon each close the file; after
+ *    either, o->f is NULL and the temporary is gone (renamed or removed).
+ *  - Nothing is allocated; one struct lat_outfile per file, used by one
+ *    thread at a time.
+ *  - Errors: 0 or a negative errno (lat_strerror()).
+ */
+#ifndef LATLAB_OUTFILE_H
+#define LATLAB_OUTFILE_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "latlab/common.h"
+
+struct lat_outfile {
+	FILE *f;                /* write the result here; NULL when closed */
+	char tmp[PATH_MAX];     /* the temporary beside the final name */
+	char path[PATH_MAX];    /* the final name */
+};
+
+/*
+ * Create the temporary for @path (whose directory must exist) and open it
+ * for writing in o->f. Returns 0, -ENAMETOOLONG, or the -errno of creating
+ * it (-ENOENT: no such directory, -EACCES: not writable, ...).
+ */
+int lat_outfile_open(struct lat_outfile *o, const char *path);
+
+/*
+ * Finish @o: flush and close it; when that and @rc (the writer's result,
+ * 0 or a negative code) both succeeded, rename it to its final name,
+ * otherwise remove it. Returns the first error: @rc, the flush or close
+ * error, or rename's; 0 when the file is in place. -EBADF if @o is not
+ * open.
+ */
+int lat_outfile_commit(struct lat_outfile *o, int rc);
+
+/* Close and remove the temporary; the final name is untouched. Safe on a
+ * closed or zeroed @o. */
+void lat_outfile_abandon(struct lat_outfile *o);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * lat_outfile: a result is in place whole or not at all, the previous
+ * file untouched until then, no temporary left behind, and the mode
+ * fopen would have given it.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "latlab/outfile.h"
+#include "t_test.h"
+
+static char dir[] = "/tmp/t_outfile.XXXXXX";
+
+/* Entries of the test directory (hidden temporaries included). */
+static int entries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* @path's whole content, or "" (a static buffer). */
+static const char *content(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+static void test_commit(const char *path)
+{
+	struct lat_outfile o;
+	char prefix[4096];
+	struct stat st;
+
+	umask(022);
+	T_EQ_I64(lat_outfile_open(&o, path), 0);
+	/* the temporary is hidden beside the final name */
+	snprintf(prefix, sizeof(prefix), "%s/.res.txt.", dir);
+	T_CHECK(!strncmp(o.tmp, prefix, strlen(prefix)));
+	T_EQ_I64(strlen(o.tmp), strlen(prefix) + 6);
+	T_EQ_I64(access(path, F_OK), -1); /* nothing at the name yet */
+	fputs("first\n", o.f);
+	T_EQ_I64(lat_outfile_commit(&o, 0), 0);
+	T_CHECK(o.f == NULL);
+	T_CHECK(!strcmp(content(path), "first\n"));
+	T_EQ_I64(entries(), 1);
+	T_EQ_I64(stat(path, &st), 0);
+	T_EQ_I64(st.st_mode & 0777, 0644);
+	/* replaced whole, with the umask of now */
+	umask(077);
+	T_EQ_I64(lat_outfile_open(&o, path), 0);
+	fputs("second\n", o.f);
+	T_EQ_I64(lat_outfile_commit(&o, 0), 0);
+	T_CHECK(!strcmp(content(path), "second\n"));
+	T_EQ_I64(stat(path, &st), 0);
+	T_EQ_I64(st.st_mode & 0777, 0600);
+	T_EQ_I64(entries(), 1);
+	umask(022);
+}
+
+/* A writer's error, or giving up: the previous file stays as it was. */
+static void test_failures(const char *path)
+{
+	struct lat_outfile o, z;
+	char longp[PATH_MAX + 8];
+
+	T_EQ_I64(lat_outfile_open(&o, path), 0);
+	fputs("half", o.f);
+	T_EQ_I64(lat_outfile_commit(&o, -EIO), -EIO);
+	T_CHECK(!strcmp(content(path), "second\n"));
+	T_EQ_I64(entries(), 1);
+	T_EQ_I64(lat_outfile_commit(&o, 0), -EBADF); /* closed already */
+	T_EQ_I64(lat_outfile_open(&o, path), 0);
+	fputs("never", o.f);
+	T_EQ_I64(entries(), 2);
+	lat_outfile_abandon(&o);
+	lat_outfile_abandon(&o); /* safe twice */
+	T_CHECK(!strcmp(content(path), "second\n"));
+	T_EQ_I64(entries(), 1);
+	memset(&z, 0, sizeof(z));
+	lat_outfile_abandon(&z); /* and on a zeroed one */
+	/* refusals: no directory, a name too long */
+	snprintf(longp, sizeof(longp), "%s/none/x.svg", dir);
+	T_EQ_I64(lat_outfile_open(&o, longp), -ENOENT);
+	T_CHECK(o.f == NULL);
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = 0;
+	T_EQ_I64(lat_outfile_open(&o, longp), -ENAMETOOLONG);
+	/* a name in the current directory gets "./" as its directory */
+	T_EQ_I64(chdir(dir), 0);
+	T_EQ_I64(lat_outfile_open(&o, "here.txt"), 0);
+	T_CHECK(!strncmp(o.tmp, "./.here.txt.", 12));
+	T_EQ_I64(lat_outfile_commit(&o, 0), 0);
+	T_EQ_I64(unlink("here.txt"), 0);
+}
+
+int main(void)
+{
+	char path[4096];
+
+	T_CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/res.txt", dir);
+	test_commit(path);
+	test_failures(path);
+	unlink(path);
+	T_EQ_I64(entries(), 0);
+	rmdir(dir);
+	T_DONE();
+}
