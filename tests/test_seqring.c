@@ -128,18 +128,26 @@ static void test_wide_elements(void)
 	lat_seqring_free(r);
 }
 
+/* A fresh 2-slot ring of 64-byte elements (stride 128), or NULL. */
+static struct lat_seqring *two_wide_slots(void)
+{
+	struct lat_seqring *r = NULL;
+
+	T_EQ_I64(t_msg_q_create(2, &r), 0);
+	return r;
+}
+
 /*
- * The consumer publishes only its own position: a pop leaves every byte
- * of the slot's lines as the producer wrote them (this is what keeps a
- * hand-off at one line transfer, latlab/seqring.h).
+ * On an idle ring the consumer publishes only its own position: a pop
+ * leaves every byte of the slot's lines as the producer wrote them (this
+ * is what keeps a hand-off at the slot's lines, latlab/seqring.h).
  */
 static void test_pop_leaves_slot(void)
 {
-	struct lat_seqring *r;
+	struct lat_seqring *r = two_wide_slots();
 	struct msg in, out;
 	unsigned char before[128];
 
-	T_EQ_I64(t_msg_q_create(2, &r), 0);
 	if (!r)
 		return;
 	T_EQ_I64(r->prod.stride, sizeof(before));
@@ -160,16 +168,15 @@ static void test_pop_leaves_slot(void)
 
 /*
  * Under pressure (the producer found a quarter or less of the ring free)
- * a pop writes the slot's first mark, "free", and nothing else; the
- * producer then takes that slot on the mark alone.
+ * a pop writes the slot's mark, "free", and nothing else; the producer
+ * then takes that slot on the mark alone.
  */
 static void test_pop_under_pressure(void)
 {
-	struct lat_seqring *r;
+	struct lat_seqring *r = two_wide_slots();
 	struct msg in, out;
 	unsigned char before[128];
 
-	T_EQ_I64(t_msg_q_create(2, &r), 0);
 	if (!r)
 		return;
 	memset(&in, 7, sizeof(in));
