@@ -455,6 +455,12 @@ static void test_retry(void)
 		T_EQ_I64(b->events, a->events);
 		T_NEAR(p->rate, b->rate, 0);
 	}
+	/* a stage 3 times slower than thought is not drift: no retry */
+	f.slow = 3;
+	f.n_reqs = 0;
+	T_EQ_I64(lat_knee_sweep_run(&c, &r, s, NULL, NULL), 0);
+	T_EQ_I64(f.n_reqs, 2);
+	T_CHECK(isnan(s->pts[0].rho_first));
 	/* within the tolerance nothing runs twice */
 	f.slow = 0;
 	f.n_reqs = 0;

@@ -403,8 +403,9 @@ struct lat_knee_config {
 	uint64_t seed;            /* point i runs with lat_knee_point_seed */
 	/* a point whose achieved rho misses the asked one by more than
 	 * this runs once more, same arrivals, at its rate times asked /
-	 * achieved (0: never). What the line cannot foresee, the
-	 * machine's drift between points, costs one more point-time */
+	 * achieved (0: never; nor when that is over a factor 2). What the
+	 * line cannot foresee, the machine's drift between points, costs
+	 * one more point-time */
 	double rho_tol;
 	lat_knee_stop_fn stop;    /* asked between replays; may be NULL */
 	void *stop_ctx;

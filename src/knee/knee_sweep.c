@@ -143,6 +143,14 @@ double lat_knee_point_rate(const struct lat_knee_config *c, size_t i)
 	return c->rho[i] / (c->tau_ns + (1 - c->rho[i]) * c->wake_ns) * 1e9;
 }
 
+/* A correction beyond a factor 2 is not the machine's drift but a
+ * service the rates know nothing of (a work near the floor, --force):
+ * a retry at that rate would be another experiment, not this point. */
+static bool retry_sane(double factor)
+{
+	return factor >= 0.5 && factor <= 2;
+}
+
 int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 const struct lat_knee_runner *r,
 			 struct lat_knee_sweep *s, size_t i,
@@ -177,7 +185,8 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 	/* off the asked rho by more than the tolerance: once more, at the
 	 * rate that would have hit it (the same arrivals, scaled) */
 	if (!rc && c->rho_tol > 0 && p->rho > 0 &&
-	    fabs(p->rho - c->rho[i]) > c->rho_tol) {
+	    fabs(p->rho - c->rho[i]) > c->rho_tol &&
+	    retry_sane(c->rho[i] / p->rho)) {
 		p->rho_first = p->rho;
 		q.rate *= c->rho[i] / p->rho;
 		lat_knee_acc_destroy(&a);
