@@ -179,14 +179,20 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 				i++;
 		/* which of two values the user meant cannot be guessed, and
 		 * the last one winning silently is how a script's default
-		 * overrides its caller's */
-		if (given[i] && has_arg(&t[i]) == required_argument) {
+		 * overrides its caller's; an optional value (--alloc,
+		 * --alloc=1M) is a value too */
+		if (given[i] && has_arg(&t[i]) != no_argument) {
+			char opt[64];
+
 			if (long_form)
-				cli_usage_error(cmd->name, "--%s given twice "
-						"(the second is '%s'): give "
-						"it once", t[i].name, optarg);
-			cli_usage_error(cmd->name, "-%c given twice (the "
-					"second is '%s'): give it once", c,
+				snprintf(opt, sizeof(opt), "--%s", t[i].name);
+			else
+				snprintf(opt, sizeof(opt), "-%c", c);
+			if (!optarg)
+				cli_usage_error(cmd->name, "%s given twice: "
+						"give it once", opt);
+			cli_usage_error(cmd->name, "%s given twice (the "
+					"second is '%s'): give it once", opt,
 					optarg);
 		}
 		given[i] = true;
