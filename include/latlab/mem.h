@@ -120,6 +120,25 @@ int lat_mem_thp_mode(const char *sys_root, char *out, size_t len);
 void lat_mem_buf_unmap(struct lat_mem_buf *b);
 
 /* ------------------------------------------------------------------ */
+/* What `latlab mem` runs by default: a program that wants the command's
+ * figures uses the same. */
+#define LAT_MEM_CHASE_SAMPLES 100      /* timed samples per size */
+#define LAT_MEM_CHASE_LOADS 1024       /* dependent loads per sample */
+#define LAT_MEM_CHASE_STEPS 4          /* sizes per doubling */
+#define LAT_MEM_CHASE_MIN 4096         /* smallest working set, bytes */
+#define LAT_MEM_LLC_PROBE_S 2.0        /* lat_mem_llc_drift_run, seconds */
+#define LAT_MEM_ROUNDS 5               /* interleaved rounds (c2c, false
+					* sharing; read-mostly takes <= 2) */
+#define LAT_MEM_C2C_ITERS 20000        /* round trips per c2c run */
+#define LAT_MEM_SHARE_NS 50e6          /* per false-sharing run (2 CPUs) */
+#define LAT_MEM_RM_NS 200e6            /* per read-mostly run */
+#define LAT_MEM_RM_WRITE_INTERVAL_NS 100e3 /* the writer's pause */
+
+/* @text (a verdict sentence) as a `  -> ` paragraph on @out, wrapped at
+ * 78 columns with a 5-column hanging indent. */
+void lat_mem_verdict_print(FILE *out, const char *text);
+
+/* ------------------------------------------------------------------ */
 /* The chase                                                           */
 
 /*
@@ -194,6 +213,14 @@ uint64_t lat_mem_chase_default_max(const struct lat_topo_caches *c);
  * Compare with lat_mem_available before asking for it.
  */
 uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages);
+
+/*
+ * Whether a chase up to @max_size fits: lat_mem_chase_bytes_needed
+ * against 90% of @avail (lat_mem_available; 0 = unknown, then it fits).
+ * Returns 0 or -ENOMEM; *need gets the bytes it needs.
+ */
+int lat_mem_chase_fits(uint64_t max_size, bool hugepages, uint64_t avail,
+		       uint64_t *need);
 
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
@@ -459,8 +486,14 @@ int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 			    bool (*stop)(void *ctx), void *ctx);
 void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s);
 
-/* The table for people on @out (s->verdict is the sentence under it). */
+/* The table for people on @out (s->verdict is the sentence under it:
+ * lat_mem_verdict_print; a caller may say what it asked for between). */
 void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s);
+
+/* How many of the two-CPU runs asked for SCHED_FIFO got it (@fifo) of
+ * how many ran (@runs): s->rt asks; without CAP_SYS_NICE none get it. */
+void lat_mem_share_fifo_runs(const struct lat_mem_share_sweep *s,
+			     unsigned *fifo, unsigned *runs);
 
 /* The same as the member "false_sharing" of the object open in @j. */
 struct lat_json;
@@ -665,7 +698,8 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 			 bool (*stop)(void *ctx), void *ctx);
 void lat_mem_rm_sweep_release(struct lat_mem_rm_sweep *s);
 
-/* The table for people on @out (s->verdict is the sentence under it). */
+/* The table for people on @out, and s->verdict under it (when there is
+ * one) as a `  -> ` paragraph. */
 void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s);
 
 /* The same as the member "read_mostly" of the object open in @j. */
@@ -824,6 +858,19 @@ struct lat_mem_chase_sweep {
  * it are measured and analysed, a partial result). @r is large: static
  * or heap storage.
  */
+/*
+ * Fill the inputs of @r: sizes from @min to @max at @steps per doubling
+ * (lat_mem_sizes), @samples of @loads loads per size, the caches to name
+ * the plateaus after, the core clock, and LAT_MEM_LLC_PROBE_S (@quick:
+ * a tenth) for the last-level check. Returns 0, -EINVAL (what
+ * lat_mem_sizes refuses) or -E2BIG (more than LAT_MEM_CHASE_MAX_SIZES).
+ */
+int lat_mem_chase_sweep_setup(struct lat_mem_chase_sweep *r, uint64_t min,
+			      uint64_t max, unsigned steps, unsigned samples,
+			      unsigned loads,
+			      const struct lat_topo_caches *caches,
+			      double core_ghz, bool quick);
+
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			    const struct lat_clock_cal *cal, bool hugepages,
 			    bool (*stop)(void *ctx), void *ctx);

@@ -142,6 +142,13 @@ uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages)
 	return max_size * (hugepages ? 2 : 1) + max_size / LAT_CACHELINE * 4;
 }
 
+int lat_mem_chase_fits(uint64_t max_size, bool hugepages, uint64_t avail,
+		       uint64_t *need)
+{
+	*need = lat_mem_chase_bytes_needed(max_size, hugepages);
+	return avail && *need > avail / 10 * 9 ? -ENOMEM : 0;
+}
+
 /* Cost of an empty lat_clock_start/end pair (p50 of 1001, in cycles):
  * taken out of every sample, so a sample times only its loads. */
 uint64_t lat_mem_stamp_overhead(void)

@@ -544,10 +544,8 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 	char line[1400];
 	int last = r->done - 1;
 
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, r->verdict, 5);
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, r->llc_note, 5);
+	lat_mem_verdict_print(out, r->verdict);
+	lat_mem_verdict_print(out, r->llc_note);
 	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
 		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
 		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
@@ -555,8 +553,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 		 fabs(r->counter_ratio / r->cycles_per_ns - 1) < 1e-3
 		 ? "they agree" : "they DISAGREE",
 		 (r->counter_ratio / r->cycles_per_ns - 1) * 100);
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, line, 5);
+	lat_mem_verdict_print(out, line);
 	if (last < 0)
 		return;
 	{
@@ -572,8 +569,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 			 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]),
 			 lat_fmt_ns(a, sizeof(a), seq),
 			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
-		fprintf(out, "  -> ");
-		lat_fmt_paragraph(out, line, 5);
+		lat_mem_verdict_print(out, line);
 		snprintf(line, sizeof(line), "page by page (every line of a "
 			 "4 KiB page, in random order, before the next page): "
 			 "one TLB miss per page instead of per load, so its "
@@ -583,8 +579,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 			 "edges, not its levels",
 			 lat_fmt_ns(a, sizeof(a), r->pt[V_PAGED][last].p50_ns),
 			 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]));
-		fprintf(out, "  -> ");
-		lat_fmt_paragraph(out, line, 5);
+		lat_mem_verdict_print(out, line);
 		if (r->on[V_HUGE]) {
 			double h = r->pt[V_HUGE][last].p50_ns;
 			bool all = r->huge.pages != LAT_MEM_PAGES_BASE &&
@@ -616,8 +611,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 				   "VM) the host backs this memory with base "
 				   "pages, and a TLB entry is never larger than "
 				   "the host's page");
-			fprintf(out, "  -> ");
-			lat_fmt_paragraph(out, line, 5);
+			lat_mem_verdict_print(out, line);
 		}
 	}
 }
@@ -844,6 +838,29 @@ static int map_buffers(struct lat_mem_chase_sweep *r, bool hugepages)
 	if (!rc && hugepages)
 		rc = lat_mem_buf_map(&r->huge, r->sizes[r->n_sizes - 1], true);
 	return rc;
+}
+
+int lat_mem_chase_sweep_setup(struct lat_mem_chase_sweep *r, uint64_t min,
+			      uint64_t max, unsigned steps, unsigned samples,
+			      unsigned loads,
+			      const struct lat_topo_caches *caches,
+			      double core_ghz, bool quick)
+{
+	int n = lat_mem_sizes(min, max, steps, r->sizes,
+			      LAT_MEM_CHASE_MAX_SIZES);
+
+	if (n < 0)
+		return n;
+	if (n > LAT_MEM_CHASE_MAX_SIZES)
+		return -E2BIG;
+	r->n_sizes = n;
+	r->steps = steps;
+	r->samples = samples;
+	r->loads = loads;
+	r->caches = *caches;
+	r->core_ghz = core_ghz;
+	r->llc_probe_s = quick ? LAT_MEM_LLC_PROBE_S / 10 : LAT_MEM_LLC_PROBE_S;
+	return 0;
 }
 
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,

@@ -253,4 +253,6 @@ void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s)
 		"take turns, and a reader preempted inside its read section "
 		"holds up the writer (rwlock, sharded) or the grace period "
 		"(rcu)\n", s->n_cpus);
+	if (s->verdict[0])
+		lat_mem_verdict_print(out, s->verdict);
 }

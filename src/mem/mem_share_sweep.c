@@ -65,6 +65,16 @@ static void place(struct lat_mem_share_sweep *s, const struct lat_topo *topo)
 	s->placements = s->n_cpus >= 2 ? 2 : 1;
 }
 
+void lat_mem_share_fifo_runs(const struct lat_mem_share_sweep *s,
+			     unsigned *fifo, unsigned *runs)
+{
+	*fifo = *runs = 0;
+	for (int l = 0; l < 3; l++) {
+		*fifo += s->cell[0][l].fifo_runs;
+		*runs += s->cell[0][l].n;
+	}
+}
+
 void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s)
 {
 	for (int pl = 0; pl < 2; pl++)
