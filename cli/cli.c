@@ -209,6 +209,9 @@ double cli_double(const char *cmd, const char *flag, const char *arg,
 		cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
 				    arg);
 	/* 1e400 and 1e-400 are numbers out of range, not garbage */
+	if (errno == ERANGE && isinf(min) && isinf(max))
+		cli_usage_error(cmd, "%s: '%s' is out of a number's range",
+				flag, arg);
 	if (errno == ERANGE)
 		cli_usage_error(cmd, "%s must be between %g and %g, not '%s' "
 				"(out of range)", flag, min, max, arg);
@@ -254,6 +257,11 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 	if (v < min_ns || v > max_ns) {
 		char lo[LAT_FMT_LEN], hi[LAT_FMT_LEN];
 
+		/* no upper bound: "between 1 ns and n/a" says nothing */
+		if (isinf(max_ns))
+			cli_usage_error(cmd, "%s must be at least %s, not "
+					"'%s'", flag, lat_fmt_ns(lo, sizeof(lo),
+					min_ns), arg);
 		cli_usage_error(cmd, "%s must be between %s and %s, not '%s'",
 				    flag, lat_fmt_ns(lo, sizeof(lo), min_ns),
 				    lat_fmt_ns(hi, sizeof(hi), max_ns), arg);

@@ -201,6 +201,8 @@ t 2 "--events" pipeline --events 99999999999999999999
 t 2 "given twice" pipeline --events 5 --events 6
 t 2 "--rate" pipeline --rate 0
 t 2 "--rate" pipeline --rate nan
+t 2 "--rate: '1e400' is out of a number's range" pipeline --rate 1e400
+t 2 "--duration must be at least 1 ns, not '-1s'" pipeline --duration -1s
 t 2 "--stages" pipeline --stages 0
 t 2 "--stages" pipeline --stages 9
 t 2 "--capacity" pipeline --capacity 1000
