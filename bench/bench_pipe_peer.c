@@ -21,8 +21,17 @@
  * median ratio over the rounds with min and max. Rounds alternate which
  * side runs first, so drift in the machine's load hits both alike.
  *
+ * --vary SPEC adds a third side: latlab with the settings of SPEC
+ * changed (comma-separated key=value: agg_cpu, agg_slice, agg_idle_us,
+ * wait (spin/yield/block), spins, pace_yield (0/1), pace_yield_above_us, pace_sleep_us, cpus=P:S:C,
+ * slack_ns: the timer slack its threads inherit). The three sides then
+ * rotate which runs first, and the line "vary/latlab" gives the A/B
+ * ratio per round and its median: a candidate change measured against
+ * the defaults in the same minutes, with the bare pipeline as the
+ * control for what the machine did meanwhile.
+ *
  * usage: bench_pipe_peer [--rounds N] [--events N] [--rate R]
- *                        [--bare-cpus P,S,C]
+ *                        [--bare-cpus P,S,C] [--vary SPEC]
  *        (defaults 5 rounds, 1000000 events, 200000 events/s)
  */
 #define _GNU_SOURCE
@@ -33,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "latlab/bench.h"
@@ -241,10 +252,19 @@ static void run_bare(const struct lat_pipe_config *c, const int *cpu,
 }
 
 /* One run of latlab's pipeline; its e2e percentiles in ns. */
-static void run_latlab(const struct lat_pipe_config *c, struct pcts *out)
+static void run_latlab(const struct lat_pipe_config *c, unsigned long slack,
+		       struct pcts *out)
 {
 	struct lat_pipe_result r;
-	int rc = lat_pipe_run(c, &r);
+	unsigned long saved = (unsigned long)prctl(PR_GET_TIMERSLACK);
+	int rc;
+
+	/* threads inherit their creator's timer slack */
+	if (slack)
+		prctl(PR_SET_TIMERSLACK, slack);
+	rc = lat_pipe_run(c, &r);
+	if (slack)
+		prctl(PR_SET_TIMERSLACK, saved);
 
 	if (rc)
 		die("latlab pipeline", rc);
@@ -306,6 +326,142 @@ static uint64_t arg_u64(const char *name, const char *s, uint64_t lo,
 	return v;
 }
 
+/* The sides a round runs, in rotation. */
+enum side { SIDE_LATLAB, SIDE_VARY, SIDE_BARE };
+
+struct vary {
+	bool on;
+	unsigned long slack_ns;  /* 0: inherit */
+	double slice_ns;         /* EEVDF slice of the hot threads, 0 as is */
+	char spec[160];
+};
+
+static double vary_num(const char *key, const char *v, double lo, double hi)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (errno || end == v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "bench_pipe_peer: --vary %s must be a number in "
+			"%g..%g, got '%s'\n", key, lo, hi, v);
+		exit(2);
+	}
+	return x;
+}
+
+/* --vary slice_us: the hot thread's EEVDF slice (SCHED_OTHER's
+ * sched_runtime, Linux 6.12+); a failure shows as no difference, so say
+ * it once. */
+static void set_slice(void *ctx, int index, enum lat_pipe_role role)
+{
+	/* linux/sched/types.h's layout (that header clashes with sched.h) */
+	struct {
+		uint32_t size, sched_policy;
+		uint64_t sched_flags;
+		int32_t sched_nice;
+		uint32_t sched_priority;
+		uint64_t sched_runtime, sched_deadline, sched_period;
+		uint32_t sched_util_min, sched_util_max;
+	} a;
+	const struct vary *v = ctx;
+	static atomic_bool said;
+
+	(void)index;
+	(void)role;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sched_policy = SCHED_OTHER;
+	a.sched_runtime = (uint64_t)v->slice_ns;
+	if (syscall(SYS_sched_setattr, 0, &a, 0) &&
+	    !atomic_exchange(&said, true))
+		fprintf(stderr, "bench_pipe_peer: sched_setattr slice: %s\n",
+			strerror(errno));
+}
+
+/* Apply one key=value of --vary to @c. */
+static void vary_one(struct lat_pipe_config *c, struct vary *v, char *kv)
+{
+	char *val = strchr(kv, '=');
+
+	if (!val) {
+		fprintf(stderr, "bench_pipe_peer: --vary takes key=value, got "
+			"'%s'\n", kv);
+		exit(2);
+	}
+	*val++ = '\0';
+	if (!strcmp(kv, "agg_cpu"))
+		c->agg_cpu = (int)vary_num(kv, val, -1, LAT_TOPO_MAX_CPUS - 1);
+	else if (!strcmp(kv, "agg_slice"))
+		c->agg_slice = (unsigned)vary_num(kv, val, 0, 1 << 20);
+	else if (!strcmp(kv, "agg_idle_us"))
+		c->agg_idle_ns = vary_num(kv, val, 1, 1e6) * 1000;
+	else if (!strcmp(kv, "spins"))
+		c->wait_spins = (uint32_t)vary_num(kv, val, 1, 1 << 20);
+	else if (!strcmp(kv, "wait")) {
+		if (lat_wait_kind_parse(val, &c->wait)) {
+			fprintf(stderr, "bench_pipe_peer: --vary wait takes "
+				"spin, yield or block, got '%s'\n", val);
+			exit(2);
+		}
+	} else if (!strcmp(kv, "pace_yield"))
+		c->pace_yield = vary_num(kv, val, 0, 1) != 0;
+	else if (!strcmp(kv, "pace_yield_above_us"))
+		c->pace_yield_above_ns = vary_num(kv, val, 0, 1e6) * 1000;
+	else if (!strcmp(kv, "pace_sleep_us"))
+		c->pace_sleep_ns = vary_num(kv, val, 0, 1e6) * 1000;
+	else if (!strcmp(kv, "slice_us")) {
+		v->slice_ns = vary_num(kv, val, 100, 100000) * 1000;
+		c->hooks.ctx = v;
+		c->hooks.thread_prepare = set_slice;
+	} else if (!strcmp(kv, "slack_ns"))
+		v->slack_ns = (unsigned long)vary_num(kv, val, 1, 1e9);
+	else if (!strcmp(kv, "cpus")) {
+		for (char *cpu = val; *cpu; cpu++)
+			if (*cpu == ':')
+				*cpu = ',';
+		if (lat_topo_list_parse_seq(val, c->cpu, 3) != 3) {
+			fprintf(stderr, "bench_pipe_peer: --vary cpus takes "
+				"P:S:C, got '%s'\n", val);
+			exit(2);
+		}
+	} else {
+		fprintf(stderr, "bench_pipe_peer: --vary: unknown key '%s'\n",
+			kv);
+		exit(2);
+	}
+}
+
+static void vary_parse(struct lat_pipe_config *c, struct vary *v,
+		       const char *spec)
+{
+	char buf[sizeof(v->spec)], *save = NULL;
+
+	if (strlen(spec) >= sizeof(buf)) {
+		fprintf(stderr, "bench_pipe_peer: --vary too long\n");
+		exit(2);
+	}
+	snprintf(v->spec, sizeof(v->spec), "%s", spec);
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *kv = strtok_r(buf, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save))
+		vary_one(c, v, kv);
+	v->on = true;
+}
+
+static void summary(const char *what, double *v, unsigned n)
+{
+	for (int k = 0; k < 3; k++) {
+		static const char *const name[] = { "p50", "p99", "p99.9" };
+		struct lat_bench_stat st;
+
+		lat_bench_stat_of(&v[k * MAX_ROUNDS], n, &st);
+		printf("  %-12s e2e %-6s %.2f  (%.2f..%.2f)\n", what, name[k],
+		       st.median, st.min, st.max);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -313,14 +469,18 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'n' },
 		{ "rate", required_argument, NULL, 'R' },
 		{ "bare-cpus", required_argument, NULL, 'b' },
+		{ "vary", required_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lat_pipe_config c;
+	static double ratio[3][3 * MAX_ROUNDS]; /* latlab, vary vs bare; vary
+						   vs latlab; [pct][round] */
+	struct lat_pipe_config c, cv;
+	struct vary vary = { 0 };
+	const char *vary_spec = NULL;
 	unsigned rounds = 5;
-	double ratio[3][MAX_ROUNDS];
 	bool over = false;
 	char pace[48];
-	int opt, rc, bare_cpu[3], n_bare = 0;
+	int opt, rc, bare_cpu[3], n_bare = 0, n_sides;
 
 	lat_pipe_config_init(&c);
 	c.events = 1000000;
@@ -341,9 +501,12 @@ int main(int argc, char **argv)
 		} else if (opt == 'R')
 			c.rate = (double)arg_u64("--rate", optarg, 1,
 						 10000000);
+		else if (opt == 'v')
+			vary_spec = optarg;
 		else {
 			fprintf(stderr, "usage: bench_pipe_peer [--rounds N] "
-				"[--events N] [--rate R] [--bare-cpus P,S,C]\n");
+				"[--events N] [--rate R] [--bare-cpus P,S,C] "
+				"[--vary SPEC]\n");
 			return 2;
 		}
 	}
@@ -357,6 +520,17 @@ int main(int argc, char **argv)
 		rc = topology_placement(bare_cpu);
 	if (rc)
 		die("placement", rc);
+	cv = c;
+	if (vary_spec) {
+		const char *why;
+
+		vary_parse(&cv, &vary, vary_spec);
+		if (lat_pipe_config_check(&cv, &why)) {
+			fprintf(stderr, "bench_pipe_peer: --vary: %s\n", why);
+			return 2;
+		}
+	}
+	n_sides = vary.on ? 3 : 2;
 	printf("bench_pipe_peer: latlab pipeline vs a bare pipeline, %u "
 	       "rounds of %llu events at %.0f/s, sides alternating\n",
 	       rounds, (unsigned long long)c.events, c.rate);
@@ -380,40 +554,87 @@ int main(int argc, char **argv)
 	       "pauses then yield, producer yields above %.0f us\n",
 	       lat_wait_kind_name(c.wait), c.wait_spins, pace,
 	       BARE_SPINS, BARE_YIELD_ABOVE_NS / 1000);
+	if (vary.on)
+		printf("vary: latlab with %s\n", vary.spec);
 	printf("load average at start %.1f on %ld online CPUs\n",
 	       lat_loadavg(), sysconf(_SC_NPROCESSORS_ONLN));
-	printf("\n%-5s %-7s %29s   %29s   %s\n", "round", "first",
-	       "latlab p50 / p99 / p99.9", "bare p50 / p99 / p99.9",
-	       "latlab/bare");
+	printf("\n%-5s %-7s %-7s %29s   %s\n", "round", "first", "side",
+	       "e2e p50 / p99 / p99.9", "side/bare");
 	for (unsigned i = 0; i < rounds; i++) {
-		struct pcts l, b;
-		char ls[3 * LAT_FMT_LEN + 4], bs[3 * LAT_FMT_LEN + 4];
+		struct pcts got[3];
+		static const char *const side_name[] = { "latlab", "vary",
+							 "bare" };
+		enum side order[3];
+		int n = 0;
 
-		if (i % 2 == 0) {
-			run_latlab(&c, &l);
-			run_bare(&c, bare_cpu, &b);
-		} else {
-			run_bare(&c, bare_cpu, &b);
-			run_latlab(&c, &l);
+		/* rotate which side runs first */
+		for (int k = 0; k < 3; k++) {
+			enum side sd = (enum side)((i + (unsigned)k) % 3);
+
+			if (sd != SIDE_VARY || vary.on)
+				order[n++] = sd;
 		}
-		ratio[0][i] = l.p50 / b.p50;
-		ratio[1][i] = l.p99 / b.p99;
-		ratio[2][i] = l.p999 / b.p999;
-		fmt3(&l, ls, sizeof(ls));
-		fmt3(&b, bs, sizeof(bs));
-		printf("%-5u %-7s %s   %s   %.2f %.2f %.2f\n", i + 1,
-		       i % 2 == 0 ? "latlab" : "bare", ls, bs, ratio[0][i],
-		       ratio[1][i], ratio[2][i]);
-	}
-	printf("\nlatlab/bare over %u rounds: median (min..max); < 1 means "
-	       "latlab is better\n", rounds);
-	for (int k = 0; k < 3; k++) {
-		static const char *const name[] = { "p50", "p99", "p99.9" };
-		struct lat_bench_stat st;
+		if (!vary.on && i % 2)
+			order[0] = SIDE_BARE, order[1] = SIDE_LATLAB;
+		for (int k = 0; k < n_sides; k++) {
+			if (order[k] == SIDE_LATLAB)
+				run_latlab(&c, 0, &got[SIDE_LATLAB]);
+			else if (order[k] == SIDE_VARY)
+				run_latlab(&cv, vary.slack_ns, &got[SIDE_VARY]);
+			else
+				run_bare(&c, bare_cpu, &got[SIDE_BARE]);
+		}
+		for (int sd = 0; sd < 3; sd++) {
+			char line[3 * LAT_FMT_LEN + 4];
+			const struct pcts *g = &got[sd], *b = &got[SIDE_BARE];
 
-		lat_bench_stat_of(ratio[k], rounds, &st);
-		printf("  e2e %-6s %.2f  (%.2f..%.2f)\n", name[k], st.median,
-		       st.min, st.max);
+			if (sd == SIDE_VARY && !vary.on)
+				continue;
+			fmt3(g, line, sizeof(line));
+			if (sd == SIDE_BARE) {
+				printf("%-5u %-7s %-7s %s\n", i + 1,
+				       side_name[order[0]], "bare", line);
+				continue;
+			}
+			ratio[0][sd * MAX_ROUNDS + i] = g->p50 / b->p50;
+			ratio[1][sd * MAX_ROUNDS + i] = g->p99 / b->p99;
+			ratio[2][sd * MAX_ROUNDS + i] = g->p999 / b->p999;
+			printf("%-5u %-7s %-7s %s   %.2f %.2f %.2f\n", i + 1,
+			       side_name[order[0]], side_name[sd], line,
+			       g->p50 / b->p50, g->p99 / b->p99,
+			       g->p999 / b->p999);
+		}
+		if (vary.on) {
+			const struct pcts *l = &got[SIDE_LATLAB],
+					  *v = &got[SIDE_VARY];
+
+			ratio[0][2 * MAX_ROUNDS + i] = v->p50 / l->p50;
+			ratio[1][2 * MAX_ROUNDS + i] = v->p99 / l->p99;
+			ratio[2][2 * MAX_ROUNDS + i] = v->p999 / l->p999;
+			printf("%-5u %-7s %-7s %29s   %.2f %.2f %.2f "
+			       "(vary/latlab)\n", i + 1, "", "", "",
+			       v->p50 / l->p50, v->p99 / l->p99,
+			       v->p999 / l->p999);
+		}
+		fflush(stdout);
+	}
+	printf("\nover %u rounds: median (min..max) of the ratio; < 1 means "
+	       "the first is better\n", rounds);
+	{
+		double v[3 * MAX_ROUNDS];
+
+		for (int sd = 0; sd < 3; sd++) {
+			static const char *const what[] = {
+				"latlab/bare", "vary/bare", "vary/latlab" };
+
+			if (sd && !vary.on)
+				break;
+			for (int k = 0; k < 3; k++)
+				memcpy(&v[k * MAX_ROUNDS],
+				       &ratio[k][sd * MAX_ROUNDS],
+				       rounds * sizeof(double));
+			summary(what[sd], v, rounds);
+		}
 	}
 	printf("load average at end %.1f\n", lat_loadavg());
 	return 0;

@@ -1,53 +1,191 @@
 /*
  * bench_sched: what the scheduler probe costs the pipeline it watches,
- * measured in one run: the default pipeline (200,000 events/s) without
- * and with the probe (lat_sched_attr: the probe on the hot CPUs and
- * threads, the attribution hooks), runs alternated so that the machine's
- * load drifts over both alike. Prints e2e p50 and p99 of each run, the
- * medians, and the ratios with/without; plus the probe's records per
- * second (its cost is per scheduler event, not per pipeline event).
+ * measured in one run: the default pipeline (200,000 events/s) in four
+ * modes, alternated rep by rep so that the machine's load drifts over all
+ * alike:
+ *   off    no probe;
+ *   noop   an empty BPF program on every tracepoint the probe uses (the
+ *          floor: what ANY in-kernel tracer on those events pays here,
+ *          before it does anything);
+ *   filter the probe's programs loaded, following a process that never
+ *          runs and watching no CPU: the filter, on every event, with
+ *          nothing recorded;
+ *   full   the probe as `latlab pipeline --sched` runs it (lat_sched_attr:
+ *          hot CPUs and threads followed, the reader, the hooks).
+ * Prints e2e p50 and p99 of each run, the medians and the ratios to off,
+ * plus the full probe's records per second.
  * Then the cost per scheduler event itself: two threads pinned to one
- * CPU hand it to each other with sched_yield, without and with the probe
- * following them (alternated too); the difference in ns per context
- * switch is what the probe adds to each switch it records, kernel
- * program and user-space reader together.
+ * CPU hand it to each other with sched_yield, without, with the empty
+ * programs, and with the probe following them (alternated too); the
+ * differences in ns per context switch are what the tracepoints cost
+ * and what the probe adds to each switch it records, kernel program and
+ * user-space reader together.
  *
  * usage: bench_sched [reps [events]]   (defaults 5 and 200000)
  * Needs what `latlab pipeline --sched` needs (root or CAP_BPF+CAP_PERFMON,
  * BTF, a build with libbpf); says so and exits 77 otherwise.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab_config.h"
 #include "latlab/bench.h"
 #include "latlab/pipe.h"
 #include "latlab/sched_attr.h"
 #include "latlab/topo.h"
 
+#if LATLAB_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#endif
+
 #define MAX_REPS 64
+
+enum mode { OFF, NOOP, FILTER, FULL, NMODES };
+static const char *const mode_name[NMODES] = { "off", "noop", "filter",
+					       "full" };
+
+/* ---- the floor: an empty program on each of the probe's tracepoints ---- */
+
+/* Every tracepoint the probe attaches to when it watches CPUs (as
+ * `pipeline --sched` does); the ones this kernel lacks are skipped, as
+ * the probe skips them. */
+static const char *const probe_tps[] = {
+	"sched_switch", "sched_wakeup", "sched_wakeup_new",
+	"sched_migrate_task", "irq_handler_entry", "irq_handler_exit",
+	"softirq_entry", "softirq_exit", "local_timer_entry",
+	"local_timer_exit", "reschedule_entry", "reschedule_exit",
+	"call_function_entry", "call_function_exit",
+	"call_function_single_entry", "call_function_single_exit",
+	"irq_work_entry", "irq_work_exit",
+};
+#define N_TPS (sizeof(probe_tps) / sizeof(probe_tps[0]))
+
+struct noop {
+	int prog[N_TPS], link[N_TPS];
+	int n_attached;
+};
+
+static void noop_detach(struct noop *n)
+{
+	for (size_t i = 0; i < N_TPS; i++) {
+		if (n->link[i] >= 0)
+			close(n->link[i]);
+		if (n->prog[i] >= 0)
+			close(n->prog[i]);
+		n->link[i] = n->prog[i] = -1;
+	}
+	n->n_attached = 0;
+}
+
+#if LATLAB_HAVE_BPF
+/* `r0 = 0; exit` as a tp_btf program on each tracepoint: the kernel's
+ * cost of running a BPF program there, with nothing in it. */
+static int noop_attach(struct noop *n)
+{
+	struct bpf_insn prog[2];
+
+	memset(prog, 0, sizeof(prog));
+	prog[0].code = BPF_ALU64 | BPF_MOV | BPF_K; /* r0 = 0 */
+	prog[0].dst_reg = BPF_REG_0;
+	prog[1].code = BPF_JMP | BPF_EXIT;
+	for (size_t i = 0; i < N_TPS; i++)
+		n->prog[i] = n->link[i] = -1;
+	n->n_attached = 0;
+	for (size_t i = 0; i < N_TPS; i++) {
+		LIBBPF_OPTS(bpf_prog_load_opts, opts,
+			    .expected_attach_type = BPF_TRACE_RAW_TP);
+		int id = libbpf_find_vmlinux_btf_id(probe_tps[i],
+						    BPF_TRACE_RAW_TP);
+
+		if (id <= 0)
+			continue;
+		opts.attach_btf_id = (__u32)id;
+		n->prog[i] = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL",
+					   prog, 2, &opts);
+		if (n->prog[i] < 0)
+			goto fail;
+		n->link[i] = bpf_raw_tracepoint_open(NULL, n->prog[i]);
+		if (n->link[i] < 0)
+			goto fail;
+		n->n_attached++;
+	}
+	return 0;
+fail:
+	{
+		int e = errno;
+
+		noop_detach(n);
+		return -e;
+	}
+}
+#else
+static int noop_attach(struct noop *n)
+{
+	(void)n;
+	return -ENOSYS;
+}
+#endif
+
+/* ---- filter only: the probe following a process that never runs ---- */
+
+static pid_t idle_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static int filter_open(pid_t idle, struct lat_sched **s)
+{
+	struct lat_sched_opts o = { 0 };
+	int rc;
+
+	o.pids = &idle;
+	o.n_pids = 1;
+	rc = lat_sched_open(&o, s);
+	if (!rc && (rc = lat_sched_start(*s))) {
+		lat_sched_close(*s);
+		*s = NULL;
+	}
+	return rc;
+}
+
+/* ---- the pipeline in one mode ---- */
 
 struct run {
 	double p50, p99, records_per_s;
 };
 
-static int run_once(uint64_t events, bool sched, struct run *o)
+static int run_once(uint64_t events, enum mode m, pid_t idle, struct run *o)
 {
 	struct lat_pipe_config c;
 	struct lat_pipe_result r;
 	struct lat_sched_attr *a = NULL;
+	struct lat_sched *f = NULL;
+	struct noop n;
 	int rc;
 
 	lat_pipe_config_init(&c);
 	c.events = events;
 	if ((rc = lat_pipe_autoplace(&c, false, NULL)))
 		return rc;
-	if (sched) {
+	if (m == FULL) {
 		rc = lat_sched_attr_init(&a, &c, NULL);
 		if (!rc)
 			rc = lat_sched_attr_start(a);
@@ -55,8 +193,25 @@ static int run_once(uint64_t events, bool sched, struct run *o)
 			lat_sched_attr_free(a);
 			return rc;
 		}
+	} else if (m == NOOP && (rc = noop_attach(&n))) {
+		return rc;
+	} else if (m == FILTER && (rc = filter_open(idle, &f))) {
+		return rc;
 	}
 	rc = lat_pipe_run(&c, &r);
+	if (m == NOOP)
+		noop_detach(&n);
+	if (f) {
+		int src = lat_sched_stop(f);
+
+		if (!rc && lat_sched_result(f)->records)
+			fprintf(stderr, "bench_sched: filter mode recorded "
+				"%llu records (expected none)\n",
+				(unsigned long long)lat_sched_result(f)->records);
+		if (!rc)
+			rc = src;
+		lat_sched_close(f);
+	}
 	if (!rc && a)
 		rc = lat_sched_attr_finish(a, &r);
 	if (!rc) {
@@ -114,13 +269,15 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* ns per context switch of the ping-pong; < 0 on failure. With @probe,
- * the probe follows this process and watches the CPU, as in --sched. */
-static double pingpong_ns(bool probe)
+/* ns per context switch of the ping-pong; < 0 on failure. FULL: the
+ * probe follows this process and watches the CPU, as in --sched; NOOP:
+ * the empty programs. */
+static double pingpong_ns(enum mode m)
 {
 	struct pingpong pp = { .cpu = 0 };
 	struct lat_sched *s = NULL;
 	const struct lat_sched_thread *t[2];
+	struct noop n;
 	pthread_t th[2];
 	pid_t self = getpid();
 	double t0, t1;
@@ -128,7 +285,12 @@ static double pingpong_ns(bool probe)
 	int i, rc;
 
 	pp.cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	if (probe) {
+	if (m == NOOP && (rc = noop_attach(&n))) {
+		fprintf(stderr, "bench_sched: empty programs: %s\n",
+			lat_strerror(rc));
+		return -1;
+	}
+	if (m == FULL) {
 		struct lat_sched_opts o = { 0 };
 
 		o.pids = &self;
@@ -151,6 +313,8 @@ static double pingpong_ns(bool probe)
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	t1 = mono_s();
+	if (m == NOOP)
+		noop_detach(&n);
 	if (s) {
 		lat_sched_stop(s);
 		for (i = 0; i < 2; i++) {
@@ -184,8 +348,12 @@ int main(int argc, char **argv)
 {
 	unsigned reps = argc > 1 ? (unsigned)atoi(argv[1]) : 5;
 	uint64_t events = argc > 2 ? strtoull(argv[2], NULL, 10) : 200000;
-	double p50[2][MAX_REPS], p99[2][MAX_REPS], rec[MAX_REPS];
+	static double p50[NMODES][MAX_REPS], p99[NMODES][MAX_REPS];
+	double rec[MAX_REPS], m50[NMODES], m99[NMODES];
 	struct lat_sched_avail av;
+	struct noop probe_n;
+	pid_t idle;
+	int m, rc = 0;
 
 	if (reps < 1 || reps > MAX_REPS || events < 1000) {
 		fprintf(stderr, "usage: bench_sched [reps 1..64 [events >= "
@@ -197,53 +365,101 @@ int main(int argc, char **argv)
 		printf("SKIP: scheduler probe unavailable: %s\n", av.reason);
 		return 77;
 	}
-	printf("pipeline e2e, %llu events at the default rate, without and "
-	       "with the scheduler probe, alternated %u times\n",
+	if ((rc = noop_attach(&probe_n))) {
+		fprintf(stderr, "bench_sched: empty programs: %s\n",
+			lat_strerror(rc));
+		return 1;
+	}
+	printf("empty programs attach to %d tracepoints of this kernel\n",
+	       probe_n.n_attached);
+	noop_detach(&probe_n);
+	idle = idle_child();
+	if (idle < 0) {
+		perror("bench_sched: fork");
+		return 1;
+	}
+	printf("pipeline e2e, %llu events at the default rate, in modes "
+	       "off / noop / filter / full, alternated %u times\n",
 	       (unsigned long long)events, reps);
-	printf("%4s %12s %12s %12s %12s %14s\n", "rep", "p50 off", "p50 on",
-	       "p99 off", "p99 on", "probe rec/s");
-	for (unsigned i = 0; i < reps; i++) {
-		struct run off, on;
-		int rc;
+	printf("%4s", "rep");
+	for (m = 0; m < NMODES; m++)
+		printf(" %7s p50", mode_name[m]);
+	for (m = 0; m < NMODES; m++)
+		printf(" %7s p99", mode_name[m]);
+	printf(" %12s\n", "full rec/s");
+	for (unsigned i = 0; i < reps && !rc; i++) {
+		struct run r[NMODES];
 
-		if ((rc = run_once(events, false, &off)) ||
-		    (rc = run_once(events, true, &on))) {
-			fprintf(stderr, "bench_sched: %s\n", lat_strerror(rc));
-			return 1;
+		for (m = 0; m < NMODES && !rc; m++)
+			rc = run_once(events, (enum mode)m, idle, &r[m]);
+		if (rc)
+			break;
+		printf("%4u", i);
+		for (m = 0; m < NMODES; m++) {
+			p50[m][i] = r[m].p50;
+			printf(" %8.0f ns", r[m].p50);
 		}
-		p50[0][i] = off.p50;
-		p50[1][i] = on.p50;
-		p99[0][i] = off.p99;
-		p99[1][i] = on.p99;
-		rec[i] = on.records_per_s;
-		printf("%4u %10.0f ns %10.0f ns %10.0f ns %10.0f ns %14.0f\n", i,
-		       off.p50, on.p50, off.p99, on.p99, on.records_per_s);
+		for (m = 0; m < NMODES; m++) {
+			p99[m][i] = r[m].p99;
+			printf(" %8.0f ns", r[m].p99);
+		}
+		rec[i] = r[FULL].records_per_s;
+		printf(" %12.0f\n", rec[i]);
 	}
-	{
-		double m50o = median(p50[0], reps), m50n = median(p50[1], reps);
-		double m99o = median(p99[0], reps), m99n = median(p99[1], reps);
+	kill(idle, SIGKILL);
+	waitpid(idle, NULL, 0);
+	if (rc) {
+		fprintf(stderr, "bench_sched: %s\n", lat_strerror(rc));
+		return 1;
+	}
+	for (m = 0; m < NMODES; m++) {
+		m50[m] = median(p50[m], reps);
+		m99[m] = median(p99[m], reps);
+	}
+	printf("median p50:");
+	for (m = 0; m < NMODES; m++)
+		printf(" %s %.0f ns (x%.3f)%s", mode_name[m], m50[m],
+		       m50[m] / m50[OFF], m + 1 < NMODES ? "," : "\n");
+	printf("median p99:");
+	for (m = 0; m < NMODES; m++)
+		printf(" %s %.0f ns (x%.3f)%s", mode_name[m], m99[m],
+		       m99[m] / m99[OFF], m + 1 < NMODES ? "," : "\n");
+	/* each mode against the off run of its own rep: drift of the
+	 * machine's load between reps cancels */
+	for (m = 1; m < NMODES; m++) {
+		double r50[MAX_REPS], r99[MAX_REPS];
 
-		printf("median: p50 %.0f -> %.0f ns (x%.3f), p99 %.0f -> %.0f "
-		       "ns (x%.3f), probe %.0f records/s\n", m50o, m50n,
-		       m50n / m50o, m99o, m99n, m99n / m99o,
-		       median(rec, reps));
+		for (unsigned i = 0; i < reps; i++) {
+			r50[i] = p50[m][i] / p50[OFF][i];
+			r99[i] = p99[m][i] / p99[OFF][i];
+		}
+		printf("median of the reps' ratios to off: %-6s p50 x%.3f, "
+		       "p99 x%.3f\n", mode_name[m], median(r50, reps),
+		       median(r99, reps));
 	}
+	printf("full probe: %.0f records/s\n", median(rec, reps));
+
 	printf("\ncost per context switch: two threads pinned to one CPU, "
-	       "%d sched_yield each, alternated %u times\n", PINGPONG_YIELDS,
-	       reps);
+	       "%d sched_yield each, off / noop / full alternated %u times\n",
+	       PINGPONG_YIELDS, reps);
 	for (unsigned i = 0; i < reps; i++) {
-		p50[0][i] = pingpong_ns(false);
-		p50[1][i] = pingpong_ns(true);
-		if (p50[0][i] < 0 || p50[1][i] < 0)
-			return 1;
-		printf("%4u %8.0f ns/switch without, %8.0f with\n", i,
-		       p50[0][i], p50[1][i]);
+		static const enum mode pm[3] = { OFF, NOOP, FULL };
+
+		for (m = 0; m < 3; m++) {
+			p50[m][i] = pingpong_ns(pm[m]);
+			if (p50[m][i] < 0)
+				return 1;
+		}
+		printf("%4u %8.0f ns/switch off, %8.0f noop, %8.0f full\n", i,
+		       p50[0][i], p50[1][i], p50[2][i]);
 	}
 	{
-		double off = median(p50[0], reps), on = median(p50[1], reps);
+		double off = median(p50[0], reps), noop = median(p50[1], reps);
+		double on = median(p50[2], reps);
 
-		printf("median: %.0f -> %.0f ns per switch: the probe adds "
-		       "%.0f ns per recorded switch\n", off, on, on - off);
+		printf("median: %.0f / %.0f / %.0f ns per switch: the empty "
+		       "programs add %.0f ns, the probe %.0f ns per recorded "
+		       "switch\n", off, noop, on, noop - off, on - off);
 	}
 	return 0;
 }

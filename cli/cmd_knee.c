@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +33,18 @@ static const char usage[] =
 "First the wake-up floor is measured (the p50 time for the idle stage to\n"
 "pick an event up); the mean service time tau must be at least 20 times\n"
 "that, or the queue measured is the wake-up, not the work. Then a run at\n"
-"half the nominal capacity measures tau (work + per-event overhead), and\n"
-"each point runs at rate rho / tau: achieved rho (busy / wall), c_a (send gaps), c_s\n"
-"(service times), the wait W_q before stage 1 (mean with a 95% interval,\n"
-"p50, p99, p99.9) and e2e. Beside each: Kingman from the measured c_a, c_s,\n"
-"tau; Pollaczek-Khinchine (M/G/1, with Poisson arrivals); the simulator fed\n"
-"the measured gap and service histograms; their errors. The knee is where\n"
-"W_q/tau rises --knee-slope per unit of rho, as in 'latlab queue'.\n"
+"half the nominal capacity measures tau (work + per-event overhead, and\n"
+"the wake-up an event that finds stage 1 idle pays), then each point runs\n"
+"at the rate for its rho, from the calibration and, after three points, a\n"
+"line fitted to the points measured (a point off by more than 0.01 runs\n"
+"once more): achieved rho (busy / wall), c_a (send gaps), c_s (service\n"
+"times), the wait W_q before stage 1 (mean with a 95% interval, p50, p99,\n"
+"p99.9) and e2e. Each point draws its own arrivals. Beside each: Kingman\n"
+"from the measured c_a, c_s, tau; Pollaczek-Khinchine (M/G/1, with Poisson\n"
+"arrivals); the simulator fed the measured gap and service histograms, and\n"
+"fed the point's own gaps in order; their errors, scored over the sweep.\n"
+"The knee is where W_q/tau rises --knee-slope per unit of rho, as in\n"
+"'latlab queue'.\n"
 "\n"
 "options:\n"
 "  --points <n>         utilizations 0.3 to 0.95, evenly (default 14)\n"
@@ -52,7 +56,8 @@ static const char usage[] =
 "                       (up to 4) and compares their waits (default det)\n"
 "  --point-time <time>  run time per point (default 8s)\n"
 "  --arrivals <kind>    poisson (default) or fixed\n"
-"  --seed <n>           seed of the arrivals and the work draws (default 1)\n"
+"  --seed <n>           seed of the arrivals and the work draws; each point\n"
+"                       draws its own from it (default 1)\n"
 "  --customers <n>      simulator customers per point (default 1M)\n"
 "  --knee-slope <k>     knee threshold in W_q/tau per unit rho (default 10)\n"
 "  --svg <file>         the chart: measured points with 95% intervals,\n"
@@ -314,9 +319,9 @@ static char *ns_(char *b, double v)
 static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 {
 	char f[LAT_FMT_LEN], w[LAT_FMT_LEN], m[LAT_FMT_LEN];
-	double need;
 	const char *why;
-	int rc;
+	int rc, bad;
+	enum lat_knee_work verdict;
 
 	/* Progress goes to stderr with --json too (stdout is the document):
 	 * a sweep takes minutes. This first line comes once the stop
@@ -331,26 +336,26 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	if (rc)
 		cli_fail(CMD, "measuring the wake-up floor: %s",
 			 lat_strerror(rc));
-	need = lat_knee_min_work_ns(o->rep.floor_ns);
-	if (!o->work_set &&
-	    lat_knee_default_work(o->rep.floor_ns, &o->rep.base.work_ns))
+	ns_(f, o->rep.floor_ns);
+	ns_(m, lat_knee_min_work_ns(o->rep.floor_ns));
+	verdict = lat_knee_report_work(&o->rep, o->dists, o->n_dists,
+				       o->work_set, &bad, &why);
+	if (verdict == LAT_KNEE_WORK_TOO_BUSY)
 		cli_usage_error(CMD, "the wake-up floor is %s here (load "
 				"average %.1f): tau would have to be at least "
 				"%s, over the 10 ms a sweep can afford; try "
 				"when the machine is quieter, or give "
-				"--work-ns and --force", ns_(f, o->rep.floor_ns),
-				o->rep.kp.last.loadavg, ns_(m, need));
-	for (int i = 0; !o->work_set && i < o->n_dists; i++)
-		if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns, &why))
-			cli_usage_error(CMD, "--work-dist %s with the default "
-					"work %s: %s (give --work-ns)",
-					o->dists[i].name,
-					ns_(w, o->rep.base.work_ns), why);
+				"--work-ns and --force", f,
+				o->rep.kp.last.loadavg, m);
+	ns_(w, o->rep.base.work_ns);
+	if (verdict == LAT_KNEE_WORK_BAD_DIST)
+		cli_usage_error(CMD, "--work-dist %s with the default "
+				"work %s: %s (give --work-ns)",
+				o->dists[bad].name, w, why);
 	fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
-		"%s\n", ns_(f, o->rep.floor_ns), ns_(w, o->rep.base.work_ns));
-	if (o->rep.base.work_ns >= need)
+		"%s\n", f, w);
+	if (verdict == LAT_KNEE_WORK_OK)
 		return;
-	ns_(m, need);
 	if (!o->force)
 		cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up "
 				"floor %s measured here: this machine cannot "
@@ -362,51 +367,6 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 		"not queueing (--force)\n", w, f);
 }
 
-static int autogroup_old, autogroup_set;
-
-static void restore_autogroup(void)
-{
-	(void)lat_knee_autogroup_restore(autogroup_old, autogroup_set);
-}
-
-/*
- * The autogroup weight belongs to the whole session (the user's shell):
- * it must come back on every way out. exit() runs the atexit hook and
- * SIGINT/SIGTERM end the sweep normally; a signal that would kill the
- * process instead (SIGPIPE from 'latlab knee | head', SIGHUP from a
- * closed terminal, SIGQUIT, an abort) restores it here, then dies of the
- * same signal. SIGSEGV and friends are left to the sanitizers' handlers.
- */
-static void restore_and_die(int sig)
-{
-	(void)lat_knee_autogroup_restore(autogroup_old, autogroup_set);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void restore_autogroup_on_exit(int old, int set)
-{
-	static const int fatal[] = { SIGHUP, SIGPIPE, SIGQUIT, SIGABRT,
-				     SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
-				     SIGXFSZ };
-	struct sigaction sa;
-
-	autogroup_old = old;
-	autogroup_set = set;
-	atexit(restore_autogroup);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = restore_and_die;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(*fatal); i++) {
-		struct sigaction was;
-
-		/* an ignored signal stays ignored (nohup keeps SIGHUP off) */
-		if (!sigaction(fatal[i], NULL, &was) &&
-		    was.sa_handler == SIG_DFL)
-			sigaction(fatal[i], &sa, NULL);
-	}
-}
-
 static int knee_main(int argc, char **argv)
 {
 	static struct knee_opts o; /* the sweeps are large */
@@ -416,36 +376,26 @@ static int knee_main(int argc, char **argv)
 	parse(&o, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	rc = lat_knee_place(&o.rep.base, &o.rep.oversubscribed);
+	/* kp.stage_nice was set by parse */
+	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, cli_pipe_stop, NULL,
+				   &r);
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline: %s",
 			 lat_strerror(rc));
-	o.rep.kp.base = o.rep.base;
-	o.rep.kp.hlog_dir = o.hlog_dir;
-	/* kp.stage_nice was set by parse */
-	o.rep.kp.stop = cli_pipe_stop;
-	o.rep.kp.stop_ctx = NULL;
-	lat_knee_pipe_runner(&o.rep.kp, &r);
 	cli_catch_stop_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
-	if (o.rep.kp.stage_nice) {
+	if (o.rep.kp.stage_nice)
 		fprintf(stderr, "latlab knee: for the sweep, stage 1 and the "
 			"producer at nice %d and this session's scheduler "
 			"autogroup at nice %d, given back on exit (--nice 0 "
 			"leaves priorities alone)\n", o.rep.kp.stage_nice,
 			o.rep.kp.stage_nice);
-		o.rep.autogroup_error =
-			lat_knee_autogroup_nice(o.rep.kp.stage_nice,
-						&o.rep.autogroup_old);
-		/* every way out (a refusal after the floor, a failure, a
-		 * fatal signal) gives the session its weight back */
-		if (!o.rep.autogroup_error)
-			restore_autogroup_on_exit(o.rep.autogroup_old,
-						  o.rep.kp.stage_nice);
-	}
+	/* every way out (a refusal after the floor, a failure, a fatal
+	 * signal) gives the session its weight back; a failure to raise is
+	 * in the report, not fatal */
+	(void)lat_knee_report_raise(&o.rep);
 	floor_and_work(&o, &r);
-	o.rep.kp.base.work_ns = o.rep.base.work_ns;
 	o.rep.sig = cli_stop_signal();
 	if (!o.rep.sig)
 		rc = lat_knee_report_sweep(&o.rep, o.dists, o.n_dists, &r,

@@ -291,9 +291,9 @@ static void parse(int argc, char **argv, struct mem_opts *o,
 				    "--min-size (%llu B)",
 				    (unsigned long long)o->max_size,
 				    (unsigned long long)o->min_size);
-	need = lat_mem_chase_bytes_needed(o->max_size, o->hugepages);
 	avail = lat_mem_available(NULL);
-	if ((o->what & MEM_CHASE) && avail && need > avail / 10 * 9) {
+	if (lat_mem_chase_fits(o->max_size, o->hugepages, avail, &need) &&
+	    (o->what & MEM_CHASE)) {
 		char a[32], b[32], have[32];
 
 		cli_usage_error(MEM_CMD, "--max-size %s needs %s of memory "
@@ -365,9 +365,11 @@ _Noreturn void mem_fail(struct lat_json *j, const char *experiment,
 static int mem_main(int argc, char **argv)
 {
 	static struct mem_opts o = {
-		.min_size = 4096, .steps = 4, .samples = 100, .loads = 1024,
-		.rounds = 5, .c2c_iters = 20000, .share_ns = 50e6,
-		.rm_ns = 200e6, .write_interval_ns = 100e3,
+		.min_size = LAT_MEM_CHASE_MIN, .steps = LAT_MEM_CHASE_STEPS,
+		.samples = LAT_MEM_CHASE_SAMPLES, .loads = LAT_MEM_CHASE_LOADS,
+		.rounds = LAT_MEM_ROUNDS, .c2c_iters = LAT_MEM_C2C_ITERS,
+		.share_ns = LAT_MEM_SHARE_NS, .rm_ns = LAT_MEM_RM_NS,
+		.write_interval_ns = LAT_MEM_RM_WRITE_INTERVAL_NS,
 		/* normal priority by default: SCHED_FIFO needs privilege,
 		 * and two real-time spinners could starve the machine for
 		 * their run if a deadline were ever missed (--rt) */

@@ -309,9 +309,10 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 					    "'%s' (a --sweep shows the "
 					    "unstable side)", o->rho);
 	}
-	o->rep.cfg.warmup = o->warmup ? cli_u64(CMD, "--warmup", o->warmup, 0,
-						100000000000ull)
-				      : o->rep.cfg.customers / 10;
+	lat_qsim_config_customers(&o->rep.cfg, o->rep.cfg.customers);
+	if (o->warmup)
+		o->rep.cfg.warmup = cli_u64(CMD, "--warmup", o->warmup, 0,
+					    100000000000ull);
 	if (o->rep.cfg.customers < o->rep.cfg.batches)
 		cli_usage_error(CMD, "--customers must be at least "
 				    "--batches");

@@ -6,16 +6,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -161,151 +156,6 @@ static void parse(int argc, char **argv, struct args *a)
 				       a->cpus[n]);
 }
 
-/* ---- the traced process ---- */
-
-struct target {
-	pid_t pid;
-	int pidfd;           /* -1: poll kill(pid, 0) instead */
-	bool child;          /* we started it */
-	int go_fd;           /* child waits for a byte before exec */
-	int err_fd;          /* an exec failure's errno comes back here */
-	int status;          /* the child's wait status */
-	bool exited;
-};
-
-/*
- * Fork the command but hold it until the probe is attached, so its first
- * instruction is traced. An exec failure comes back through a
- * close-on-exec pipe as an errno.
- */
-static void start_child(struct args *a, struct target *t)
-{
-	int go[2], err[2], e = 0;
-	pid_t pid;
-
-	if (pipe(go) || pipe2(err, O_CLOEXEC))
-		cli_fail(CMD, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		cli_fail(CMD, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		char b;
-
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
-		close(go[0]);
-		execvp(a->command[0], a->command);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	t->pid = pid;
-	t->child = true;
-	t->go_fd = go[1];
-	t->pidfd = -1;
-	t->err_fd = err[0];
-}
-
-static void release_child(struct args *a, struct target *t)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(t->go_fd, "g", 1) != 1)
-		cli_fail(CMD, "cannot release the command: %s",
-			 strerror(errno));
-	close(t->go_fd);
-	n = read(t->err_fd, &e, sizeof(e));
-	close(t->err_fd);
-	if (n == (ssize_t)sizeof(e)) {
-		waitpid(t->pid, NULL, 0);
-		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
-			       strerror(e));
-	}
-}
-
-static void watch_target(struct target *t)
-{
-#ifdef SYS_pidfd_open
-	t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
-#else
-	t->pidfd = -1;
-#endif
-}
-
-/* Wait up to @ms for the target to exit; true when it has. */
-static bool target_gone(struct target *t, int ms)
-{
-	if (t->exited)
-		return true;
-	if (t->pidfd >= 0) {
-		struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
-
-		if (poll(&p, 1, ms) > 0)
-			t->exited = true;
-	} else {
-		struct timespec ts = { 0, (long)ms * 1000000L };
-
-		nanosleep(&ts, NULL);
-		if (kill(t->pid, 0) && errno == ESRCH)
-			t->exited = true;
-	}
-	if (t->exited && t->child)
-		waitpid(t->pid, &t->status, 0);
-	return t->exited;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Until the duration, the exit or a signal. Returns the signal, or 0. */
-static int wait_window(const struct args *a, struct target *t)
-{
-	uint64_t end = a->duration_ns ? now_ns() + (uint64_t)a->duration_ns
-				      : UINT64_MAX;
-
-	for (;;) {
-		uint64_t now = now_ns();
-		int ms = 50;
-
-		if (cli_stop_signal())
-			return cli_stop_signal();
-		if (now >= end)
-			return 0;
-		if (end - now < 50000000u)
-			ms = (int)((end - now) / 1000000u) + 1;
-		if (target_gone(t, ms))
-			return 0;
-	}
-}
-
-static void print_target(FILE *out, const struct args *a,
-			 const struct target *t)
-{
-	if (t->child) {
-		fprintf(out, "command: %s (pid %d)", a->command[0], (int)t->pid);
-		if (t->exited && WIFEXITED(t->status))
-			fprintf(out, ", exited %d", WEXITSTATUS(t->status));
-		else if (t->exited && WIFSIGNALED(t->status))
-			fprintf(out, ", killed by signal %d",
-				WTERMSIG(t->status));
-		fprintf(out, "\n");
-	} else {
-		fprintf(out, "process: %d%s\n", (int)t->pid,
-			t->exited ? " (exited during the trace)" : "");
-	}
-}
-
 /* ---- outputs ---- */
 
 static int write_hlog(const char *path, const struct lat_sched_result *r)
@@ -322,8 +172,9 @@ static void proc_snap(pid_t pid, struct lat_sched_proc_snap *s)
 		cli_fail(CMD, "out of memory");
 }
 
-static void print_proc(const struct args *a, const struct target *t,
-		       const char *why, const struct lat_sched_proc_snap *d)
+static void print_proc(const struct args *a,
+		       const struct lat_sched_target *t, const char *why,
+		       const struct lat_sched_proc_snap *d)
 {
 	struct lat_json j;
 
@@ -337,34 +188,37 @@ static void print_proc(const struct args *a, const struct target *t,
 		lat_json_finish(&j);
 		return;
 	}
-	print_target(stdout, a, t);
+	lat_sched_target_print(stdout, t, a->command ? a->command[0] : NULL);
 	lat_sched_proc_report(stdout, why, d);
 }
 
+/* A held command released: an exec failure is bad input (exit 2). */
+static void release(const struct args *a, struct lat_sched_target *t)
+{
+	int rc = lat_sched_target_release(t);
+
+	if (rc)
+		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
+			       lat_strerror(rc));
+}
+
 /*
- * Without the probe. A command's /proc entry lasts until it is reaped, so
- * the end snapshot is taken with waitid(WNOWAIT) before reaping.
+ * Without the probe. A command runs to its exit (or Ctrl-C); its /proc
+ * entry lasts until it is reaped, so the end snapshot is taken first.
  */
-static int run_proc(struct args *a, struct target *t, const char *why)
+static int run_proc(struct args *a, struct lat_sched_target *t,
+		    const char *why)
 {
 	struct lat_sched_proc_snap s0, s1;
 	int sig;
 
 	proc_snap(t->pid, &s0);
-	if (t->child) {
-		siginfo_t si;
-
-		release_child(a, t);
-		while (waitid(P_PID, (id_t)t->pid, &si, WEXITED | WNOWAIT) &&
-		       errno == EINTR && !cli_stop_signal())
-			;
-	}
-	sig = t->child ? cli_stop_signal() : wait_window(a, t);
+	release(a, t);
+	lat_sched_target_wait(t, t->child ? 0 : a->duration_ns, true,
+			      cli_stop_requested, NULL);
+	sig = cli_stop_signal();
 	proc_snap(t->pid, &s1);
-	if (t->child) {
-		waitpid(t->pid, &t->status, 0);
-		t->exited = true;
-	}
+	lat_sched_target_end(t, 0);
 	lat_sched_proc_delta(s0.v, s0.n, s1.v, s1.n);
 	print_proc(a, t, why, &s1);
 	lat_sched_proc_snap_free(&s0);
@@ -375,7 +229,7 @@ static int run_proc(struct args *a, struct target *t, const char *why)
 static int sched_main(int argc, char **argv)
 {
 	struct args a;
-	struct target t = { .pidfd = -1 };
+	struct lat_sched_target t;
 	struct lat_sched_opts o;
 	struct lat_sched_avail av;
 	struct lat_sched *s;
@@ -387,9 +241,13 @@ static int sched_main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
 	if (a.command)
-		start_child(&a, &t);
+		rc = lat_sched_target_spawn(&t, a.command);
 	else
-		t.pid = a.pid;
+		rc = lat_sched_target_follow(&t, a.pid);
+	if (rc == -ESRCH)
+		cli_usage_error(CMD, "no process %d", (int)a.pid);
+	if (rc)
+		cli_fail(CMD, "cannot start the command: %s", lat_strerror(rc));
 	lat_sched_available(&av);
 	if (a.proc_only || !av.ok)
 		return run_proc(&a, &t, a.proc_only ? "--proc asked for /proc only"
@@ -408,25 +266,18 @@ static int sched_main(int argc, char **argv)
 	rc = lat_sched_start(s);
 	if (rc)
 		cli_fail(CMD, "the probe did not attach: %s", lat_strerror(rc));
-	if (t.child)
-		release_child(&a, &t);
+	release(&a, &t);
 	/* On stderr, so --json stays one object; tests wait for it. */
 	fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to stop\n",
 		(int)t.pid, lat_sched_flavour(s));
-	watch_target(&t);
-	sig = wait_window(&a, &t);
+	lat_sched_target_wait(&t, a.duration_ns, false, cli_stop_requested,
+			      NULL);
+	sig = cli_stop_signal();
 	rc = lat_sched_stop(s);
-	if (t.pidfd >= 0)
-		close(t.pidfd);
-	if (t.child && !t.exited) {
-		/* Interrupted: a terminal's Ctrl-C reached the command too;
-		 * a signal sent to us alone is passed on, or we would wait
-		 * for the whole command before stopping */
-		if (sig)
-			kill(t.pid, sig);
-		waitpid(t.pid, &t.status, 0);
-		t.exited = true;
-	}
+	/* Interrupted: a terminal's Ctrl-C reached the command too; a
+	 * signal sent to us alone is passed on, or we would wait for the
+	 * whole command before stopping */
+	lat_sched_target_end(&t, sig);
 	r = lat_sched_result(s);
 	if (a.json) {
 		struct lat_json j;
@@ -442,7 +293,8 @@ static int sched_main(int argc, char **argv)
 		lat_json_obj_end(&j);
 		lat_json_finish(&j);
 	} else {
-		print_target(stdout, &a, &t);
+		lat_sched_target_print(stdout, &t,
+				       a.command ? a.command[0] : NULL);
 		lat_sched_print(stdout, r);
 	}
 	if (!rc && a.hlog) {

@@ -4,7 +4,6 @@
  * svg), Ctrl-C as the stop, failures as exit codes.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cli.h"
 #include "out_file.h"
@@ -16,17 +15,12 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 	static struct lat_mem_chase_sweep r;
 	int rc;
 
-	r.n_sizes = lat_mem_sizes(o->min_size, o->max_size, o->steps,
-				  r.sizes, LAT_MEM_CHASE_MAX_SIZES);
-	if (r.n_sizes < 0 || r.n_sizes > LAT_MEM_CHASE_MAX_SIZES)
+	if (lat_mem_chase_sweep_setup(&r, o->min_size, o->max_size, o->steps,
+				      o->samples, o->loads, &env->m.caches,
+				      env->m.core_ghz, o->quick))
 		cli_usage_error(MEM_CMD, "--min-size..--max-size at %u "
 				    "steps per doubling makes more than %d "
 				    "sizes", o->steps, LAT_MEM_CHASE_MAX_SIZES);
-	r.steps = o->steps;
-	r.samples = o->samples;
-	r.loads = o->loads;
-	r.caches = env->m.caches;
-	r.core_ghz = env->m.core_ghz;
 	rc = lat_mem_chase_sweep_run(&r, &env->m.cal, o->hugepages,
 				     cli_stop_requested, NULL);
 	if (rc && r.failed < 0)

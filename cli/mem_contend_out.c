@@ -10,13 +10,6 @@
 
 #include "cli.h"
 #include "mem_cli.h"
-#include "latlab/fmt.h"
-
-static void say(const char *text)
-{
-	printf("  -> ");
-	lat_fmt_paragraph(stdout, text, 5);
-}
 
 /* ---------------------------------------------------------------- */
 /* core to core                                                      */
@@ -54,12 +47,9 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 /* Whether --rt got the two-CPU runs SCHED_FIFO (names the flag). */
 static void fifo_line(const struct lat_mem_share_sweep *s)
 {
-	unsigned fifo = 0, runs = 0;
+	unsigned fifo, runs;
 
-	for (int l = 0; l < 3; l++) {
-		fifo += s->cell[0][l].fifo_runs;
-		runs += s->cell[0][l].n;
-	}
+	lat_mem_share_fifo_runs(s, &fifo, &runs);
 	if (s->placements == 2 && !s->rt)
 		printf("two CPUs: normal priority (add --rt for SCHED_FIFO): "
 		       "on a loaded machine the two threads may seldom run at "
@@ -95,7 +85,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	} else {
 		lat_mem_share_print(stdout, &s);
 		fifo_line(&s);
-		say(s.verdict);
+		lat_mem_verdict_print(stdout, s.verdict);
 	}
 	lat_mem_share_sweep_release(&s);
 	return s.complete;
@@ -127,8 +117,6 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 		lat_mem_rm_json(j, &s);
 	} else {
 		lat_mem_rm_print(stdout, &s);
-		if (s.verdict[0])
-			say(s.verdict);
 	}
 	lat_mem_rm_sweep_release(&s);
 	return s.complete;

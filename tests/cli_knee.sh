@@ -69,6 +69,13 @@ for p in r["points"]:
     assert p["why"] in ("agree", "bunched_sends", "spread_sends", "clustered_services",
                         "wakeup_in_service", "service_order", "sample"), p["why"]
     assert p["why_text"] and isinstance(p["sim_within_ci95"], bool)
+    # the trace-fed simulation and the log errors of all three
+    assert p["sim_trace_ns"] > 0 and p["sim_trace_ci95_half_ns"] >= 0, p
+    for k in ("kingman", "simulator", "simulator_trace"):
+        assert k in p["log_err"], p["log_err"]
+sc = r["score"]
+assert sc["points"] <= 2 and "gain_over_kingman" in sc["simulator_trace"], sc
+assert sc["simulator"]["closer"] == "none", sc  # under 3 points: no verdict
 assert d["signal"] == 0
 pr = d["priority"]  # the default changes priorities, and says so
 assert pr["thread_nice"] == -20, pr
@@ -92,7 +99,8 @@ grep -q 'Kingman' "$T_TMP/k.svg" || fail "SVG lacks the Kingman curve"
 # truncate it only after the loop first looks: start from no file.
 rm -f "$T_TMP/err"
 $K --rho-list 0.3,0.4,0.5,0.6 --point-time 2s --work-ns 30us --force \
-	--nice 0 --customers 20000 --json >"$T_TMP/i.json" 2>"$T_TMP/err" &
+	--nice 0 --customers 20000 --json --svg "$T_TMP/i.svg" \
+	>"$T_TMP/i.json" 2>"$T_TMP/err" &
 pid=$!
 # interrupt once the first point is finished (its progress line is out)
 for _ in $(seq 1200); do
@@ -113,6 +121,9 @@ assert d["runs"], "no run was kept"
 for r in d["runs"]:
     assert 1 <= len(r["points"]) < 4 and r["interrupted"], r["points"]
 PY
+# the chart of a stopped sweep says so under its title
+grep -q 'class="partial"' "$T_TMP/i.svg" && grep -q 'stopped after [1-3] of 4 points' "$T_TMP/i.svg" ||
+	fail "the SVG of an interrupted sweep is not marked partial"
 
 # A signal that kills the sweep still gives the session its autogroup
 # weight back, and two overlapping sweeps in one session leave it where

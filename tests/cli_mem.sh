@@ -65,6 +65,43 @@ assert c["huge_pages"] != "base pages" or c["huge_errno"] > 0
 assert "random_huge" in c["plateaus_by_curve"]
 PY
 
+# Past the last-level cache (when sysfs names one): the effective
+# capacity and, when no curve shows the sysfs size, the lap-by-lap drift
+# are data, consistent with the note. Few samples: relations, not figures.
+llc=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['machine']['caches']; print(max([x['size_bytes'] for x in c] or [0]))" "$T_TMP/chase.json" 2>/dev/null || echo 0)
+if [ "$llc" -gt 0 ] && [ "$llc" -le $((64 << 20)) ]; then
+	expect_exit 0 "$LATLAB" mem chase --quick --steps 2 --samples 4 \
+		--hugepages --max-size $((2 * llc)) --json
+	python3 - "$T_TMP/out" "$llc" <<'PY' || fail "last-level JSON"
+import json, sys
+c = json.load(open(sys.argv[1]))["chase"]
+llc = c["llc"]
+assert llc["sysfs_bytes"] == int(sys.argv[2])
+assert set(llc["effective_bytes"]) == {"random", "random_huge", "page_local"}, llc
+assert llc["effective_bytes"]["page_local"] is None
+for v in llc["effective_bytes"].values():
+    assert v is None or 0 <= v <= 2 * int(sys.argv[2]), llc
+d = llc.get("drift")
+if llc["seen_at_sysfs_size"]:
+    assert d is None, llc
+if d:
+    # the drift chases one of the sweep's sizes
+    assert d["bytes"] in [p["bytes"] for p in c["points"]], d
+    assert 1 <= d["laps"] and 0 < d["seconds"] < 5
+    ln, cap = d["lap_ns"], d["capacity_bytes"]
+    assert ln["min"] <= ln["p10"] <= ln["p50"] <= ln["p90"] <= ln["max"]
+    assert 0 <= cap["min"] <= cap["p50"] <= cap["max"] <= d["bytes"]
+    assert "lap after lap" in llc["note"]
+    assert ("it changes from one lap" in llc["note"]) == d["changes_lap_to_lap"]
+    assert d["changes"] >= d["changes_lap_to_lap"]
+    assert ("so the cache is shared with work outside" in llc["note"]) == d["changes"]
+    p = [q for q in c["points"] if q["bytes"] == d["bytes"]][0]
+    assert p[d["curve"]]["p50_ns"] == d["sweep_p50_ns"], (p, d)
+PY
+else
+	echo "SKIP-PART: no last-level cache of at most 64 MiB in sysfs"
+fi
+
 # The contention experiments, short, at normal priority: the default.
 expect_exit 0 "$LATLAB" mem c2c false-sharing read-mostly --quick \
 	--rounds 1 --threads 1,2 --json
@@ -177,22 +214,11 @@ else
 fi
 
 # Ctrl-C: what finished is printed, exit 130 (JSON stays valid).
-# catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
-# SigCgt), so the signal tests the handling, not how fast it started up.
-catches_sigint() {
-	local cgt
-	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
-	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
-}
 interrupt() { # output file, then latlab mem arguments
 	local out=$1 pid rc; shift
 	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
 	pid=$!
-	for _ in $(seq 600); do
-		catches_sigint "$pid" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_sigint_ready "$pid"
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?

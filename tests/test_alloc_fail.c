@@ -7,6 +7,8 @@
  * call), and the success must be complete (it is then torn down and must
  * balance too). Modules: hist, hist_io (V2 decode, .hlog writer and
  * reader, lat_hlog_load), ring (spsc), flight, instr, pipe (a whole run),
+ * mem (the false-sharing and read-mostly sweeps, whose failed runs must
+ * give back the histograms of the runs before them),
  * qsim (run, sweep, empirical distribution), clock (read costs), topo
  * (lat_topo_load: a failure absorbed must give the very topology an
  * unarmed load gives, since a sysfs file that fopen could not open for
@@ -24,6 +26,7 @@
 #include "latlab/flight.h"
 #include "latlab/hist_io.h"
 #include "latlab/instr.h"
+#include "latlab/mem.h"
 #include "latlab/pipe.h"
 #include "latlab/qsim.h"
 #include "latlab/spsc.h"
@@ -306,6 +309,47 @@ static int pipe_op(void *ctx)
 	return rc;
 }
 
+/* The contention sweeps: a run that fails part-way must give back the
+ * histograms of the runs before it (the caller gets no result to
+ * release). One CPU, 1 ms runs: the set-up paths, not the figures. */
+static int share_sweep_op(void *ctx)
+{
+	static struct lat_mem_share_sweep s;
+	static const struct lat_topo topo;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.cpu_list[0] = 0;
+	s.n_cpus = 1;
+	s.rounds = 1;
+	s.duration_ns = 1e6;
+	rc = lat_mem_share_sweep_run(&s, &topo, ctx, NULL, NULL);
+
+	if (!rc)
+		lat_mem_share_sweep_release(&s);
+	return rc;
+}
+
+static int rm_sweep_op(void *ctx)
+{
+	static struct lat_mem_rm_sweep s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.threads[0] = 1;
+	s.n_threads = 1;
+	s.cpu_list[0] = 0;
+	s.n_cpus = 1;
+	s.rounds = 1;
+	s.duration_ns = 1e6;
+	s.write_interval_ns = 100e3;
+	rc = lat_mem_rm_sweep_run(&s, ctx, NULL, NULL);
+
+	if (!rc)
+		lat_mem_rm_sweep_release(&s);
+	return rc;
+}
+
 int main(void)
 {
 	static struct v2 v2;
@@ -363,6 +407,8 @@ int main(void)
 
 	T_EQ_I64(lat_clock_cal_from_ratio(&cal, 1.0), 0);
 	inject("clock read costs", costs_op, no_undo, &cal);
+	inject("mem false-sharing sweep", share_sweep_op, no_undo, &cal);
+	inject("mem read-mostly sweep", rm_sweep_op, no_undo, &cal);
 
 	T_EQ_I64(lat_topo_load(&topo.want, NULL, NULL), 0);
 	inject("topo load", topo_op, no_undo, &topo);

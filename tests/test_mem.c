@@ -366,8 +366,15 @@ static void test_meminfo(void)
 	T_CHECK(t_tree_remove(root));
 }
 
+static bool stop_counting(void *ctx)
+{
+	++*(int *)ctx;
+	return true;
+}
+
 static void test_buffers_and_chase(void)
 {
+	int stops = 0;
 	struct lat_mem_buf b, h;
 	struct lat_clock_cal cal = { 0 };
 	struct lat_mem_chase_cfg cfg = { .order = LAT_MEM_RANDOM,
@@ -428,6 +435,17 @@ static void test_buffers_and_chase(void)
 	cfg.samples = 0;
 	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, scratch, 4096, &pt),
 		 -EINVAL);
+	/* a stop asked for is answered inside the size, between samples,
+	 * and only every LAT_MEM_STOP_EVERY samples */
+	cfg.samples = 2 * LAT_MEM_STOP_EVERY;
+	cfg.stop = stop_counting;
+	cfg.stop_ctx = &stops;
+	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, scratch, 4096, &pt),
+		 -EINTR);
+	T_EQ_I64(stops, 1);
+	cfg.samples = LAT_MEM_STOP_EVERY - 1;
+	T_EQ_I64(lat_mem_chase_size(&cfg, &cal, &b, scratch, 4096, &pt), 0);
+	T_EQ_I64(stops, 1);
 	lat_mem_buf_unmap(&b);
 	T_CHECK(lat_mem_stamp_overhead() > 0);
 }

@@ -297,6 +297,21 @@ static void test_stop_while_stalled(void)
 	lat_pipe_result_destroy(&r);
 }
 
+/* An aggregator that sleeps 20 us at a time (--vary agg_idle_us in
+ * bench_pipe_peer) still records every sample exactly once. */
+static void test_agg_idle(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+
+	placed(&c, 1, 5000, false);
+	c.agg_idle_ns = 20000;
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 5000);
+	T_EQ_I64(r.config.agg_idle_ns, 20000);
+	lat_pipe_result_destroy(&r);
+}
+
 static void test_config_check(void)
 {
 	struct lat_pipe_config c;
@@ -323,6 +338,15 @@ static void test_config_check(void)
 	c.events = 0;
 	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
 	c.events = 10;
+	/* the aggregator's idle sleep: 0 is the default, up to 1 s */
+	c.agg_idle_ns = -1;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && !strncmp(why, "agg_idle_ns ", 12));
+	c.agg_idle_ns = 2e9;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	c.agg_idle_ns = 50000;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), 0);
+	c.agg_idle_ns = 0;
 	c.pin = true; /* but no CPUs */
 	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
 	T_EQ_I64(LAT_PIPE_MSG_SIZE(1), 48);
@@ -332,6 +356,7 @@ int main(void)
 {
 	test_config_check();
 	test_baseline();
+	test_agg_idle();
 	test_three_stages();
 	test_stall_and_no_pin();
 	test_no_stamps();

@@ -74,8 +74,7 @@ static void config(struct lat_qsim_config *c, uint64_t customers)
 {
 	lat_qsim_config_init(c);
 	c->rho = 0.5;
-	c->customers = customers;
-	c->warmup = customers / 10;
+	lat_qsim_config_customers(c, customers);
 }
 
 /* A point stopped before two batches has no result: a stub, not zeros. */
@@ -86,6 +85,7 @@ static void test_point_stopped(void)
 	char *s;
 
 	config(&c, 1000000);
+	T_EQ_I64(c.warmup, 100000); /* the default share, n/10 */
 	c.stop = stop_now;
 	T_EQ_I64(lat_qsim_run(&c, &r), -EINTR);
 	T_CHECK(r.batches < 2);

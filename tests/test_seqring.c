@@ -3,8 +3,12 @@
  * and init errors, slot strides, capacity, full and empty hand the
  * element back untouched, FIFO order over many laps, positions crossing
  * 2^64, count, the typed wrappers and the readiness tests the waits use;
- * elements of several lines (a mark per line: a slot whose marks do not
- * all read full is not popped); a pop never writes the slot's lines.
+ * elements of several lines (one mark after the payload: a slot whose
+ * mark does not read full is not popped); a pop on an idle ring never writes the
+ * slot's lines, one under pressure writes only the first mark, "free",
+ * and the producer takes the slot on it; against a model queue, a push
+ * fails exactly when the ring is full, with the pressure coming and
+ * going.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,11 +38,11 @@ static void test_sizes(void)
 	T_EQ_I64(lat_seqring_stride(56), 64);
 	T_EQ_I64(lat_seqring_stride(57), 128); /* whole lines above one */
 	T_EQ_I64(lat_seqring_stride(64), 128);
-	/* 56 bytes of payload per line, each line led by its mark */
-	T_EQ_I64(lat_seqring_stride(112), 128);
-	T_EQ_I64(lat_seqring_stride(113), 192);
+	/* the payload from the slot's start, the mark after it */
+	T_EQ_I64(lat_seqring_stride(120), 128);
+	T_EQ_I64(lat_seqring_stride(121), 192);
 	T_EQ_I64(lat_seqring_stride(200), 256);
-	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM), 74 * 64);
+	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM), 65 * 64);
 	T_EQ_I64(lat_seqring_stride(0), 0);
 	T_EQ_I64(lat_seqring_stride(LAT_SEQRING_MAX_ELEM + 1), 0);
 	T_EQ_I64(lat_seqring_buffer_size(8, 8), 128);
@@ -124,18 +128,26 @@ static void test_wide_elements(void)
 	lat_seqring_free(r);
 }
 
+/* A fresh 2-slot ring of 64-byte elements (stride 128), or NULL. */
+static struct lat_seqring *two_wide_slots(void)
+{
+	struct lat_seqring *r = NULL;
+
+	T_EQ_I64(t_msg_q_create(2, &r), 0);
+	return r;
+}
+
 /*
- * The consumer publishes only its own position: a pop leaves every byte
- * of the slot's lines as the producer wrote them (this is what keeps a
- * hand-off at one line transfer, latlab/seqring.h).
+ * On an idle ring the consumer publishes only its own position: a pop
+ * leaves every byte of the slot's lines as the producer wrote them (this
+ * is what keeps a hand-off at the slot's lines, latlab/seqring.h).
  */
 static void test_pop_leaves_slot(void)
 {
-	struct lat_seqring *r;
+	struct lat_seqring *r = two_wide_slots();
 	struct msg in, out;
 	unsigned char before[128];
 
-	T_EQ_I64(t_msg_q_create(2, &r), 0);
 	if (!r)
 		return;
 	T_EQ_I64(r->prod.stride, sizeof(before));
@@ -155,11 +167,134 @@ static void test_pop_leaves_slot(void)
 }
 
 /*
- * A slot is full only when every line's mark says so: roll one line's
- * mark of a pushed 200-byte element (four lines) back to its previous
- * lap, as a producer still writing would leave it, and the pop must wait.
+ * Under pressure (the producer found a quarter or less of the ring free)
+ * a pop writes the slot's mark, "free", and nothing else; the producer
+ * then takes that slot on the mark alone.
  */
-static void test_partial_slot(void)
+static void test_pop_under_pressure(void)
+{
+	struct lat_seqring *r = two_wide_slots();
+	struct msg in, out;
+	unsigned char before[128];
+
+	if (!r)
+		return;
+	memset(&in, 7, sizeof(in));
+	T_CHECK(t_msg_q_try_push(r, &in));
+	T_CHECK(t_msg_q_try_push(r, &in));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 0); /* not asked yet */
+	T_CHECK(!t_msg_q_try_push(r, &in));         /* full: asks */
+	T_EQ_I64(atomic_load(&r->cons.pressed), 1);
+	memcpy(before, r->prod.slots, sizeof(before));
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_CHECK(!memcmp(&in, &out, sizeof(in)));
+	/* only the mark (after the 64-byte payload) changed, to position
+	 * 0's free mark */
+	T_EQ_I64(atomic_load(lat_seqring_mark_(&r->prod, 0)),
+		 1 + LAT_SEQRING_FREED);
+	T_CHECK((unsigned char *)lat_seqring_mark_(&r->prod, 0) ==
+		r->prod.slots + 64);
+	T_CHECK(!memcmp(before, r->prod.slots, 64));
+	T_CHECK(!memcmp(before + 72, r->prod.slots + 72, sizeof(before) - 72));
+	/* hide the consumer's position: the push must go on the mark */
+	atomic_store(&r->cons.pos, 0);
+	T_CHECK(t_msg_q_try_push(r, &in));
+	atomic_store(&r->cons.pos, 1);
+	T_CHECK(!t_msg_q_try_push(r, &in)); /* full again */
+	/* the consumer drains it and, finding it empty, lifts the pressure */
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_CHECK(t_msg_q_try_pop(r, &out));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 1);
+	T_CHECK(!t_msg_q_try_pop(r, &out));
+	T_EQ_I64(atomic_load(&r->cons.pressed), 0);
+	lat_seqring_free(r);
+}
+
+/* xorshift64: a fixed sequence of operations, the same every run. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * The free marks change nothing a caller can see: against a model
+ * queue, with pushes and pops in random runs (long ones fill and drain
+ * the ring, so the pressure comes and goes) on rings of 1..16 slots and
+ * elements of one and of four lines, from next to 2^64: a push succeeds
+ * exactly when the ring is not full (a producer waits only while it
+ * truly is), a pop exactly when it is not empty, and FIFO order holds.
+ * The producer must take some slots on their free mark, and the
+ * pressure must be lifted again, or the test is not testing them.
+ */
+static void test_model(size_t cap, size_t size)
+{
+	struct lat_seqring *r;
+	unsigned char in[200], out[200];
+	uint64_t x = 0x9e3779b97f4a7c15u ^ cap ^ (size << 8);
+	uint64_t next_in = 0, next_out = 0, on_mark = 0, lifted = 0;
+	uint32_t was = 0;
+
+	T_CHECK(size <= sizeof(in));
+	T_EQ_I64(lat_seqring_create(cap, size, &r), 0);
+	if (!r)
+		return;
+	lat_seqring_test_set_pos(r, UINT64_MAX - 2 * cap - 1);
+	for (int run = 0; run < 4000; run++) {
+		uint64_t rnd = next_rand(&x);
+		bool push = rnd & 1;
+		unsigned len = 1 + (unsigned)((rnd >> 1) % (2 * cap + 1));
+
+		for (unsigned k = 0; k < len; k++) {
+			uint64_t full = next_in - next_out == cap;
+			uint64_t t = atomic_load(&r->prod.pos);
+			uint32_t now;
+
+			if (push) {
+				if (t - r->prod.seen >= cap &&
+				    atomic_load(lat_seqring_mark_(&r->prod,
+								  t)) ==
+					    t - cap + 1 + LAT_SEQRING_FREED)
+					on_mark++;
+				memset(in, (int)(next_in & 0xff), size);
+				memcpy(in, &next_in, sizeof(next_in));
+				T_EQ_I64(lat_seqring_try_push_raw(r, in, size),
+					 !full);
+				next_in += !full;
+			} else {
+				bool empty = next_in == next_out;
+
+				memset(out, 0, size);
+				T_EQ_I64(lat_seqring_try_pop_raw(r, out, size),
+					 !empty);
+				if (!empty) {
+					memset(in, (int)(next_out & 0xff), size);
+					memcpy(in, &next_out, sizeof(next_out));
+					T_CHECK(!memcmp(in, out, size));
+					next_out++;
+				}
+			}
+			now = atomic_load(&r->cons.pressed);
+			lifted += was && !now;
+			was = now;
+			T_EQ_I64(lat_seqring_count(r), next_in - next_out);
+		}
+	}
+	T_CHECK(on_mark > 0);
+	T_CHECK(lifted > 0);
+	lat_seqring_free(r);
+}
+
+/*
+ * A slot is full only when its mark says so: with a pushed 200-byte
+ * element's payload in place (four lines) but the mark rolled back to
+ * its previous lap, as a producer still writing would leave it, the pop
+ * must wait and leave the output alone; with the mark back, every byte
+ * arrives.
+ */
+static void test_unmarked_slot(void)
 {
 	struct lat_seqring *r;
 	unsigned char in[200], out[200];
@@ -170,8 +305,7 @@ static void test_partial_slot(void)
 	lat_seqring_test_set_pos(r, UINT64_MAX - 1);
 	for (uint64_t k = 0; k < 11; k++) {
 		uint64_t pos = UINT64_MAX - 1 + k;
-		size_t line = k % 4;
-		_Atomic uint64_t *m = lat_seqring_mark_(&r->prod, pos, line);
+		_Atomic uint64_t *m = lat_seqring_mark_(&r->prod, pos);
 		uint64_t full;
 
 		for (size_t i = 0; i < sizeof(in); i++)
@@ -198,6 +332,11 @@ int main(void)
 	test_laps(UINT64_MAX - 5);
 	test_wide_elements();
 	test_pop_leaves_slot();
-	test_partial_slot();
+	test_unmarked_slot();
+	test_pop_under_pressure();
+	for (size_t cap = 1; cap <= 16; cap *= 2) {
+		test_model(cap, 8);
+		test_model(cap, 200);
+	}
 	T_DONE();
 }

@@ -1,9 +1,10 @@
 /*
  * Description: two threads move sequence-numbered elements through
  * lat_seqring rings (8 slots of 64 bytes, 4096 slots of 8 bytes, 2 slots
- * of 48 bytes starting next to 2^64, 4 slots of 200 bytes: four lines,
- * each with its own mark, so a consumer that took a half-written slot
- * would show a torn element) under every lat_wait strategy,
+ * of 48 bytes starting next to 2^64, 4 slots of 200 bytes: four lines
+ * behind one mark, so a consumer that took a half-written slot would
+ * show a torn element) under every lat_wait strategy (a ring that fills
+ * while the consumer is behind puts it under pressure: free marks),
  * with lat_seqring_wait_push/pop and the bare try_ operations mixed:
  * nothing lost, duplicated or reordered, every byte as sent. Then a stop
  * flag ends a waiting pop only after everything sent before it arrived.

@@ -54,6 +54,10 @@
 /* tau must be at least this many wake-up floors (see lat_knee_floor). */
 #define LAT_KNEE_FLOOR_FACTOR 20.0
 
+/* Asked between two pieces of work that may take a while (the replays
+ * of a point, the runs): true stops. */
+typedef bool (*lat_knee_stop_fn)(void *ctx);
+
 /* ---- per-event bookkeeping ---------------------------------------------- */
 
 /* One chained event as the queue saw it, cycles: its gap from the
@@ -160,6 +164,19 @@ struct lat_knee_attr {
 				   * has more work in hand */
 };
 
+/* The predictions every point carries, in this order. */
+enum lat_knee_pred {
+	LAT_KNEE_PRED_KINGMAN,    /* Kingman from the measured rho, c_a, c_s */
+	LAT_KNEE_PRED_SIM,        /* lat_qsim_run fed the gap and service
+				   * histograms: independent draws */
+	LAT_KNEE_PRED_TRACE,      /* the measured gaps in their order, the
+				   * services drawn from their histogram */
+	LAT_KNEE_PREDS,
+};
+
+/* "kingman", "simulator", "simulator_trace". */
+const char *lat_knee_pred_name(enum lat_knee_pred k);
+
 /* Which prediction is closer to the measured mean wait. */
 enum lat_knee_closer {
 	LAT_KNEE_CLOSER_NONE,     /* a prediction is missing */
@@ -210,6 +227,8 @@ struct lat_knee_dist {
 struct lat_knee_point {
 	double rho_asked;
 	double rate;              /* offered events/s */
+	double rho_first;         /* a retried point: the rho its first run
+				   * achieved (the run not kept); else NaN */
 	uint64_t events, unchained;
 	/* measured */
 	double rho;               /* busy / wall */
@@ -228,6 +247,15 @@ struct lat_knee_point {
 	double sim_ns, sim_half;  /* the simulator fed the measured gap and
 				   * service histograms at rho = tau/gap */
 	double sim_p99_ns;        /* its wait p99 */
+	/* the simulator fed the measured arrival process itself: the
+	 * point's gaps in their measured order, each service drawn
+	 * independently from the measured service histogram
+	 * (lat_qsim_dist_sample), LAT_KNEE_TRACE_REPS times; the mean
+	 * over the replications and its 95% half-width */
+	double sim_trace_ns, sim_trace_half;
+	/* ln(prediction / measured mean), per enum lat_knee_pred: NaN
+	 * when either is missing */
+	double log_err[LAT_KNEE_PREDS];
 	/* why the simulator and Kingman differ from the measurement
 	 * (lat_knee_point_attribute, lat_knee_point_explain) */
 	struct lat_knee_attr attr;
@@ -247,22 +275,42 @@ struct lat_knee_point {
 int lat_knee_point_measure(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, double cycles_per_ns);
 
+/* Replications of the trace-fed simulation (sim_trace_ns). */
+#define LAT_KNEE_TRACE_REPS 32
+
 /*
- * Kingman, P-K (when @poisson) and the simulation (@sim: its customers,
- * warm-up, batches and seed; the distributions and rho are set here) for
- * a measured @p. Returns 0, or lat_qsim_* errors (-ENOMEM, -EINVAL).
+ * Kingman, P-K (when @poisson), the simulation (@sim: its customers,
+ * warm-up, batches and seed; the distributions and rho are set here),
+ * the trace-fed simulation and the replays for a measured @p. @stop (may
+ * be NULL) is asked between replications. Returns 0, 1 when @stop asked
+ * (the predictions not reached are NaN), or lat_qsim_* errors (-ENOMEM,
+ * -EINVAL).
  */
 int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, bool poisson,
-			   const struct lat_qsim_config *sim);
+			   const struct lat_qsim_config *sim,
+			   lat_knee_stop_fn stop, void *stop_ctx);
+
+/*
+ * The trace-fed simulation of @a into p->sim_trace_ns and
+ * p->sim_trace_half (@seed draws the services). Returns 0, 1 when @stop
+ * (may be NULL) asked between replications, -EINVAL when fewer than 2
+ * events were traced, or -ENOMEM.
+ */
+int lat_knee_point_simulate_trace(struct lat_knee_point *p,
+				  const struct lat_knee_acc *a, uint64_t seed,
+				  lat_knee_stop_fn stop, void *stop_ctx);
 
 /*
  * The replays of @a's trace into p->attr (@seed picks the permutations).
- * Allocates two copies of the trace. Returns 0, -ENOMEM, or -EINVAL
- * when fewer than 2 events were traced.
+ * Allocates four arrays of the trace's length (its gaps and services,
+ * and a shuffled copy of each). Returns 0, 1 when @stop (may be NULL)
+ * asked between permutations (attr then NaN), -ENOMEM, or -EINVAL when
+ * fewer than 2 events were traced.
  */
 int lat_knee_point_attribute(struct lat_knee_point *p,
-			     const struct lat_knee_acc *a, uint64_t seed);
+			     const struct lat_knee_acc *a, uint64_t seed,
+			     lat_knee_stop_fn stop, void *stop_ctx);
 
 /* p->closer and p->why from the measured mean, the predictions and
  * p->attr (lat_knee_point_predict calls both). */
@@ -282,6 +330,7 @@ struct lat_knee_req {
 	uint64_t events;
 	size_t index;             /* point index (LAT_KNEE_POINT) */
 	double rho_asked;
+	uint64_t seed;            /* the run's arrivals and work draws */
 };
 
 struct lat_knee_info {
@@ -310,23 +359,56 @@ struct lat_knee_runner {
 int lat_knee_floor(const struct lat_knee_runner *r, double rate,
 		   uint64_t events, double *floor_ns);
 
+/* What a calibration run measured, ns. */
+struct lat_knee_cal {
+	double tau_ns;            /* mean S: busy / events */
+	double cs;                /* its cv */
+	double tau_queued_ns;     /* mean S of the events that queued */
+	double wake_ns;           /* mean S of those that found stage 1
+				   * idle, minus tau_queued_ns: the wake-up
+				   * they pay (0 when either is missing) */
+};
+
 /*
- * The bottleneck's real service time: @events events offered at @rate,
- * tau = busy / events (the mean S, work + per-event overhead, as the
- * points will measure it), ns; *cs its cv. A rate near half the nominal
- * capacity is the regime of the sweep; at saturation the producer would
- * be blocked on a full q1 and every pop would have to wake it, a cost the
- * sweep's points do not pay.
+ * The bottleneck's real service time: @events events offered at @rate
+ * (seed @seed), tau = busy / events (the mean S, work + per-event
+ * overhead, as the points will measure it), split into the service of an
+ * event that queued and the wake-up an event that found the stage idle
+ * pays on top. A rate near half the nominal capacity is the regime of the
+ * sweep, and half the events of each kind; at saturation the producer
+ * would be blocked on a full q1 and every pop would have to wake it, a
+ * cost the sweep's points do not pay.
  */
 int lat_knee_calibrate(const struct lat_knee_runner *r, double rate,
-		       uint64_t events, double *tau_ns, double *cs);
+		       uint64_t events, uint64_t seed,
+		       struct lat_knee_cal *cal);
 
 /* ---- the sweep ----------------------------------------------------------- */
 
 struct lat_knee_config {
 	double rho[LAT_KNEE_MAX_POINTS]; /* increasing, in (0, 1) */
 	size_t n_rho;
-	double tau_ns;            /* calibrated: rate = rho / tau */
+	/*
+	 * The mean service at rho is tau_ns + (1 - rho) wake_ns: an event
+	 * that finds stage 1 idle pays its wake-up in its service, and with
+	 * Poisson arrivals a fraction 1 - rho of them find it idle. So the
+	 * rate of a point is rho / (tau_ns + (1 - rho) wake_ns); with one
+	 * tau for every rho, the points high up (few wake-ups) ran below
+	 * the rho asked (0.922 for 0.95). wake_ns 0: tau_ns at every rho.
+	 * lat_knee_sweep_adapt refits the line to the points measured.
+	 */
+	double tau_ns;            /* calibrated: S of an event that queued */
+	double wake_ns;           /* calibrated: the wake-up on top (below
+				   * 0 from a fit where tau rises with rho) */
+	uint64_t seed;            /* point i runs with lat_knee_point_seed */
+	/* a point whose achieved rho misses the asked one by more than
+	 * this runs once more, same arrivals, at its rate times asked /
+	 * achieved (0: never; nor when that is over a factor 2). What the
+	 * line cannot foresee, the machine's drift between points, costs
+	 * one more point-time */
+	double rho_tol;
+	lat_knee_stop_fn stop;    /* asked between replays; may be NULL */
+	void *stop_ctx;
 	double point_s;           /* seconds per point: events = rate * s */
 	uint64_t min_events;      /* at least this many per point */
 	bool poisson;             /* arrivals are Poisson: P-K applies */
@@ -335,7 +417,8 @@ struct lat_knee_config {
 };
 
 /* Defaults: 0.3..0.95 in 14 points, 8 s per point, 200 events minimum,
- * Poisson, simulator 10^6 customers, slope LAT_QSIM_KNEE_SLOPE. */
+ * Poisson, seed 1, rho_tol 0.01, simulator 10^6 customers, slope
+ * LAT_QSIM_KNEE_SLOPE. */
 void lat_knee_config_init(struct lat_knee_config *c);
 
 /* @n points from @lo to @hi evenly (n >= 2). -EINVAL otherwise. */
@@ -345,8 +428,54 @@ int lat_knee_config_span(struct lat_knee_config *c, double lo, double hi,
 /* 0 or -EINVAL with *@why: rho not increasing in (0, 1), n < 2, ... */
 int lat_knee_config_check(const struct lat_knee_config *c, const char **why);
 
+/*
+ * The seed of point @i of a sweep seeded @seed: a hash of both, so every
+ * point draws its own arrival path (and work, and the simulator's
+ * draws), independent of the others. One shared path scaled to each
+ * rate (the first version) made one path's luck look like a bias of the
+ * whole curve, and the points could not be read as independent samples.
+ * Two work distributions at the same point share its seed: they see the
+ * same arrivals.
+ */
+uint64_t lat_knee_point_seed(uint64_t seed, size_t i);
+
+/* The rate of point @i of @c, events/s (see lat_knee_config.wake_ns). */
+double lat_knee_point_rate(const struct lat_knee_config *c, size_t i);
+
 /* Called after each finished point (may be NULL). */
 typedef void (*lat_knee_point_fn)(void *ctx, const struct lat_knee_point *p);
+
+/* Over a sweep, is a simulator closer to the measurement than Kingman? */
+enum lat_knee_verdict {
+	LAT_KNEE_VERDICT_NONE,    /* under 3 points with both predictions */
+	LAT_KNEE_VERDICT_SIM,     /* the simulator, beyond the 95% interval */
+	LAT_KNEE_VERDICT_KINGMAN, /* Kingman, beyond the 95% interval */
+	LAT_KNEE_VERDICT_UNDECIDED, /* the interval holds 0 */
+};
+
+/* "none", "simulator", "kingman", "undecided". */
+const char *lat_knee_verdict_name(enum lat_knee_verdict v);
+
+/*
+ * The predictions scored over the finished points that have all of
+ * them (a saturated point has no Kingman). For each point and prediction
+ * the error |ln(prediction / measured)| (0.1: a factor 1.105 either
+ * way); per prediction its mean and its largest; and for each simulator
+ * the gain over Kingman, |ln K/m| - |ln S/m| (positive: the simulator is
+ * closer), its mean over the points with a 95% t-interval. Every point
+ * draws its own arrival path (lat_knee_point_seed), so the points are
+ * independent samples and the interval means what it says; a machine
+ * that disturbs a stretch of the sweep still correlates them.
+ */
+struct lat_knee_score {
+	size_t n;
+	double mean_abs_log[LAT_KNEE_PREDS];
+	double max_abs_log[LAT_KNEE_PREDS];
+	size_t closest[LAT_KNEE_PREDS]; /* points where it was closest */
+	double gain[LAT_KNEE_PREDS];    /* [KINGMAN] unused (0) */
+	double gain_half[LAT_KNEE_PREDS];
+	enum lat_knee_verdict verdict[LAT_KNEE_PREDS];
+};
 
 struct lat_knee_sweep {
 	struct lat_knee_point pts[LAT_KNEE_MAX_POINTS];
@@ -354,12 +483,15 @@ struct lat_knee_sweep {
 	bool interrupted;         /* the runner stopped: points after lost */
 	/* knees by lat_qsim_knee on (rho, W/tau) of the finished points:
 	 * NaN when the slope is never reached */
-	double knee_measured, knee_kingman, knee_sim;
+	double knee_measured, knee_kingman, knee_sim, knee_trace;
+	struct lat_knee_score score;
 };
 
 /*
- * For each rho: rate = rho / tau, events = max(min_events, rate point_s),
- * run, measure, predict; then the knees. Returns 0 (also when
+ * For each rho: the level adapted to the points so far
+ * (lat_knee_sweep_adapt, on a copy of @c), rate = lat_knee_point_rate,
+ * events = max(min_events, rate point_s), run, measure, predict; then
+ * the knees and the score. Returns 0 (also when
  * interrupted: s->interrupted), or the first error (points before it
  * kept). Allocates one accumulator at a time.
  */
@@ -379,8 +511,29 @@ int lat_knee_sweep_point(const struct lat_knee_config *c,
 			 struct lat_knee_sweep *s, size_t i,
 			 lat_knee_point_fn on_point, void *ctx);
 
-/* The three knees of the finished points (lat_knee_sweep_run does it). */
+/*
+ * The service-time line of @c from the points of @s finished so far, for
+ * the rates of the next ones (none: unchanged). Three points or more over
+ * 0.1 of rho: tau(rho) = a + b rho fitted to their measured rho and tau,
+ * weighted by events (c->tau_ns = a + b, c->wake_ns = -b). Fewer: the
+ * level only, c->tau_ns = their mean service less the wake-ups their
+ * idle-found events paid, (1 - p_wait) wake_ns. The calibration second
+ * ran minutes before the last points, and the service drifts with rho
+ * beyond the first event's wake-up (here 2-4% lower at 0.9 than at 0.3:
+ * fewer idle starts, a warmer stage), so with the calibration alone the
+ * points high up ran at 0.87 for 0.9 and 0.93 for 0.95. lat_knee_sweep_run
+ * and lat_knee_report_sweep call it before each point (the report on its
+ * reference run, so every distribution keeps one rate per rho).
+ */
+void lat_knee_sweep_adapt(struct lat_knee_config *c,
+			  const struct lat_knee_sweep *s);
+
+/* The knees and the score of the finished points (lat_knee_sweep_run
+ * does it). */
 void lat_knee_sweep_knees(struct lat_knee_sweep *s, double slope);
+
+/* s->score from the finished points (lat_knee_sweep_knees calls it). */
+void lat_knee_sweep_score(struct lat_knee_sweep *s);
 
 /* ---- the real pipeline as a runner -------------------------------------- */
 
@@ -440,7 +593,13 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared);
 int lat_knee_autogroup_nice(int nice, int *old);
 int lat_knee_autogroup_restore(int old, int set);
 
-/* A runner over lat_pipe_run_until with @p as its context. */
+/*
+ * A runner over lat_pipe_run_until with @p as its context. Each run takes
+ * the request's seed (arrivals and work draws); with Poisson arrivals its
+ * rate is scaled by the drawn path's own mean gap, so that the n events
+ * span exactly (n - 1) / rate and the point lands on the rho asked, not
+ * 1/sqrt(n) off it by the path's luck.
+ */
 void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 
 /* ---- the report: what `latlab knee` prints, as data and printers ---- */
@@ -452,7 +611,10 @@ void lat_knee_pipe_runner(struct lat_knee_pipe *p, struct lat_knee_runner *r);
 struct lat_knee_run {
 	struct lat_work_dist dist;
 	double tau_ns;            /* calibrated mean service time */
-	double cal_cs;            /* its c_s at saturation */
+	double cal_cs;            /* its c_s at calibration */
+	double tau_queued_ns;     /* S of the events that queued then */
+	double wake_ns;           /* what one that found stage 1 idle paid
+				   * on top (struct lat_knee_cal) */
 	double work_cv;           /* the drawn table's cv (0 for det) */
 	struct lat_knee_sweep sweep;
 	bool started;             /* the calibration ran */
@@ -467,8 +629,9 @@ struct lat_knee_report {
 	struct lat_knee_run runs[LAT_KNEE_MAX_DISTS];
 	int n_runs;
 	struct lat_knee_pipe kp;  /* the last run's placement and facts */
-	double rate_tau_ns;       /* the tau every point's rate comes from:
-				   * the shortest calibrated */
+	double rate_tau_ns;       /* the calibrated tau of the run every
+				   * point's rate comes from: the shortest
+				   * (its split in kc.tau_ns, kc.wake_ns) */
 	bool oversubscribed;      /* hot threads share CPUs */
 	int autogroup_error;      /* 0, or -errno of the autogroup nice */
 	int autogroup_old;        /* the autogroup nice restored after */
@@ -513,6 +676,64 @@ int lat_knee_default_work(double floor_ns, double *work_ns);
 int lat_knee_report_sweep(struct lat_knee_report *r,
 			  const struct lat_work_dist *dists, int n_dists,
 			  const struct lat_knee_runner *run, FILE *progress);
+
+/* ---- a program's session around the sweep ---- */
+
+/*
+ * Place r->base for a knee (lat_knee_place, r->oversubscribed), copy it
+ * into r->kp with @hlog_dir and the stop (@stop may be NULL), and make
+ * @run the pipeline's runner. r->kp.stage_nice is left as the caller set
+ * it. Returns 0 or lat_knee_place's error.
+ */
+int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
+			  lat_pipe_stop_fn stop, void *stop_ctx,
+			  struct lat_knee_runner *run);
+
+/*
+ * Give the session's autogroup back (lat_knee_autogroup_restore(@old,
+ * @set)) on every way out this process sees: at exit(), and on the
+ * signals whose default is to kill (SIGHUP from a closed terminal,
+ * SIGPIPE from 'latlab knee | head', SIGQUIT, SIGABRT, ...) unless they
+ * are ignored; the handler restores, then dies of the same signal.
+ * SIGINT and SIGTERM are the program's (a sweep stops on them and exits
+ * normally), SIGSEGV and friends the sanitizers'. SIGKILL cannot be
+ * caught. For a main program: it installs process-wide handlers, once.
+ * Returns 0, or -ENOMEM when atexit has no room.
+ */
+int lat_knee_autogroup_guard(int old, int set);
+
+/*
+ * Raise the priorities for the sweep when r->kp.stage_nice is not 0:
+ * the session's autogroup to that nice (r->autogroup_error,
+ * r->autogroup_old) with lat_knee_autogroup_guard to give it back; the
+ * threads take their nice when the runs start. Say so before calling it:
+ * it changes the whole login session. Returns 0 or the error (also in
+ * r->autogroup_error when the autogroup could not be set).
+ */
+int lat_knee_report_raise(struct lat_knee_report *r);
+
+/* What the measured floor allows (lat_knee_report_work). */
+enum lat_knee_work {
+	LAT_KNEE_WORK_OK,
+	LAT_KNEE_WORK_TOO_BUSY,   /* no default: 20 x the floor is over
+				   * LAT_KNEE_MAX_WORK_NS */
+	LAT_KNEE_WORK_BAD_DIST,   /* a distribution cannot have the default
+				   * mean (*bad_dist, *why) */
+	LAT_KNEE_WORK_BELOW_FLOOR,/* the work is under 20 x the floor: the
+				   * queue would be the wake-ups (refuse, or
+				   * run with a warning) */
+};
+
+/*
+ * After lat_knee_report_floor: the work of the sweep. Unless @work_set
+ * (r->base.work_ns given), the default for the floor
+ * (lat_knee_default_work), each of @dists checked against it; then the
+ * work (r->base.work_ns, copied to r->kp.base) against 20 x the floor.
+ */
+enum lat_knee_work lat_knee_report_work(struct lat_knee_report *r,
+					const struct lat_work_dist *dists,
+					int n_dists, bool work_set,
+					int *bad_dist, const char **why);
 
 /* "det", "exp", ...: the short name of a work distribution. */
 const char *lat_knee_dist_name(const struct lat_work_dist *d);

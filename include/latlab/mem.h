@@ -120,6 +120,25 @@ int lat_mem_thp_mode(const char *sys_root, char *out, size_t len);
 void lat_mem_buf_unmap(struct lat_mem_buf *b);
 
 /* ------------------------------------------------------------------ */
+/* What `latlab mem` runs by default: a program that wants the command's
+ * figures uses the same. */
+#define LAT_MEM_CHASE_SAMPLES 100      /* timed samples per size */
+#define LAT_MEM_CHASE_LOADS 1024       /* dependent loads per sample */
+#define LAT_MEM_CHASE_STEPS 4          /* sizes per doubling */
+#define LAT_MEM_CHASE_MIN 4096         /* smallest working set, bytes */
+#define LAT_MEM_LLC_PROBE_S 2.0        /* lat_mem_llc_drift_run, seconds */
+#define LAT_MEM_ROUNDS 5               /* interleaved rounds (c2c, false
+					* sharing; read-mostly takes <= 2) */
+#define LAT_MEM_C2C_ITERS 20000        /* round trips per c2c run */
+#define LAT_MEM_SHARE_NS 50e6          /* per false-sharing run (2 CPUs) */
+#define LAT_MEM_RM_NS 200e6            /* per read-mostly run */
+#define LAT_MEM_RM_WRITE_INTERVAL_NS 100e3 /* the writer's pause */
+
+/* @text (a verdict sentence) as a `  -> ` paragraph on @out, wrapped at
+ * 78 columns with a 5-column hanging indent. */
+void lat_mem_verdict_print(FILE *out, const char *text);
+
+/* ------------------------------------------------------------------ */
 /* The chase                                                           */
 
 /*
@@ -195,6 +214,14 @@ uint64_t lat_mem_chase_default_max(const struct lat_topo_caches *c);
  */
 uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages);
 
+/*
+ * Whether a chase up to @max_size fits: lat_mem_chase_bytes_needed
+ * against 90% of @avail (lat_mem_available; 0 = unknown, then it fits).
+ * Returns 0 or -ENOMEM; *need gets the bytes it needs.
+ */
+int lat_mem_chase_fits(uint64_t max_size, bool hugepages, uint64_t avail,
+		       uint64_t *need);
+
 enum lat_mem_order {
 	LAT_MEM_RANDOM,       /* random cyclic permutation of the lines */
 	LAT_MEM_SEQUENTIAL,   /* line i -> line i + 1: the prefetcher wins */
@@ -209,7 +236,11 @@ struct lat_mem_chase_cfg {
 	uint64_t warmup_loads;     /* untimed loads first (at least one
 				    * lap for chains up to 2^20 lines) */
 	uint64_t seed;             /* permutation seed */
+	bool (*stop)(void *ctx);   /* may be NULL; asked every
+				    * LAT_MEM_STOP_EVERY samples, untimed */
+	void *stop_ctx;
 };
+#define LAT_MEM_STOP_EVERY 256
 
 /* One size's result. ns and cycles are per load. */
 struct lat_mem_point {
@@ -231,7 +262,8 @@ struct lat_mem_point {
  * line that fits is in it), then cfg->samples samples of
  * loads_per_sample loads, each timed with lat_clock_start/end and
  * recorded in a histogram of cycles. Fills @out with per-load figures.
- * Returns 0, -EINVAL (bad config, size beyond the buffer) or -ENOMEM.
+ * Returns 0, -EINVAL (bad config, size beyond the buffer), -ENOMEM, or
+ * -EINTR when cfg->stop said stop (@out is then not filled).
  * Allocates one histogram per call; the timed loop allocates nothing.
  */
 int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,
@@ -445,7 +477,8 @@ struct lat_mem_share_sweep {
  * Run s->rounds interleaved rounds of every cell (lat_mem_share_run),
  * asking @stop (may be NULL) before each run, then the statistics, the
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
- * @s is large: static or heap; lat_mem_share_sweep_release after.
+ * @s is large: static or heap; lat_mem_share_sweep_release after a
+ * success (an error has already given everything back).
  */
 int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 			    const struct lat_topo *topo,
@@ -453,8 +486,14 @@ int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 			    bool (*stop)(void *ctx), void *ctx);
 void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s);
 
-/* The table for people on @out (s->verdict is the sentence under it). */
+/* The table for people on @out (s->verdict is the sentence under it:
+ * lat_mem_verdict_print; a caller may say what it asked for between). */
 void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s);
+
+/* How many of the two-CPU runs asked for SCHED_FIFO got it (@fifo) of
+ * how many ran (@runs): s->rt asks; without CAP_SYS_NICE none get it. */
+void lat_mem_share_fifo_runs(const struct lat_mem_share_sweep *s,
+			     unsigned *fifo, unsigned *runs);
 
 /* The same as the member "false_sharing" of the object open in @j. */
 struct lat_json;
@@ -643,7 +682,8 @@ struct lat_mem_rm_sweep {
  * Run every reader count and kind (lat_mem_rm_run) in interleaved rounds
  * (at most 2), asking @stop (may be NULL) before each run, then the
  * finding and the verdict. Returns 0, -EINVAL, -ENOMEM or a run's error.
- * @s is large: static or heap; lat_mem_rm_sweep_release after.
+ * @s is large: static or heap; lat_mem_rm_sweep_release after a
+ * success (an error has already given everything back).
  */
 /*
  * The reader counts worth a row on @usable CPUs: 1, 2, 4, ... up to
@@ -658,12 +698,81 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 			 bool (*stop)(void *ctx), void *ctx);
 void lat_mem_rm_sweep_release(struct lat_mem_rm_sweep *s);
 
-/* The table for people on @out (s->verdict is the sentence under it). */
+/* The table for people on @out, and s->verdict under it (when there is
+ * one) as a `  -> ` paragraph. */
 void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s);
 
 /* The same as the member "read_mostly" of the object open in @j. */
 struct lat_json;
 void lat_mem_rm_json(struct lat_json *j, const struct lat_mem_rm_sweep *s);
+
+/* ---- the last-level cache this process really gets ------------------ */
+
+/*
+ * sysfs gives the whole last-level cache (on a VM, what the hypervisor
+ * presents); other cores, on a VM other guests', share it, and this
+ * process gets what they leave. Model: a chase over @bytes beyond what it
+ * gets hits the cache on a fraction hit = C / bytes of its loads, so
+ * ns = llc_ns + (1 - hit) (dram_ns - llc_ns) and C = bytes * hit (hit
+ * clamped to 0..1: a size that all fits gives C = bytes, a lower bound).
+ * Returns the effective capacity C in bytes, NAN when the levels make no
+ * sense (dram_ns <= llc_ns, or a level <= 0). Pure.
+ */
+double lat_mem_llc_effective(uint64_t bytes, double ns, double llc_ns,
+			     double dram_ns);
+
+/*
+ * The largest lat_mem_llc_effective over a curve's points @first..n-1
+ * (@y[i] ns per load at @bytes[i]): the capacity the curve shows, the
+ * partial hits beyond the edge counted. NAN when no point gives one.
+ */
+double lat_mem_llc_curve_capacity(const uint64_t *bytes, const double *y,
+				  int n, int first, double llc_ns,
+				  double dram_ns);
+
+#define LAT_MEM_LLC_CHUNK 1024      /* loads per timed chunk of a lap */
+#define LAT_MEM_LLC_MAX_CHUNKS 4096 /* timed chunks per lap (the rest of
+				     * a longer lap runs untimed) */
+#define LAT_MEM_LLC_MAX_LAPS 4096
+
+/* One working set chased lap after lap: what it got, lap by lap. */
+struct lat_mem_llc_drift {
+	uint64_t bytes;          /* the working set (whole lines) */
+	double llc_ns, dram_ns;  /* the levels the model used */
+	unsigned laps;           /* laps timed */
+	double seconds;          /* over this long */
+	bool interrupted;        /* the stop callback ended it */
+	/* each lap's median chunk, ns per load (a preempted chunk does not
+	 * move a lap), over the laps */
+	double lap_min_ns, lap_p10_ns, lap_p50_ns, lap_p90_ns, lap_max_ns;
+	/* lat_mem_llc_effective of each lap, bytes, over the laps */
+	double cap_min, cap_p10, cap_p50, cap_max, cap_p90;
+};
+
+/*
+ * Lay a random cycle over the first @bytes of @buf (@scratch: one entry
+ * per line), run one lap untimed, then lap after lap for @seconds (at
+ * most LAT_MEM_LLC_MAX_LAPS), each lap's chunks of LAT_MEM_LLC_CHUNK
+ * loads timed. Nothing in the process changes between laps, so a spread
+ * in what they got (cap_min..cap_max) is the cache's other users coming
+ * and going. @stop (may be NULL) is asked before each lap. Returns 0
+ * (out->laps may be 0 when stopped at once) or -EINVAL (under one chunk
+ * of lines, beyond @buf, levels that make no sense). No allocation.
+ */
+int lat_mem_llc_drift_run(struct lat_mem_buf *buf, uint32_t *scratch,
+			  uint64_t bytes, double llc_ns, double dram_ns,
+			  double seconds, const struct lat_clock_cal *cal,
+			  bool (*stop)(void *ctx), void *ctx,
+			  struct lat_mem_llc_drift *out);
+
+/*
+ * Whether what the laps got changed: the p10 and p90 laps' hit fractions
+ * ((dram_ns - ns) / (dram_ns - llc_ns)) at least LAT_MEM_LLC_DRIFT_SPREAD
+ * apart. A fraction, not a ratio of capacities: near DRAM level a few ns
+ * of memory jitter would be a large ratio of two small capacities.
+ */
+#define LAT_MEM_LLC_DRIFT_SPREAD 0.25
+bool lat_mem_llc_drift_changes(const struct lat_mem_llc_drift *d);
 
 /* ---- the chase sweep: what `latlab mem chase` runs and reports ------- */
 
@@ -688,6 +797,10 @@ struct lat_mem_chase_sweep {
 	unsigned loads;         /* loads per sample */
 	struct lat_topo_caches caches; /* to name the plateaus after */
 	double core_ghz;        /* estimated core clock, for core cycles */
+	double llc_probe_s;     /* when no curve shows the last-level cache
+				 * at its sysfs size: seconds of
+				 * lat_mem_llc_drift_run at the size half-way
+				 * from its level to DRAM's (0: none) */
 	/* out */
 	double cycles_per_ns;   /* the calibration the sweep ran with */
 	int done;               /* sizes finished */
@@ -711,11 +824,26 @@ struct lat_mem_chase_sweep {
 	int llc_edge;           /* the largest last-level edge on any curve
 				 * (size index), -1 when none */
 	int llc_edge_variant;   /* the curve it is on */
+	/* lat_mem_llc_curve_capacity of the random curves on base and
+	 * huge pages (p50s, levels from its last-level and DRAM plateaus),
+	 * bytes; NAN when none (and always page by page, whose levels are
+	 * the prefetchers') */
+	double llc_capacity[LAT_MEM_CHASE_VARIANTS];
+	bool llc_drift_on;      /* llc_drift was measured */
+	int llc_drift_variant;  /* on the buffer of this curve */
+	struct lat_mem_llc_drift llc_drift;
+	double llc_drift_sweep_ns;  /* the sweep's p50 at the drift's size */
+	double llc_drift_sweep_cap; /* what that p50 got (bytes) */
+	bool llc_changes;       /* the laps' hit fractions spread, or their
+				 * median is not the sweep's: what this
+				 * process gets changes while it does the
+				 * same thing (lat_mem_llc_drift_changes and
+				 * LAT_MEM_LLC_DRIFT_SPREAD) */
 	double counter_ratio;   /* counter cycles/ns over the sweep */
 	double dram_ns;         /* level beyond the caches, 0 if none */
 	int dram_from;          /* its first size index, -1 if none */
 	char verdict[1024];     /* the plateaus and edges in one sentence */
-	char llc_note[1024];    /* the last-level cache: each curve's edge,
+	char llc_note[2048];    /* the last-level cache: each curve's edge,
 				 * and whether the sysfs size was seen */
 };
 
@@ -730,6 +858,19 @@ struct lat_mem_chase_sweep {
  * it are measured and analysed, a partial result). @r is large: static
  * or heap storage.
  */
+/*
+ * Fill the inputs of @r: sizes from @min to @max at @steps per doubling
+ * (lat_mem_sizes), @samples of @loads loads per size, the caches to name
+ * the plateaus after, the core clock, and LAT_MEM_LLC_PROBE_S (@quick:
+ * a tenth) for the last-level check. Returns 0, -EINVAL (what
+ * lat_mem_sizes refuses) or -E2BIG (more than LAT_MEM_CHASE_MAX_SIZES).
+ */
+int lat_mem_chase_sweep_setup(struct lat_mem_chase_sweep *r, uint64_t min,
+			      uint64_t max, unsigned steps, unsigned samples,
+			      unsigned loads,
+			      const struct lat_topo_caches *caches,
+			      double core_ghz, bool quick);
+
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			    const struct lat_clock_cal *cal, bool hugepages,
 			    bool (*stop)(void *ctx), void *ctx);

@@ -72,6 +72,8 @@
 #define LAT_PIPE_SHARED_SPINS 16
 /* Samples per aggregator slice when it shares CPUs with hot threads. */
 #define LAT_PIPE_AGG_SLICE 32
+/* The aggregator's sleep when the sample ring is empty (1 ms). */
+#define LAT_PIPE_AGG_IDLE_NS 1000000
 /* The producer yields while its next send is further away than this. */
 #define LAT_PIPE_PACE_YIELD_NS 8000
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
@@ -167,6 +169,9 @@ struct lat_pipe_config {
 				   * its wake-up preempted gets the CPU back
 				   * within a slice; 0 never (it has a CPU of
 				   * its own); set by lat_pipe_place */
+	double agg_idle_ns;       /* the aggregator sleeps this long when the
+				   * sample ring is empty; 0 = default
+				   * LAT_PIPE_AGG_IDLE_NS */
 	bool noise;               /* a memory-hammering thread beside them */
 	int noise_cpu;            /* its CPU, -1 unpinned */
 	uint64_t stall_seq;       /* stage 1 busy-waits on this event ... */

@@ -207,6 +207,13 @@ struct lat_qsim_config {
 /* Defaults: exp/exp, rho 0.9, c 1, N 10^6, warm-up N/10, 32 batches, seed 1. */
 void lat_qsim_config_init(struct lat_qsim_config *cfg);
 
+/*
+ * @n measured customers after the default warm-up, n/10 (enough for a
+ * queue below saturation to forget its empty start; `latlab queue` and
+ * `latlab knee` use it unless --warmup is given).
+ */
+void lat_qsim_config_customers(struct lat_qsim_config *cfg, uint64_t n);
+
 /* A mean with its 95% confidence interval from batch means. */
 struct lat_qsim_ci {
 	double mean;      /* over all measured customers */

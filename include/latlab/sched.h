@@ -67,6 +67,7 @@
 
 #include "latlab/common.h"
 #include "latlab/hist.h"
+#include "latlab/spawn.h"
 #include "latlab/json.h"
 
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
@@ -380,5 +381,58 @@ void lat_sched_proc_report(FILE *out, const char *why,
  * "source": "proc", "probe_unavailable": @why, "threads": [...]. */
 void lat_sched_proc_report_json(struct lat_json *j, const char *why,
 				const struct lat_sched_proc_snap *d);
+
+/* ---- The traced process: one we start, or one already running ---- */
+
+/*
+ * What `latlab sched` traces: a command started held before its exec
+ * (latlab/spawn.h), released once the probe is attached so its first
+ * instruction is traced, or a running process. Not for hot paths.
+ */
+struct lat_sched_target {
+	pid_t pid;
+	bool child;          /* started by lat_sched_target_spawn */
+	bool exited;         /* seen gone (a child: its status is known) */
+	bool reaped;         /* a child's status collected */
+	int status;          /* a child's wait status, once exited */
+	int pidfd;           /* -1: watched with kill(pid, 0) */
+	struct lat_spawn sp;
+};
+
+/* Start @argv held before exec. Returns 0 or -errno (pipe, fork). */
+int lat_sched_target_spawn(struct lat_sched_target *t, char *const *argv);
+
+/* Follow running process @pid. Returns 0 or -ESRCH (no such process). */
+int lat_sched_target_follow(struct lat_sched_target *t, pid_t pid);
+
+/*
+ * Let a held command exec (nothing for a followed process) and start
+ * watching for its exit. Returns 0, or -errno of the exec that failed
+ * (-ENOENT: no such command; the child is reaped).
+ */
+int lat_sched_target_release(struct lat_sched_target *t);
+
+/*
+ * Wait until @duration_ns has passed (0: no limit), the target exits or
+ * @stop(@ctx) (may be NULL, asked every 50 ms) says so. A child that
+ * exits is reaped, unless @keep_zombie: then it stays a zombie, its
+ * /proc entries readable, until lat_sched_target_end(). Returns true when
+ * the target is gone.
+ */
+bool lat_sched_target_wait(struct lat_sched_target *t, double duration_ns,
+			   bool keep_zombie, bool (*stop)(void *ctx),
+			   void *ctx);
+
+/*
+ * After the trace: a child still running is sent @sig (0: none; a
+ * terminal's Ctrl-C reached it already) and reaped, as is a zombie kept
+ * by lat_sched_target_wait. Closes what the target held.
+ */
+void lat_sched_target_end(struct lat_sched_target *t, int sig);
+
+/* "command: <name> (pid N), exited S" / "process: N (exited during the
+ * trace)": one line on @out. */
+void lat_sched_target_print(FILE *out, const struct lat_sched_target *t,
+			    const char *name);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * lat_seqring: the latency-mode SPSC ring. Each slot carries its own
- * sequence number and the consumer never writes a slot, so a hand-off
- * moves the slot's line and nothing else.
+ * sequence number and, on a ring that is not filling up, the consumer
+ * never writes a slot, so a hand-off moves the slot's line(s) and
+ * nothing else.
  *
  * Why a second ring: lat_spsc (latlab/spsc.h) publishes a tail index and
  * a head index; when the ring runs near empty, as a latency pipeline's
@@ -10,43 +11,57 @@
  * Here the consumer polls the slot it is about to read (the scheme of
  * Lamport's queue with a per-slot mark, FastFlow, and the Disruptor's
  * per-slot sequence), so a hand-off costs the slot's line. lat_spsc stays
- * the ring for throughput: it has bursts and zero-copy, which this one
- * has not. `latlab bench` and bench/bench_ring_peer print both.
+ * the ring for bursts and zero-copy, which this one has not.
+ * `latlab bench` and bench/bench_ring_peer print both.
  *
  * Slot protocol (position p = free-running 64-bit counter, slot p & mask):
- *   full for position p  <=>  every mark of the slot == p + 1
+ *   full for position p  <=>  the slot's mark == p + 1
  * The producer at position t writes the payload and then release-stores
- * t + 1 into the slot's marks; the consumer at h acquire-loads the marks,
+ * t + 1 into the slot's mark; the consumer at h acquire-loads the mark,
  * sees h + 1, copies the payload out and release-stores its position
- * h + 1 on its own line. The producer learns that slots are free from
- * that position, which it reads only when its cached copy says the ring
- * is full (about once per lap): the consumer's progress travels lazily,
- * off the hand-off's path. Why the consumer does not mark the slot empty
- * instead (the first version did): x86 makes stores visible in program
- * order, so in a pipeline that store, which needs the line back from
- * the producer's side, held up the consumer's own next publication
- * (docs/ring.md: 2.1x the floor with it, about 1x without). A stale mark
- * left from the previous lap reads p + 1 - capacity, never p + 1, so no
- * empty mark is needed. Sequence values are compared for equality only,
- * so the 2^64 wrap is harmless (tests start near UINT64_MAX).
+ * h + 1 on its own line, after every pop. The producer learns that slots
+ * are free from that position, which it reads only when its cached copy
+ * says the ring is full (about once per lap on a ring that is not
+ * filling up): the consumer's progress travels lazily, off the
+ * hand-off's path. Why the consumer does not mark the slot empty instead
+ * (the first version did): x86 makes stores visible in program order, so
+ * in a pipeline that store, which needs the line back from the
+ * producer's side, held up the consumer's own next publication
+ * (docs/ring.md). A stale mark left from the previous lap reads
+ * p + 1 - capacity, never p + 1, so no empty mark is needed. Sequence
+ * values are compared for equality only, so the 2^64 wrap is harmless
+ * (tests start near UINT64_MAX).
+ *
+ * A ring that fills up: a producer running ahead would re-read the
+ * consumer's position on every push, and that line would then move once
+ * per message. So when a refresh finds a quarter of the ring or less
+ * free, the producer sets `pressed` (on the consumer's line); while it is
+ * set, each pop also release-stores p + 1 + LAT_SEQRING_FREED into the
+ * slot's mark, and the producer checks that mark (in the line it is
+ * about to write) before the consumer's position. The consumer clears
+ * `pressed` when it finds the ring empty. The position is still
+ * published on every pop, so a push fails exactly when the ring is full.
  *
  * Invariants (the same guarantees as lat_spsc):
  *  - One producer thread and one consumer thread; "any thread" functions
  *    may be called by observers (answers may be stale).
  *  - capacity is a power of two and every slot is usable.
- *  - Nothing is dropped silently: a push on a full ring returns false and
- *    the element stays with the caller; a pop on an empty ring returns
- *    false with @out untouched.
+ *  - Nothing is dropped silently: a push fails only on a full ring and
+ *    the element then stays with the caller; a pop on an empty ring
+ *    returns false with @out untouched.
  *  - Hot operations are inline, lock-free, syscall-free, allocation-free.
  *
- * Layout: every cache line of a slot starts with an 8-byte mark, followed
- * by up to 56 bytes of the element. A slot of up to 56 bytes of payload is
- * a power of two within a line (16, 32, 64 bytes), never straddling two;
- * a larger one takes whole lines, 56 bytes of payload each (a 64-byte
- * element: 56 + 8 in two lines). The consumer loads all the marks of a
- * slot before it tests any of them, so the lines travel in parallel and a
- * two-line hand-off costs about one transfer, not two. Each side's
- * position and private state live in their own LAT_PAD_BYTES region.
+ * Layout: an element of up to LAT_SEQRING_SMALL (56) bytes sits behind
+ * its 8-byte mark in a power-of-two slot within one line (16, 32 or 64
+ * bytes), never straddling two: its hand-off moves one line. A larger
+ * element starts the slot, whole and line-aligned (copied as one block,
+ * as any ring copies it), and the mark follows it: a 64-byte element is
+ * a line of payload plus a line holding the mark (stride 128), so its
+ * hand-off moves two lines, the least for 64 bytes plus a "full" mark
+ * (docs/ring.md measures that floor). While polling, the consumer
+ * prefetches the payload's lines, so they travel with the mark's.
+ * Each side's position and private state live in their own
+ * LAT_PAD_BYTES region.
  */
 #ifndef LATLAB_SEQRING_H
 #define LATLAB_SEQRING_H
@@ -65,14 +80,28 @@
 #define LAT_SEQRING_MAX_CAPACITY ((size_t)1 << 28)
 #define LAT_SEQRING_MAX_ELEM ((size_t)1 << 12)
 
-/* Payload bytes in each line of a slot (the rest is its mark). */
-#define LAT_SEQRING_LINE_PAYLOAD (LAT_CACHELINE - sizeof(uint64_t))
+/*
+ * A slot's first mark after a pop under pressure: position p's reader is
+ * done when it reads p + 1 + LAT_SEQRING_FREED. Never equal to a full
+ * mark the consumer waits for (p + 1 + k * capacity, capacity <= 2^28)
+ * nor to another lap's free mark.
+ */
+#define LAT_SEQRING_FREED ((uint64_t)1 << 63)
+
+/* Largest element that shares one line with its slot's mark. */
+#define LAT_SEQRING_SMALL (LAT_CACHELINE - sizeof(uint64_t))
 
 /* One side's private state, on its own lines. */
 struct lat_seqring_side {
 	/* consumer: released after each pop, read by the producer when its
 	 * cache says full; producer: relaxed, read only by observers */
 	_Atomic uint64_t pos;
+	/* consumer side only: set by the producer while the ring runs
+	 * nearly full, cleared by the consumer when it finds it empty; while
+	 * set, a pop also marks its slot free (LAT_SEQRING_FREED). On the
+	 * consumer's own line: reading it costs a pop nothing, and the
+	 * producer writes it only when the ring fills up */
+	_Atomic uint32_t pressed;
 	uint64_t seen;         /* producer: the consumer's pos, last read */
 	unsigned char *slots;  /* copy of the shape: no shared line read */
 	uint64_t mask;
@@ -142,37 +171,49 @@ LAT_INLINE size_t lat_seqring_count(const struct lat_seqring *r)
 	return (size_t)(n > r->prod.capacity ? r->prod.capacity : n);
 }
 
-/* Mark of line @line of slot @pos on side @s. Internal. */
-LAT_INLINE _Atomic uint64_t *lat_seqring_mark_(const struct lat_seqring_side *s,
-					       uint64_t pos, size_t line)
+/*
+ * Where a slot's mark and payload sit for elements of @size bytes: a
+ * small element behind its mark, a larger one from the slot's start
+ * (whole lines, copied as one block) with the mark right after it.
+ * Internal; inline so that a constant size makes them constants.
+ */
+LAT_INLINE size_t lat_seqring_mark_off_(size_t size)
 {
-	return (_Atomic uint64_t *)(void *)(s->slots + (pos & s->mask) *
-						       s->stride +
-					    line * LAT_CACHELINE);
+	return size <= LAT_SEQRING_SMALL ?
+		       0 :
+		       (size + sizeof(uint64_t) - 1) & ~(sizeof(uint64_t) - 1);
 }
 
-/* Lines (marks) in a slot for @size bytes of payload. Internal. */
-LAT_INLINE size_t lat_seqring_lines_(size_t size)
+LAT_INLINE size_t lat_seqring_payload_off_(size_t size)
 {
-	return (size + LAT_SEQRING_LINE_PAYLOAD - 1) /
-	       LAT_SEQRING_LINE_PAYLOAD;
+	return size <= LAT_SEQRING_SMALL ? sizeof(uint64_t) : 0;
 }
 
 /*
  * Bytes per slot for a valid @size: a power of two within a line up to
- * 56 bytes of payload, whole lines above. Inline so that a constant size
- * (the typed wrappers, the *_raw forms with sizeof) turns the slot
+ * LAT_SEQRING_SMALL bytes, whole lines above. Inline so that a constant
+ * size (the typed wrappers, the *_raw forms with sizeof) turns the slot
  * address into a shift. Internal; lat_seqring_stride() checks the range.
  */
 LAT_INLINE size_t lat_seqring_stride_(size_t size)
 {
-	size_t s = 16;
+	size_t s = 16, end = lat_seqring_mark_off_(size) + sizeof(uint64_t);
 
-	if (size + sizeof(uint64_t) > LAT_CACHELINE)
-		return lat_seqring_lines_(size) * LAT_CACHELINE;
+	if (size > LAT_SEQRING_SMALL)
+		return (end + LAT_CACHELINE - 1) / LAT_CACHELINE *
+		       LAT_CACHELINE;
 	while (s < size + sizeof(uint64_t))
 		s *= 2;
 	return s;
+}
+
+/* The mark of slot @pos on side @s. Internal (and tests). */
+LAT_INLINE _Atomic uint64_t *lat_seqring_mark_(const struct lat_seqring_side *s,
+					       uint64_t pos)
+{
+	return (_Atomic uint64_t *)(void *)(s->slots + (pos & s->mask) *
+						       s->stride +
+					    lat_seqring_mark_off_(s->elem_size));
 }
 
 /* Slot @pos's first byte on side @s, for elements of @size bytes. */
@@ -205,24 +246,24 @@ LAT_INLINE bool lat_seqring_can_push(const struct lat_seqring *r)
 }
 
 /*
- * Consumer only. Zero when every mark of @slot (position @h, elements of
- * @size bytes) reads @h + 1: full. Loads all the marks before any test,
- * so their lines are fetched in parallel. Internal.
+ * Consumer only. True when the mark of @slot (position @h, elements of
+ * @size bytes) reads @h + 1: full. For a slot of several lines, each
+ * poll first prefetches the lines before the mark's, so they travel
+ * with it rather than after it (a prefetch is not an access: no race
+ * with the producer's writes). Internal.
  */
-LAT_INLINE uint64_t lat_seqring_unready_(const unsigned char *slot,
-					 uint64_t h, size_t size)
+LAT_INLINE bool lat_seqring_ready_(const unsigned char *slot, uint64_t h,
+				   size_t size)
 {
-	uint64_t bad = 0;
+	size_t off = lat_seqring_mark_off_(size);
 
-	/* acquire pairs with the producer's release of each mark in
-	 * lat_seqring_try_push_raw: the payload of that line is visible */
-	for (size_t i = 0; i < lat_seqring_lines_(size); i++)
-		bad |= atomic_load_explicit(
-			       (_Atomic uint64_t *)(void *)(slot +
-							   i * LAT_CACHELINE),
-			       memory_order_acquire) ^
-		       (h + 1);
-	return bad;
+	for (size_t l = 0; l < off / LAT_CACHELINE; l++)
+		__builtin_prefetch(slot + l * LAT_CACHELINE);
+	/* acquire pairs with the producer's release of the mark in
+	 * lat_seqring_try_push_raw: the whole payload is visible */
+	return atomic_load_explicit((const _Atomic uint64_t *)(const void *)(
+					    slot + off),
+				    memory_order_acquire) == h + 1;
 }
 
 /* Consumer only, hot. True when the next pop will succeed. */
@@ -230,9 +271,46 @@ LAT_INLINE bool lat_seqring_can_pop(const struct lat_seqring *r)
 {
 	uint64_t h = atomic_load_explicit(&r->cons.pos, memory_order_relaxed);
 
-	return lat_seqring_unready_(lat_seqring_slot_(&r->cons, h,
-						      r->cons.elem_size),
-				    h, r->cons.elem_size) == 0;
+	return lat_seqring_ready_(lat_seqring_slot_(&r->cons, h,
+						    r->cons.elem_size),
+				  h, r->cons.elem_size);
+}
+
+/*
+ * Producer only, when its cached copy of the consumer's position says
+ * full: true when slot @slot (position @t) may be written. First the
+ * slot's own first mark (the line we are about to write anyway): a
+ * consumer under pressure marked it free after reading position t - cap,
+ * so a producer running a full ring learns of each free slot from the
+ * slot's line, and the consumer's position line stays where it is (the
+ * old design's throughput, without the consumer's store on an idle
+ * ring's hand-off). Else the consumer's position, exact as ever (it is
+ * published on every pop): a push fails only on a truly full ring. A
+ * refresh that leaves a quarter of the ring or less free asks the
+ * consumer to start marking (pressed). Internal.
+ */
+static inline bool lat_seqring_room_(struct lat_seqring *r, uint64_t t,
+				     _Atomic uint64_t *mark)
+{
+	uint64_t cap = r->prod.capacity;
+
+	/* acquire pairs with the consumer's release of the free mark in
+	 * lat_seqring_try_pop_raw: its read of position t - cap is done */
+	if (atomic_load_explicit(mark, memory_order_acquire) ==
+	    t - cap + 1 + LAT_SEQRING_FREED) {
+		r->prod.seen = t - cap + 1;
+		return true;
+	}
+	/* acquire: see lat_seqring_can_push */
+	r->prod.seen = atomic_load_explicit(&r->cons.pos,
+					    memory_order_acquire);
+	/* relaxed: a hint, no data is handed over by it; the load is of
+	 * the line just read, the store happens once per filling-up */
+	if (cap - (t - r->prod.seen) <= cap / 4 &&
+	    !atomic_load_explicit(&r->cons.pressed, memory_order_relaxed))
+		atomic_store_explicit(&r->cons.pressed, 1,
+				      memory_order_relaxed);
+	return t - r->prod.seen < cap;
 }
 
 /*
@@ -246,34 +324,18 @@ LAT_INLINE bool lat_seqring_try_push_raw(struct lat_seqring *r,
 {
 	uint64_t t = atomic_load_explicit(&r->prod.pos, memory_order_relaxed);
 	unsigned char *slot = lat_seqring_slot_(&r->prod, t, size);
-	const unsigned char *src = elem;
+	_Atomic uint64_t *mark = (_Atomic uint64_t *)(void *)(
+		slot + lat_seqring_mark_off_(size));
 
 	assert(size == r->prod.elem_size &&
 	       lat_seqring_stride_(size) == r->prod.stride);
-	if (LAT_UNLIKELY(t - r->prod.seen >= r->prod.capacity)) {
-		/* acquire: see lat_seqring_can_push */
-		r->prod.seen = atomic_load_explicit(&r->cons.pos,
-						    memory_order_acquire);
-		if (t - r->prod.seen >= r->prod.capacity)
-			return false;
-	}
-	/* last line first: x86 shows our stores in program order and the
-	 * consumer loads the marks first to last, so once it sees line 0
-	 * full it sees every line full; no poll round is spent on a slot
-	 * it caught half-written */
-	for (size_t i = lat_seqring_lines_(size); i-- > 0;) {
-		size_t off = i * LAT_SEQRING_LINE_PAYLOAD;
-		size_t n = size - off < LAT_SEQRING_LINE_PAYLOAD ?
-				   size - off :
-				   LAT_SEQRING_LINE_PAYLOAD;
-		unsigned char *line = slot + i * LAT_CACHELINE;
-
-		memcpy(line + sizeof(uint64_t), src + off, n);
-		/* release pairs with the consumer's acquire of this mark:
-		 * the line's payload is written before it reads full */
-		atomic_store_explicit((_Atomic uint64_t *)(void *)line, t + 1,
-				      memory_order_release);
-	}
+	if (LAT_UNLIKELY(t - r->prod.seen >= r->prod.capacity) &&
+	    !lat_seqring_room_(r, t, mark))
+		return false;
+	memcpy(slot + lat_seqring_payload_off_(size), elem, size);
+	/* release pairs with the consumer's acquire of the mark: the
+	 * payload is written before the slot reads full */
+	atomic_store_explicit(mark, t + 1, memory_order_release);
 	/* relaxed: our own line, read only by observers */
 	atomic_store_explicit(&r->prod.pos, t + 1, memory_order_relaxed);
 	return true;
@@ -288,21 +350,31 @@ LAT_INLINE bool lat_seqring_try_pop_raw(struct lat_seqring *r, void *out,
 					size_t size)
 {
 	uint64_t h = atomic_load_explicit(&r->cons.pos, memory_order_relaxed);
-	const unsigned char *slot = lat_seqring_slot_(&r->cons, h, size);
-	unsigned char *dst = out;
+	unsigned char *slot = lat_seqring_slot_(&r->cons, h, size);
 
 	assert(size == r->cons.elem_size);
-	if (LAT_UNLIKELY(lat_seqring_unready_(slot, h, size) != 0))
+	if (LAT_UNLIKELY(!lat_seqring_ready_(slot, h, size))) {
+		/* empty: the pressure is off; relaxed, a hint on our own
+		 * line (see the pressed field) */
+		if (LAT_UNLIKELY(atomic_load_explicit(&r->cons.pressed,
+						      memory_order_relaxed)))
+			atomic_store_explicit(&r->cons.pressed, 0,
+					      memory_order_relaxed);
 		return false;
-	for (size_t i = 0, off = 0; off < size;
-	     i++, off += LAT_SEQRING_LINE_PAYLOAD) {
-		size_t n = size - off < LAT_SEQRING_LINE_PAYLOAD ?
-				   size - off :
-				   LAT_SEQRING_LINE_PAYLOAD;
-
-		memcpy(dst + off, slot + i * LAT_CACHELINE + sizeof(uint64_t),
-		       n);
 	}
+	memcpy(out, slot + lat_seqring_payload_off_(size), size);
+	/* a nearly full ring: tell the producer on the slot's own line
+	 * (lat_seqring_room_). Release pairs with its acquire of the
+	 * mark: our read of the payload is done. Never on an idle ring:
+	 * there this store would hold up our next publication (x86 keeps
+	 * stores in order) while it fetched the line back */
+	if (LAT_UNLIKELY(atomic_load_explicit(&r->cons.pressed,
+					      memory_order_relaxed)))
+		atomic_store_explicit((_Atomic uint64_t *)(void *)(
+					      slot +
+					      lat_seqring_mark_off_(size)),
+				      h + 1 + LAT_SEQRING_FREED,
+				      memory_order_release);
 	/* release pairs with the producer's acquire of our position: our
 	 * read of the payload is done before the next lap overwrites it */
 	atomic_store_explicit(&r->cons.pos, h + 1, memory_order_release);

@@ -97,7 +97,8 @@ static double sd_of(double sum, double sq, int k)
 }
 
 int lat_knee_point_attribute(struct lat_knee_point *p,
-			     const struct lat_knee_acc *a, uint64_t seed)
+			     const struct lat_knee_acc *a, uint64_t seed,
+			     lat_knee_stop_fn stop, void *stop_ctx)
 {
 	struct lat_knee_attr *t = &p->attr;
 	uint64_t n = a->trace_n, *gap, *svc, *g2, *s2;
@@ -105,7 +106,6 @@ int lat_knee_point_attribute(struct lat_knee_point *p,
 				     p->tau_ns : NAN;
 	double sum_s = 0, sum_g = 0, sum_b = 0, sq_s = 0, sq_g = 0;
 	struct lat_qsim_rng r;
-	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->replay_ns = t->svc_shuffled_ns = t->gap_shuffled_ns = NAN;
@@ -124,10 +124,16 @@ int lat_knee_point_attribute(struct lat_knee_point *p,
 		gap[i] = a->trace[i].gap;
 		svc[i] = a->trace[i].svc;
 	}
-	t->n = n;
 	t->replay_ns = lindley(a->trace, gap, svc, n) / cpn;
 	lat_qsim_rng_seed(&r, seed);
 	for (int k = 0; k < LAT_KNEE_SHUFFLES; k++) {
+		/* three replays of the whole trace per permutation: a
+		 * stop is asked before each (Ctrl-C stays prompt) */
+		if (stop && stop(stop_ctx)) {
+			free(gap);
+			t->replay_ns = NAN;
+			return 1;
+		}
 		/* the first gap (from nothing) stays first */
 		memcpy(g2, gap, n * sizeof(*gap));
 		memcpy(s2, svc, n * sizeof(*svc));
@@ -142,6 +148,7 @@ int lat_knee_point_attribute(struct lat_knee_point *p,
 		sq_g += wg * wg;
 		sum_b += lindley(a->trace, g2, s2, n);
 	}
+	t->n = n;
 	t->svc_shuffled_ns = sum_s / LAT_KNEE_SHUFFLES / cpn;
 	t->gap_shuffled_ns = sum_g / LAT_KNEE_SHUFFLES / cpn;
 	t->svc_shuffled_sd_ns = sd_of(sum_s, sq_s, LAT_KNEE_SHUFFLES) / cpn;
@@ -157,7 +164,7 @@ int lat_knee_point_attribute(struct lat_knee_point *p,
 	t->svc_lag1 = lag1(svc, 0, n);
 	t->backlog_gap_corr = backlog_gap_corr(a->trace, n);
 	free(gap);
-	return rc;
+	return 0;
 }
 
 /* How many standard deviations of the random orders @eff is. */
@@ -190,8 +197,8 @@ void lat_knee_point_explain(struct lat_knee_point *p)
 	 * What each order did to the measured wait, as a multiple of the
 	 * spread of random orders: the measured order is one order among
 	 * all, so an effect within LAT_KNEE_WHY_Z of that spread is this
-	 * sample path's luck (every point replays the same seeded arrival
-	 * path, scaled, so that luck is shared by the points), not a
+	 * sample path's luck (each point draws its own arrival path, so
+	 * that luck varies from point to point), not a
 	 * dependence the machine made. Smaller than LAT_KNEE_WHY_MIN of
 	 * the wait it does not matter either way.
 	 */
@@ -266,10 +273,10 @@ const char *lat_knee_why_text(enum lat_knee_why w)
 		       "queue was short), not by wake-ups";
 	case LAT_KNEE_WHY_SAMPLE:
 		return "no order effect beyond chance, yet the simulator is "
-		       "outside the intervals: this point's draw of arrivals "
-		       "(thousands of events; every point replays the same "
-		       "seeded arrival path, scaled) against the simulator's "
-		       "10^6 customers";
+		       "outside the intervals: this point's own draw of "
+		       "arrivals (thousands of events) against the "
+		       "simulator's 10^6 customers; the trace column, fed "
+		       "the same gaps, does not have this difference";
 	default:
 		return "";
 	}

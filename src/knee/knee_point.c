@@ -97,15 +97,79 @@ static int simulate(struct lat_knee_point *p, const struct lat_knee_acc *a,
 	return rc;
 }
 
+/*
+ * The measured arrival process as it came: the point's gaps in their
+ * order, each service drawn independently from the measured service
+ * histogram at the exact measured mean. Lindley's recursion as in the
+ * replays (a restart takes its measured wait). What this keeps of the
+ * measurement is the arrival path; what it redraws is the services and
+ * their place (a wake-up paid by an event that found the stage idle).
+ */
+int lat_knee_point_simulate_trace(struct lat_knee_point *p,
+				  const struct lat_knee_acc *a, uint64_t seed,
+				  lat_knee_stop_fn stop, void *stop_ctx)
+{
+	const struct lat_knee_ev *ev = a->trace;
+	uint64_t n = a->trace_n;
+	double x[LAT_KNEE_TRACE_REPS], tau_c, cpn, sum = 0, sq = 0, var;
+	struct lat_qsim_dist svc;
+	struct lat_qsim_rng r;
+	int rc;
+
+	p->sim_trace_ns = p->sim_trace_half = NAN;
+	if (n < 2 || !(p->tau_ns > 0) || a->events < 1)
+		return -EINVAL;
+	tau_c = (double)a->busy / (double)a->events;
+	cpn = tau_c / p->tau_ns;
+	rc = lat_qsim_dist_init_hist(&svc, &a->service);
+	if (rc)
+		return rc;
+	lat_qsim_rng_seed(&r, seed);
+	for (int k = 0; k < LAT_KNEE_TRACE_REPS; k++) {
+		double w = 0, s_prev = 0, tot = 0;
+
+		if (stop && stop(stop_ctx)) {
+			lat_qsim_dist_destroy(&svc);
+			return 1;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			if (ev[i].restart || i == 0)
+				w = (double)ev[i].wait;
+			else
+				w = fmax(0, w + s_prev - (double)ev[i].gap);
+			tot += w;
+			s_prev = lat_qsim_dist_sample(&svc, &r) * tau_c;
+		}
+		x[k] = tot / (double)n / cpn;
+		sum += x[k];
+		sq += x[k] * x[k];
+	}
+	lat_qsim_dist_destroy(&svc);
+	p->sim_trace_ns = sum / LAT_KNEE_TRACE_REPS;
+	var = (sq - sum * sum / LAT_KNEE_TRACE_REPS) / (LAT_KNEE_TRACE_REPS - 1);
+	p->sim_trace_half = lat_qsim_t975(LAT_KNEE_TRACE_REPS - 1) *
+			    sqrt(var > 0 ? var : 0) / sqrt(LAT_KNEE_TRACE_REPS);
+	return 0;
+}
+
+static double log_err(double pred, double meas)
+{
+	return pred > 0 && meas > 0 && isfinite(pred) && isfinite(meas) ?
+	       log(pred / meas) : NAN;
+}
+
 int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, bool poisson,
-			   const struct lat_qsim_config *sim)
+			   const struct lat_qsim_config *sim,
+			   lat_knee_stop_fn stop, void *stop_ctx)
 {
 	double cpn;
-	int rc, arc;
+	int rc, trc = 0, arc = 0;
 
 	p->kingman_ns = p->pk_ns = p->sim_ns = p->sim_half = NAN;
-	p->sim_p99_ns = NAN;
+	p->sim_p99_ns = p->sim_trace_ns = p->sim_trace_half = NAN;
+	for (int k = 0; k < LAT_KNEE_PREDS; k++)
+		p->log_err[k] = NAN;
 	if (!(p->tau_ns > 0) || a->events < 2)
 		return -EINVAL;
 	cpn = (double)a->busy / (double)a->events / p->tau_ns;
@@ -116,7 +180,24 @@ int lat_knee_point_predict(struct lat_knee_point *p,
 			p->pk_ns = lat_qsim_pk(p->rho, p->cs) * p->tau_ns;
 	}
 	rc = simulate(p, a, sim, cpn);
-	arc = lat_knee_point_attribute(p, a, sim->seed);
+	/* each its own stream: the replays' permutations, the trace's
+	 * service draws and the simulator's must not share uniforms */
+	if (!rc)
+		trc = lat_knee_point_simulate_trace(p, a, lat_knee_point_seed(
+							    sim->seed, 2),
+						    stop, stop_ctx);
+	if (!rc && trc != 1)
+		arc = lat_knee_point_attribute(p, a, sim->seed, stop,
+					       stop_ctx);
+	p->log_err[LAT_KNEE_PRED_KINGMAN] = log_err(p->kingman_ns,
+						    p->wait.mean);
+	p->log_err[LAT_KNEE_PRED_SIM] = log_err(p->sim_ns, p->wait.mean);
+	p->log_err[LAT_KNEE_PRED_TRACE] = log_err(p->sim_trace_ns,
+						  p->wait.mean);
 	lat_knee_point_explain(p);
-	return rc ? rc : arc == -ENOMEM ? arc : 0;
+	if (rc)
+		return rc;
+	if (trc == 1 || arc == 1)
+		return 1;
+	return trc == -ENOMEM || arc == -ENOMEM ? -ENOMEM : 0;
 }

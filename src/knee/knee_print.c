@@ -77,7 +77,29 @@ static void print_threads(FILE *out, const struct lat_knee_report *o)
 		fprintf(out, "shared: hot threads share CPUs (unpinned)\n");
 }
 
-static void print_measured(FILE *out, const struct lat_knee_sweep *s)
+/* Points that ran twice because the first run missed the rho asked. */
+static void print_retried(FILE *out, const struct lat_knee_sweep *s,
+			  double tol)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->done; i++)
+		n += isfinite(s->pts[i].rho_first);
+	if (!n)
+		return;
+	fprintf(out, "  retried: %zu point%s missed the rho asked by more "
+		"than %g and ran once more, same arrivals, at the rate "
+		"times asked / achieved (first runs, not kept:", n,
+		n == 1 ? "" : "s", tol);
+	for (size_t i = 0; i < s->done; i++)
+		if (isfinite(s->pts[i].rho_first))
+			fprintf(out, " %.3f for %.3f", s->pts[i].rho_first,
+				s->pts[i].rho_asked);
+	fprintf(out, ")\n");
+}
+
+static void print_measured(FILE *out, const struct lat_knee_sweep *s,
+			   double tol)
 {
 	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN];
 	char e[LAT_FMT_LEN], f[LAT_FMT_LEN], g[LAT_FMT_LEN], h[LAT_FMT_LEN];
@@ -101,24 +123,83 @@ static void print_measured(FILE *out, const struct lat_knee_sweep *s)
 			ns(f, p->e2e.mean), ns(g, p->e2e.p99),
 			ns(h, p->e2e.p999));
 	}
+	print_retried(out, s, tol);
+}
+
+/* "0.052" or "-" */
+static void print_abs_log(FILE *out, double e)
+{
+	if (isfinite(e))
+		fprintf(out, " %5.3f", fabs(e));
+	else
+		fprintf(out, " %5s", "-");
 }
 
 static void print_predicted(FILE *out, const struct lat_knee_sweep *s)
 {
-	char m[LAT_FMT_LEN], k[48], pk[48], sim[48];
+	char m[LAT_FMT_LEN], k[48], pk[48], sim[48], tr[48];
 
 	fprintf(out, "\n  mean wait W_q predicted from the measured rho, c_a, "
-		"c_s, tau (error vs measured)\n");
-	fprintf(out, "    rho  %10s  %-18s %-18s %-18s\n", "measured",
-		"Kingman", "P-K (M/G/1)", "simulated (fed)");
+		"c_s, tau (error vs measured); simulated: the simulator fed "
+		"the gap and service histograms (independent draws); trace: "
+		"fed the gaps themselves in their order, services drawn from "
+		"their histogram (%d replications); |ln(predicted / measured)| "
+		"of Kingman, simulated, trace\n", LAT_KNEE_TRACE_REPS);
+	fprintf(out, "    rho  %10s  %-18s %-18s %-18s %-18s %17s\n",
+		"measured", "Kingman", "P-K (M/G/1)", "simulated (fed)",
+		"trace (fed)", "|ln err| K/sim/tr");
 	for (size_t i = 0; i < s->done; i++) {
 		const struct lat_knee_point *p = &s->pts[i];
 
-		fprintf(out, "  %5.3f  %10s  %-18s %-18s %-18s\n", p->rho,
+		fprintf(out, "  %5.3f  %10s  %-18s %-18s %-18s %-18s", p->rho,
 			ns(m, p->wait.mean),
 			pred(k, sizeof(k), p->kingman_ns, p->wait.mean),
 			pred(pk, sizeof(pk), p->pk_ns, p->wait.mean),
-			pred(sim, sizeof(sim), p->sim_ns, p->wait.mean));
+			pred(sim, sizeof(sim), p->sim_ns, p->wait.mean),
+			pred(tr, sizeof(tr), p->sim_trace_ns, p->wait.mean));
+		for (int e = 0; e < LAT_KNEE_PREDS; e++)
+			print_abs_log(out, p->log_err[e]);
+		fprintf(out, "\n");
+	}
+}
+
+static const char *const pred_label[LAT_KNEE_PREDS] = {
+	"Kingman", "simulated (histograms)", "trace (gaps in order)",
+};
+
+/*
+ * The sweep's score: how far each prediction is on average and at worst,
+ * and whether each simulator is closer than Kingman beyond chance.
+ */
+static void print_score(FILE *out, const struct lat_knee_sweep *s)
+{
+	const struct lat_knee_score *c = &s->score;
+
+	if (!c->n)
+		return;
+	fprintf(out, "  score over %zu point%s, |ln(predicted / measured)| "
+		"mean / largest (0.10: a factor 1.105):", c->n,
+		c->n == 1 ? "" : "s");
+	for (int k = 0; k < LAT_KNEE_PREDS; k++)
+		fprintf(out, "%s %s %.3f / %.3f", k ? ";" : "", pred_label[k],
+			c->mean_abs_log[k], c->max_abs_log[k]);
+	fprintf(out, "; closest at %zu / %zu / %zu points\n",
+		c->closest[LAT_KNEE_PRED_KINGMAN],
+		c->closest[LAT_KNEE_PRED_SIM], c->closest[LAT_KNEE_PRED_TRACE]);
+	for (int k = LAT_KNEE_PRED_SIM; k < LAT_KNEE_PREDS; k++) {
+		enum lat_knee_verdict v = c->verdict[k];
+
+		fprintf(out, "  %s against Kingman: |ln err| smaller by %+.3f "
+			"on average", pred_label[k], c->gain[k]);
+		if (v == LAT_KNEE_VERDICT_NONE) {
+			fprintf(out, " (under 3 points: no verdict)\n");
+			continue;
+		}
+		fprintf(out, " ± %.3f (95%%, t over the points, each its own "
+			"arrival path): %s\n", c->gain_half[k],
+			v == LAT_KNEE_VERDICT_SIM ? "the simulator is closer" :
+			v == LAT_KNEE_VERDICT_KINGMAN ? "Kingman is closer" :
+			"undecided, neither is closer beyond chance");
 	}
 }
 
@@ -214,7 +295,7 @@ static void print_summary(FILE *out, const struct lat_knee_report *o,
 {
 	const struct lat_knee_sweep *s = &run->sweep;
 	const struct lat_knee_point *hi = NULL;
-	double at_k = NAN, at_s = NAN, fk, fs, top, top_s;
+	double at_k = NAN, at_s = NAN, at_t = NAN, fk, fs, ft, top, top_s;
 	size_t nk, n_s;
 
 	fprintf(out, "\n  knee (W_q/tau rises %g per unit of rho):",
@@ -222,7 +303,9 @@ static void print_summary(FILE *out, const struct lat_knee_report *o,
 	print_knee(out, "measured", s->knee_measured);
 	print_knee(out, "; Kingman", s->knee_kingman);
 	print_knee(out, "; simulated", s->knee_sim);
+	print_knee(out, "; trace", s->knee_trace);
 	fprintf(out, "\n");
+	print_score(out, s);
 	for (size_t i = 0; i < s->done; i++)
 		if (s->pts[i].rho_asked >= 0.9 - 1e-9 &&
 		    (!hi || fabs(s->pts[i].rho_asked - 0.95) <
@@ -247,12 +330,15 @@ static void print_summary(FILE *out, const struct lat_knee_report *o,
 			  &at_k, &nk, &top);
 	fs = worst_factor(s, offsetof(struct lat_knee_point, sim_ns), &at_s,
 			  &n_s, &top_s);
+	ft = worst_factor(s, offsetof(struct lat_knee_point, sim_trace_ns),
+			  &at_t, &n_s, &top_s);
 	if (isfinite(fk))
 		fprintf(out, "  over %zu point%s asked up to rho %.3f: Kingman "
 			"within a factor %.2f of the measured mean (worst at "
 			"rho %.3f), the fed simulator within %.2f (worst at "
+			"rho %.3f), the trace-fed one within %.2f (worst at "
 			"rho %.3f)\n", nk, nk == 1 ? "" : "s", top, fk, at_k,
-			fs, at_s);
+			fs, at_s, ft, at_t);
 }
 
 /* Points whose stage ran much slower than at calibration: their rho is
@@ -291,7 +377,7 @@ static void print_run(FILE *out, const struct lat_knee_report *o,
 		lat_knee_dist_name(&run->dist), ns(w, o->base.work_ns),
 		run->work_cv, ns(t, run->tau_ns),
 		ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
-	print_measured(out, &run->sweep);
+	print_measured(out, &run->sweep, o->kc.rho_tol);
 	print_predicted(out, &run->sweep);
 	print_why(out, &run->sweep);
 	print_summary(out, o, run);
@@ -319,6 +405,16 @@ static double kingman_ratio(const struct lat_knee_point *a,
 	return (b->kingman_ns / b->tau_ns) / (a->kingman_ns / a->tau_ns);
 }
 
+/* 95% half-width of the ratio of @q's mean wait to @p's (delta
+ * method, the two intervals as independent). */
+static double ratio_half(const struct lat_knee_point *p,
+			 const struct lat_knee_point *q)
+{
+	double a = p->wait_half / p->wait.mean, b = q->wait_half / q->wait.mean;
+
+	return q->wait_tau / p->wait_tau * sqrt(a * a + b * b);
+}
+
 static void print_compare(FILE *out, const struct lat_knee_report *o)
 {
 	const struct lat_knee_run *a = &o->runs[0];
@@ -327,14 +423,16 @@ static void print_compare(FILE *out, const struct lat_knee_report *o)
 	for (int k = 1; k < o->n_runs; k++) {
 		const struct lat_knee_run *b = &o->runs[k];
 
-		fprintf(out, "\n== %s against %s at the same arrival rate "
-			"(both from tau %s, the shortest calibrated), rho by "
-			"rho in turn: the ratio of mean waits in tau, and "
-			"Kingman's from each point's measured rho, c_a, c_s\n",
+		fprintf(out, "\n== %s against %s at the same rho asked, rho "
+			"by rho in turn, with the same arrivals and one rate "
+			"(from the run with the shortest calibrated tau, %s, "
+			"then its points; a retried point ran at its own): the "
+			"ratio of mean waits in tau, and Kingman's from each "
+			"point's measured rho, c_a, c_s\n",
 			lat_knee_dist_name(&b->dist),
 			lat_knee_dist_name(&a->dist), ns(t, o->rate_tau_ns));
 		fprintf(out, "  asked  rho %-5s rho %-5s  W_q/τ %-5s W_q/τ "
-			"%-5s  ratio  Kingman ratio\n",
+			"%-5s  ratio ± 95%%     Kingman ratio  inside\n",
 			lat_knee_dist_name(&a->dist),
 			lat_knee_dist_name(&b->dist),
 			lat_knee_dist_name(&a->dist),
@@ -343,16 +441,25 @@ static void print_compare(FILE *out, const struct lat_knee_report *o)
 			const struct lat_knee_point *p = &a->sweep.pts[i];
 			const struct lat_knee_point *q =
 				same_rho(&b->sweep, p->rho_asked);
+			double r, h, kr;
 
 			if (!q)
 				continue;
+			r = q->wait_tau / p->wait_tau;
+			h = ratio_half(p, q);
+			kr = kingman_ratio(p, q);
 			fprintf(out, "  %5.3f  %9.3f  %9.3f  %11.3g  %11.3g  "
-				"%5.2f  %13.2f\n", p->rho_asked, p->rho, q->rho,
-				p->wait_tau, q->wait_tau,
-				q->wait_tau / p->wait_tau, kingman_ratio(p, q));
+				"%5.2f ± %-8.2f %13.2f  %s\n", p->rho_asked,
+				p->rho, q->rho, p->wait_tau, q->wait_tau, r, h,
+				kr, !isfinite(h) ? "-" :
+				fabs(r - kr) <= h ? "yes" : "no");
 		}
 		fprintf(out, "  (for Poisson arrivals, exp against det work: "
-			"(1 + 1) / (1 + 0) = 2)\n");
+			"(1 + 1) / (1 + 0) = 2; ± is the 95%% interval of the "
+			"ratio from the two means' intervals taken as "
+			"independent, wider than it is: both see the same "
+			"arrivals; inside: Kingman's ratio from the measured "
+			"c_a, c_s lies in it)\n");
 	}
 }
 
@@ -404,7 +511,12 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *o)
 		"simulator draws the same distributions independently, so "
 		"where it differs the difference is either an order it cannot "
 		"see (z beyond 2.5 above) or this run's sample path; Kingman "
-		"adds a two-moment approximation on top\n");
+		"adds a two-moment approximation on top, and with Poisson "
+		"arrivals equals P-K, the exact M/G/1 mean, so the simulator "
+		"fed histograms can only beat it by what the measured "
+		"arrivals or services hold beyond c_a and c_s; the trace "
+		"column is fed the point's own gaps, so it knows the path's "
+		"luck that Kingman and the simulator average over\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -425,6 +537,7 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_obj_begin(j, NULL);
 	lat_json_double(j, "rho_asked", p->rho_asked);
 	lat_json_double(j, "rate", p->rate);
+	lat_json_double(j, "rho_first_run", p->rho_first);
 	lat_json_uint(j, "events", p->events);
 	lat_json_uint(j, "unchained", p->unchained);
 	lat_json_double(j, "rho", p->rho);
@@ -448,6 +561,14 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_double(j, "sim_rel_err",
 			lat_qsim_rel_err(p->sim_ns, p->wait.mean));
 	lat_json_double(j, "sim_wait_p99_ns", p->sim_p99_ns);
+	lat_json_double(j, "sim_trace_ns", p->sim_trace_ns);
+	lat_json_double(j, "sim_trace_ci95_half_ns", p->sim_trace_half);
+	lat_json_double(j, "sim_trace_rel_err",
+			lat_qsim_rel_err(p->sim_trace_ns, p->wait.mean));
+	lat_json_obj_begin(j, "log_err");
+	for (int k = 0; k < LAT_KNEE_PREDS; k++)
+		lat_json_double(j, lat_knee_pred_name(k), p->log_err[k]);
+	lat_json_obj_end(j);
 	lat_json_str(j, "closer", lat_knee_closer_name(p->closer));
 	lat_json_str(j, "why", lat_knee_why_name(p->why));
 	lat_json_str(j, "why_text", lat_knee_why_text(p->why));
@@ -475,6 +596,29 @@ static void json_point(struct lat_json *j, const struct lat_knee_point *p)
 	lat_json_obj_end(j);
 }
 
+/* "score": points, and per prediction its mean / largest |ln err|, the
+ * points where it was closest, and for the simulators the gain over
+ * Kingman with its interval and verdict. */
+static void json_score(struct lat_json *j, const struct lat_knee_score *c)
+{
+	lat_json_obj_begin(j, "score");
+	lat_json_uint(j, "points", c->n);
+	for (int k = 0; k < LAT_KNEE_PREDS; k++) {
+		lat_json_obj_begin(j, lat_knee_pred_name(k));
+		lat_json_double(j, "mean_abs_log_err", c->mean_abs_log[k]);
+		lat_json_double(j, "max_abs_log_err", c->max_abs_log[k]);
+		lat_json_uint(j, "closest_points", c->closest[k]);
+		if (k != LAT_KNEE_PRED_KINGMAN) {
+			lat_json_double(j, "gain_over_kingman", c->gain[k]);
+			lat_json_double(j, "gain_ci95_half", c->gain_half[k]);
+			lat_json_str(j, "closer",
+				     lat_knee_verdict_name(c->verdict[k]));
+		}
+		lat_json_obj_end(j);
+	}
+	lat_json_obj_end(j);
+}
+
 static void json_run(struct lat_json *j, const struct lat_knee_report *o,
 		     const struct lat_knee_run *run)
 {
@@ -486,6 +630,8 @@ static void json_run(struct lat_json *j, const struct lat_knee_report *o,
 	lat_json_double(j, "work_cv", run->work_cv);
 	lat_json_double(j, "tau_ns", run->tau_ns);
 	lat_json_double(j, "calibration_cs", run->cal_cs);
+	lat_json_double(j, "calibration_tau_queued_ns", run->tau_queued_ns);
+	lat_json_double(j, "calibration_wake_ns", run->wake_ns);
 	lat_json_double(j, "rate_tau_ns", o->rate_tau_ns);
 	lat_json_bool(j, "interrupted", s->interrupted);
 	lat_json_arr_begin(j, "points");
@@ -497,7 +643,9 @@ static void json_run(struct lat_json *j, const struct lat_knee_report *o,
 	lat_json_double(j, "measured", s->knee_measured);
 	lat_json_double(j, "kingman", s->knee_kingman);
 	lat_json_double(j, "simulated", s->knee_sim);
+	lat_json_double(j, "simulated_trace", s->knee_trace);
 	lat_json_obj_end(j);
+	json_score(j, &s->score);
 	lat_json_obj_end(j);
 }
 

@@ -41,13 +41,18 @@ static int calibrate_one(struct lat_knee_report *rep,
 	/* half the nominal capacity, for a second (at least 500 events) */
 	double rate = 0.5e9 / rep->base.work_ns;
 	uint64_t events = (uint64_t)fmax(500, rate);
+	struct lat_knee_cal cal;
 	char t[LAT_FMT_LEN];
 	int rc;
 
 	rep->kp.base.work_dist = run->dist;
-	rc = lat_knee_calibrate(r, rate, events, &run->tau_ns, &run->cal_cs);
+	rc = lat_knee_calibrate(r, rate, events, rep->base.seed, &cal);
 	if (rc)
 		return rc;
+	run->tau_ns = cal.tau_ns;
+	run->cal_cs = cal.cs;
+	run->tau_queued_ns = cal.tau_queued_ns;
+	run->wake_ns = cal.wake_ns;
 	run->started = true;
 	run->work_cv = rep->kp.last.work_table.cv;
 	if (progress)
@@ -76,6 +81,14 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 		p->wait_tau, (unsigned long long)p->events);
 }
 
+/* The pipeline's stop, asked between the replays of a point. */
+static bool replay_stop(void *ctx)
+{
+	const struct lat_knee_pipe *kp = ctx;
+
+	return kp->stop && kp->stop(kp->stop_ctx, 0, 0);
+}
+
 /*
  * Calibrate every distribution, then run the points rho by rho, each
  * distribution in turn at the same rho: a comparison of det and exp then
@@ -87,7 +100,7 @@ int lat_knee_report_sweep(struct lat_knee_report *rep,
 {
 	struct progress pr = { rep, progress };
 	bool stopped;
-	int rc = 0;
+	int rc = 0, ref = 0;
 
 	if (n_dists < 1 || n_dists > LAT_KNEE_MAX_DISTS ||
 	    !(rep->base.work_ns > 0))
@@ -103,20 +116,30 @@ int lat_knee_report_sweep(struct lat_knee_report *rep,
 	 * time, so the shortest is the least disturbed). */
 	rep->rate_tau_ns = INFINITY;
 	for (int d = 0; d < rep->n_runs; d++)
-		if (rep->runs[d].started)
-			rep->rate_tau_ns = fmin(rep->rate_tau_ns,
-						rep->runs[d].tau_ns);
-	for (size_t i = 0; i < rep->kc.n_rho && !rc; i++)
+		if (rep->runs[d].started &&
+		    rep->runs[d].tau_ns < rep->rate_tau_ns) {
+			rep->rate_tau_ns = rep->runs[d].tau_ns;
+			ref = d;
+			rep->kc.tau_ns = rep->runs[d].tau_queued_ns;
+			rep->kc.wake_ns = rep->runs[d].wake_ns;
+		}
+	rep->kc.seed = rep->base.seed;
+	rep->kc.stop = replay_stop;
+	rep->kc.stop_ctx = &rep->kp;
+	for (size_t i = 0; i < rep->kc.n_rho && !rc; i++) {
+		/* the reference run's own points set the level from now on:
+		 * one rate for every distribution at this rho */
+		lat_knee_sweep_adapt(&rep->kc, &rep->runs[ref].sweep);
 		for (int d = 0; d < rep->n_runs && !rc; d++) {
 			struct lat_knee_run *run = &rep->runs[d];
 
 			rep->kp.base.work_dist = run->dist;
-			rep->kc.tau_ns = rep->rate_tau_ns;
 			rc = lat_knee_sweep_point(&rep->kc, r, &run->sweep, i,
 						  on_point, &pr);
 			if (!rc && run->sweep.interrupted)
 				rc = 1;
 		}
+	}
 	/* a stop (1, or -EINTR from a run's clock calibration) loses every
 	 * run's remaining points, not only the one it fell in */
 	stopped = rc == 1 || rc == -EINTR;

@@ -22,6 +22,7 @@ struct curves {
 	double x[LAT_KNEE_MAX_POINTS], y[LAT_KNEE_MAX_POINTS];
 	double lo[LAT_KNEE_MAX_POINTS], hi[LAT_KNEE_MAX_POINTS];
 	double king[LAT_KNEE_MAX_POINTS], sim[LAT_KNEE_MAX_POINTS];
+	double trace[LAT_KNEE_MAX_POINTS];
 	size_t n;
 };
 
@@ -41,6 +42,7 @@ static void collect(const struct lat_knee_sweep *s, struct curves *c)
 			c->hi[j] = c->hi[j - 1];
 			c->king[j] = c->king[j - 1];
 			c->sim[j] = c->sim[j - 1];
+			c->trace[j] = c->trace[j - 1];
 			j--;
 		}
 		c->x[j] = p->rho;
@@ -49,6 +51,7 @@ static void collect(const struct lat_knee_sweep *s, struct curves *c)
 		c->hi[j] = (p->wait.mean + p->wait_half) / t;
 		c->king[j] = p->kingman_ns / t;
 		c->sim[j] = p->sim_ns / t;
+		c->trace[j] = p->sim_trace_ns / t;
 	}
 }
 
@@ -63,10 +66,11 @@ static void range(const struct lat_knee_report *o, double *x0, double *y0,
 
 		collect(&o->runs[r].sweep, &c);
 		for (size_t i = 0; i < c.n; i++) {
-			const double v[] = { c.y[i], c.king[i], c.sim[i] };
+			const double v[] = { c.y[i], c.king[i], c.sim[i],
+					     c.trace[i] };
 
 			*x0 = fmin(*x0, floor(c.x[i] * 10) / 10);
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 4; k++)
 				if (v[k] > 0 && isfinite(v[k])) {
 					lo = fmin(lo, v[k]);
 					hi = fmax(hi, v[k]);
@@ -83,11 +87,12 @@ static void range(const struct lat_knee_report *o, double *x0, double *y0,
 
 static void draw_run(struct lat_svg *g, const struct lat_knee_run *run, int k)
 {
-	char lm[96], lk[96], ls[96], km[64], kk[64];
+	char lm[96], lk[96], ls[96], lt[96], km[64], kk[64];
 	const char *d = lat_knee_dist_name(&run->dist);
 	struct lat_svg_series meas = { lm, colors[k], NULL, true };
 	struct lat_svg_series king = { lk, colors[k], "7 4", false };
 	struct lat_svg_series sim = { ls, colors[k], "2 3", false };
+	struct lat_svg_series trace = { lt, pale[k], NULL, false };
 	struct lat_svg_series knee_m = { km, colors[k], "6 4", false };
 	struct lat_svg_series knee_k = { kk, pale[k], "6 4", false };
 	const struct lat_knee_sweep *s = &run->sweep;
@@ -96,14 +101,17 @@ static void draw_run(struct lat_svg *g, const struct lat_knee_run *run, int k)
 	collect(s, &c);
 	snprintf(lm, sizeof(lm), "work %s: measured W_q/τ, 95%% CI", d);
 	snprintf(lk, sizeof(lk), "work %s: Kingman (measured c_a, c_s)", d);
-	snprintf(ls, sizeof(ls), "work %s: simulator fed the measurements",
+	snprintf(ls, sizeof(ls), "work %s: simulator fed the histograms", d);
+	snprintf(lt, sizeof(lt), "work %s: simulator fed the gaps in order",
 		 d);
 	lat_svg_line(g, &king, c.x, c.king, c.n);
 	lat_svg_line(g, &sim, c.x, c.sim, c.n);
+	lat_svg_line(g, &trace, c.x, c.trace, c.n);
 	lat_svg_points(g, &meas, c.x, c.y, c.lo, c.hi, c.n);
 	lat_svg_legend(g, &meas);
 	lat_svg_legend(g, &king);
 	lat_svg_legend(g, &sim);
+	lat_svg_legend(g, &trace);
 	/* the knees in the legend, not beside their lines: two knees at
 	 * the same rho would print their labels over each other */
 	if (isfinite(s->knee_measured)) {
@@ -120,6 +128,24 @@ static void draw_run(struct lat_svg *g, const struct lat_knee_run *run, int k)
 	}
 }
 
+/* A run's sweep was cut short (a stop), or a run never started. */
+static bool stopped(const struct lat_knee_report *o)
+{
+	for (int r = 0; r < o->n_runs; r++)
+		if (!o->runs[r].started || o->runs[r].sweep.interrupted)
+			return true;
+	return false;
+}
+
+static size_t done_points(const struct lat_knee_report *o)
+{
+	size_t n = 0;
+
+	for (int r = 0; r < o->n_runs; r++)
+		n += o->runs[r].sweep.done;
+	return n;
+}
+
 int lat_knee_svg(FILE *f, const struct lat_knee_report *o)
 {
 	struct lat_svg g;
@@ -129,6 +155,15 @@ int lat_knee_svg(FILE *f, const struct lat_knee_report *o)
 	range(o, &x0, &y0, &y1);
 	err = lat_svg_begin(&g, f, 960, 600, "latlab knee: mean wait before "
 			    "stage 1 vs utilization, measured and predicted");
+	if (!err && (o->sig || stopped(o))) { /* Ctrl-C: said on the chart */
+		char why[128];
+
+		snprintf(why, sizeof(why), "the sweep was stopped after %zu "
+			 "of %zu points%s", done_points(o),
+			 o->kc.n_rho * (size_t)(o->n_runs ? o->n_runs : 1),
+			 o->n_runs > 1 ? " (all runs)" : "");
+		lat_svg_partial(&g, why);
+	}
 	if (!err)
 		err = lat_svg_axes(&g, x0, 1, y0, y1, true,
 				   "achieved utilization rho (busy / wall)",

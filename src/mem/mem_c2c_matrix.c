@@ -196,6 +196,5 @@ void lat_mem_c2c_print(FILE *out, const struct lat_mem_c2c_matrix *m)
 			: "; the kernel refused the others (it needs root or "
 			  "CAP_SYS_NICE, and an RT budget): they ran at normal "
 			  "priority and may include scheduler time slices");
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, m->verdict, 5);
+	lat_mem_verdict_print(out, m->verdict);
 }

@@ -142,6 +142,13 @@ uint64_t lat_mem_chase_bytes_needed(uint64_t max_size, bool hugepages)
 	return max_size * (hugepages ? 2 : 1) + max_size / LAT_CACHELINE * 4;
 }
 
+int lat_mem_chase_fits(uint64_t max_size, bool hugepages, uint64_t avail,
+		       uint64_t *need)
+{
+	*need = lat_mem_chase_bytes_needed(max_size, hugepages);
+	return avail && *need > avail / 10 * 9 ? -ENOMEM : 0;
+}
+
 /* Cost of an empty lat_clock_start/end pair (p50 of 1001, in cycles):
  * taken out of every sample, so a sample times only its loads. */
 uint64_t lat_mem_stamp_overhead(void)
@@ -217,7 +224,17 @@ int lat_mem_chase_size(const struct lat_mem_chase_cfg *cfg,
 	over = lat_mem_stamp_overhead();
 	p = lat_mem_chase(buf->base, warm);
 	for (unsigned s = 0; s < cfg->samples; s++) {
-		lat_cycles_t t0 = lat_clock_start(), t1;
+		lat_cycles_t t0, t1;
+
+		/* between samples, untimed: a size of 100000 samples is
+		 * tens of seconds, too long to leave Ctrl-C unanswered */
+		if (cfg->stop && s % LAT_MEM_STOP_EVERY == LAT_MEM_STOP_EVERY - 1 &&
+		    cfg->stop(cfg->stop_ctx)) {
+			chase_sink = p;
+			lat_hist_destroy(&h);
+			return -EINTR;
+		}
+		t0 = lat_clock_start();
 
 		p = lat_mem_chase(p, cfg->loads_per_sample);
 		t1 = lat_clock_end();

@@ -101,6 +101,87 @@ static const char *off_text(char *buf, size_t len,
 	return buf;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of the p50s of curve @v over sizes @a..@b. */
+static double p50_median(const struct lat_mem_chase_sweep *r, int v, int a,
+			 int b)
+{
+	double y[LAT_MEM_CHASE_MAX_SIZES];
+	int n = 0;
+
+	for (int i = a; i <= b && i < r->done; i++)
+		y[n++] = r->pt[v][i].p50_ns;
+	if (!n)
+		return NAN;
+	qsort(y, (size_t)n, sizeof(y[0]), cmp_double);
+	return y[n / 2];
+}
+
+/* The last-level and DRAM levels of curve @v at p50 (the plateaus are
+ * found on the fastest samples; the capacity model reads the p50s, what
+ * a typical pass got); false when the curve lacks either. */
+static bool llc_levels(const struct lat_mem_chase_sweep *r, int v,
+		       double *llc_ns, double *dram_ns, int *first)
+{
+	const int llc = r->caches.n - 1;
+	int k = named_edge(r->vpl[v], r->vn_pl[v], llc), d = -1;
+
+	for (int i = 0; i < r->vn_pl[v]; i++)
+		if (r->vpl[v][i].cache == LAT_MEM_MEMORY)
+			d = i;
+	if (k < 0 || d < 0)
+		return false;
+	*first = r->vpl[v][k].first;
+	*llc_ns = p50_median(r, v, r->vpl[v][k].first, r->vpl[v][k].last);
+	*dram_ns = p50_median(r, v, r->vpl[v][d].first, r->vpl[v][d].last);
+	return *dram_ns > *llc_ns;
+}
+
+/* The effective capacity of the random curves, as a clause. */
+static size_t llc_capacity_text(struct lat_mem_chase_sweep *r, char *v,
+				size_t len, const int *curves, int n)
+{
+	size_t at = 0;
+	char b[32], cs[32];
+	int said = 0;
+
+	for (int c = 0; c < n; c++) {
+		int w = curves[c], first;
+		double l, d, y[LAT_MEM_CHASE_MAX_SIZES];
+
+		r->llc_capacity[w] = NAN;
+		/* page by page its levels are the prefetchers', not a hit's
+		 * and a miss's: the model does not hold */
+		if (w == V_PAGED || !r->on[w] ||
+		    !llc_levels(r, w, &l, &d, &first))
+			continue;
+		for (int i = 0; i < r->done; i++)
+			y[i] = r->pt[w][i].p50_ns;
+		r->llc_capacity[w] = lat_mem_llc_curve_capacity(
+			r->sizes, y, r->done, first, l, d);
+		if (isnan(r->llc_capacity[w]) || at >= len)
+			continue;
+		at += (size_t)snprintf(v + at, len - at, "%s %s %s",
+				       said ? "," : "; effective capacity "
+				       "(p50s, the hits beyond the edge "
+				       "counted):", v_text[w],
+				       lat_fmt_bytes(b, sizeof(b), (uint64_t)
+					       r->llc_capacity[w]));
+		said = 1;
+	}
+	if (said && at < len)
+		at += (size_t)snprintf(v + at, len - at, " of sysfs's %s",
+				       lat_fmt_bytes(cs, sizeof(cs),
+				       lat_topo_caches_llc(&r->caches)));
+	return at < len ? at : len;
+}
+
 /* The last-level cache on every random curve, and what follows. */
 static void analyse_llc(struct lat_mem_chase_sweep *r)
 {
@@ -111,6 +192,9 @@ static void analyse_llc(struct lat_mem_chase_sweep *r)
 	int base_edge = -1, paged_edge = -1;
 
 	r->llc_seen = false;
+	r->llc_drift_on = false;
+	for (int w = 0; w < V_N; w++)
+		r->llc_capacity[w] = NAN;
 	r->llc_edge = -1;
 	r->llc_edge_variant = V_RANDOM;
 	if (llc < 0) {
@@ -171,6 +255,10 @@ static void analyse_llc(struct lat_mem_chase_sweep *r)
 	}
 	at += (size_t)snprintf(v + at, len - at, "; NOT seen at its sysfs "
 			       "size on any curve");
+	if (at < len)
+		at += llc_capacity_text(r, v + at, len - at, curves,
+					(int)(sizeof(curves) /
+					      sizeof(curves[0])));
 	if (at < len && base_edge >= 0 && paged_edge >= 0)
 		at += (size_t)snprintf(v + at, len - at,
 			paged_edge > base_edge + (int)r->steps / 2
@@ -185,7 +273,123 @@ static void analyse_llc(struct lat_mem_chase_sweep *r)
 	if (at < len)
 		snprintf(v + at, len - at, "; the sysfs size is the whole "
 			 "cache, which other cores (on a VM, other guests') "
-			 "share: this process gets what they leave it");
+			 "may share: this process gets what they leave it");
+}
+
+/* The size of curve @v (from @first on) whose p50 is nearest half-way
+ * between the cache and DRAM: half its loads hit, so a change in what
+ * this process gets moves a lap's ns most there (a size that all fits
+ * stays at the cache's level, one far beyond near DRAM's, whatever the
+ * neighbours do). */
+static int half_hit_size(const struct lat_mem_chase_sweep *r, int v,
+			 int first, double llc_ns, double dram_ns)
+{
+	int best = first;
+	double off = INFINITY;
+
+	for (int i = first; i < r->done; i++) {
+		double hit = (dram_ns - r->pt[v][i].p50_ns) /
+			     (dram_ns - llc_ns);
+
+		if (fabs(hit - 0.5) < off) {
+			off = fabs(hit - 0.5);
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Whether the laps' typical hit fraction is not the sweep's at the
+ * same size (measured seconds before). */
+static bool unlike_sweep(const struct lat_mem_llc_drift *d, double sweep_ns)
+{
+	return fabs(d->lap_p50_ns - sweep_ns) / (d->dram_ns - d->llc_ns) >=
+	       LAT_MEM_LLC_DRIFT_SPREAD;
+}
+
+/* What the drift says, after its figures. */
+static const char *drift_text(const struct lat_mem_chase_sweep *r)
+{
+	const struct lat_mem_llc_drift *d = &r->llc_drift;
+
+	if (lat_mem_llc_drift_changes(d))
+		return ": it changes from one lap to the next, so the cache is "
+		       "shared with work outside this process (on a VM, other "
+		       "guests' too)";
+	if (unlike_sweep(d, r->llc_drift_sweep_ns))
+		return ": steady over the laps, but not what the sweep got at "
+		       "this size seconds before: it changes over seconds, so "
+		       "the cache is shared with work outside this process (on "
+		       "a VM, other guests' too)";
+	if (d->cap_p10 >= 0.9 * (double)d->bytes)
+		return ": nearly every lap hit, steadily: this size fits what "
+		       "it gets over this time";
+	return ": steady, and as in the sweep: a fixed share (a partition of "
+	       "the cache, or neighbours that did not rest), not the sysfs "
+	       "size";
+}
+
+/* When no curve shows the last-level cache at its sysfs size: chase the
+ * size half-way from the cache's level to DRAM's lap after lap (on huge
+ * pages when the kernel gave them: fewer TLB misses), and say whether
+ * what this process gets changes while it does the same thing. */
+static int llc_drift(struct lat_mem_chase_sweep *r, uint32_t *scratch,
+		     const struct lat_clock_cal *cal,
+		     bool (*stop)(void *ctx), void *ctx)
+{
+	struct lat_mem_llc_drift *d = &r->llc_drift;
+	int w = r->on[V_HUGE] && r->huge.pages != LAT_MEM_PAGES_BASE
+		? V_HUGE : V_RANDOM, first, rc, at_size;
+	size_t at = strlen(r->llc_note), len = sizeof(r->llc_note);
+	char *v = r->llc_note, b[32], lo[LAT_FMT_LEN], hi[LAT_FMT_LEN],
+	     sw[LAT_FMT_LEN], c0[32], c1[32], c2[32], cs[32];
+	double l, dram;
+
+	if (r->llc_seen || r->llc_edge < 0 || !(r->llc_probe_s > 0) ||
+	    r->interrupted || r->failed >= 0)
+		return 0;
+	if (!llc_levels(r, w, &l, &dram, &first)) {
+		w = V_RANDOM;
+		if (!llc_levels(r, w, &l, &dram, &first))
+			return 0;
+	}
+	at_size = half_hit_size(r, w, first, l, dram);
+	rc = lat_mem_llc_drift_run(w == V_HUGE ? &r->huge : &r->buf, scratch,
+				   r->sizes[at_size], l, dram, r->llc_probe_s,
+				   cal, stop, ctx, d);
+	if (rc == -EINVAL)
+		return 0; /* too small a cache to chase lap by lap */
+	if (rc)
+		return rc;
+	r->interrupted |= d->interrupted;
+	if (!d->laps)
+		return 0;
+	r->llc_drift_on = true;
+	r->llc_drift_variant = w;
+	r->llc_drift_sweep_ns = r->pt[w][at_size].p50_ns;
+	r->llc_drift_sweep_cap = lat_mem_llc_effective(
+		d->bytes, r->llc_drift_sweep_ns, l, dram);
+	r->llc_changes = lat_mem_llc_drift_changes(d) ||
+			 unlike_sweep(d, r->llc_drift_sweep_ns);
+	if (at >= len)
+		return 0;
+	at += (size_t)snprintf(v + at, len - at, "; %s, where the sweep's p50 "
+		"was nearest half-way to DRAM (%s: it got %s of it), chased "
+		"lap after lap on %s for %.1f s (%u laps, nothing else changing "
+		"in this process): %s to %s per load (p10..p90 of the laps), so "
+		"it got %s to %s of the cache (median %s)",
+		lat_fmt_bytes(b, sizeof(b), d->bytes),
+		lat_fmt_ns(sw, sizeof(sw), r->llc_drift_sweep_ns),
+		lat_fmt_bytes(cs, sizeof(cs), (uint64_t)r->llc_drift_sweep_cap),
+		w == V_HUGE ? "huge pages" : "base pages", d->seconds, d->laps,
+		lat_fmt_ns(lo, sizeof(lo), d->lap_p10_ns),
+		lat_fmt_ns(hi, sizeof(hi), d->lap_p90_ns),
+		lat_fmt_bytes(c0, sizeof(c0), (uint64_t)d->cap_p10),
+		lat_fmt_bytes(c1, sizeof(c1), (uint64_t)d->cap_p90),
+		lat_fmt_bytes(c2, sizeof(c2), (uint64_t)d->cap_p50));
+	if (at < len)
+		snprintf(v + at, len - at, "%s", drift_text(r));
+	return 0;
 }
 
 /* Plateaus on the random curves, the DRAM level and the verdicts. */
@@ -340,10 +544,8 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 	char line[1400];
 	int last = r->done - 1;
 
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, r->verdict, 5);
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, r->llc_note, 5);
+	lat_mem_verdict_print(out, r->verdict);
+	lat_mem_verdict_print(out, r->llc_note);
 	snprintf(line, sizeof(line), "cycles: the counter ran at %.4f "
 		 "cycles/ns over this sweep (against CLOCK_MONOTONIC_RAW), the "
 		 "calibration 'latlab clock' uses says %.4f: %s (%+.3f%%)",
@@ -351,8 +553,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 		 fabs(r->counter_ratio / r->cycles_per_ns - 1) < 1e-3
 		 ? "they agree" : "they DISAGREE",
 		 (r->counter_ratio / r->cycles_per_ns - 1) * 100);
-	fprintf(out, "  -> ");
-	lat_fmt_paragraph(out, line, 5);
+	lat_mem_verdict_print(out, line);
 	if (last < 0)
 		return;
 	{
@@ -368,8 +569,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 			 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]),
 			 lat_fmt_ns(a, sizeof(a), seq),
 			 lat_fmt_ns(b, sizeof(b), rnd), rnd / seq);
-		fprintf(out, "  -> ");
-		lat_fmt_paragraph(out, line, 5);
+		lat_mem_verdict_print(out, line);
 		snprintf(line, sizeof(line), "page by page (every line of a "
 			 "4 KiB page, in random order, before the next page): "
 			 "one TLB miss per page instead of per load, so its "
@@ -379,8 +579,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 			 "edges, not its levels",
 			 lat_fmt_ns(a, sizeof(a), r->pt[V_PAGED][last].p50_ns),
 			 lat_fmt_bytes(sz, sizeof(sz), r->sizes[last]));
-		fprintf(out, "  -> ");
-		lat_fmt_paragraph(out, line, 5);
+		lat_mem_verdict_print(out, line);
 		if (r->on[V_HUGE]) {
 			double h = r->pt[V_HUGE][last].p50_ns;
 			bool all = r->huge.pages != LAT_MEM_PAGES_BASE &&
@@ -412,8 +611,7 @@ static void print_findings(FILE *out, const struct lat_mem_chase_sweep *r)
 				   "VM) the host backs this memory with base "
 				   "pages, and a TLB entry is never larger than "
 				   "the host's page");
-			fprintf(out, "  -> ");
-			lat_fmt_paragraph(out, line, 5);
+			lat_mem_verdict_print(out, line);
 		}
 	}
 }
@@ -460,6 +658,19 @@ static void json_plateaus(struct lat_json *j, const char *key,
 	lat_json_arr_end(j);
 }
 
+/* min, p10, p50, p90, max of the drift's laps as @key. */
+static void json_spread(struct lat_json *j, const char *key, double min,
+			double p10, double p50, double p90, double max)
+{
+	lat_json_obj_begin(j, key);
+	lat_json_double(j, "min", min);
+	lat_json_double(j, "p10", p10);
+	lat_json_double(j, "p50", p50);
+	lat_json_double(j, "p90", p90);
+	lat_json_double(j, "max", max);
+	lat_json_obj_end(j);
+}
+
 void lat_mem_chase_json(struct lat_json *j,
 			const struct lat_mem_chase_sweep *r, bool done)
 {
@@ -504,6 +715,33 @@ void lat_mem_chase_json(struct lat_json *j,
 	}
 	if (r->caches.n)
 		lat_json_uint(j, "sysfs_bytes", lat_topo_caches_llc(&r->caches));
+	lat_json_obj_begin(j, "effective_bytes");
+	for (int v = 0; v < V_N; v++)
+		if (r->on[v] && v != V_SEQ)
+			lat_json_double(j, v_key[v], r->llc_capacity[v]);
+	lat_json_obj_end(j);
+	if (r->llc_drift_on) {
+		const struct lat_mem_llc_drift *d = &r->llc_drift;
+
+		lat_json_obj_begin(j, "drift");
+		lat_json_str(j, "curve", v_key[r->llc_drift_variant]);
+		lat_json_uint(j, "bytes", d->bytes);
+		lat_json_double(j, "seconds", d->seconds);
+		lat_json_uint(j, "laps", d->laps);
+		lat_json_double(j, "llc_ns", d->llc_ns);
+		lat_json_double(j, "dram_ns", d->dram_ns);
+		json_spread(j, "lap_ns", d->lap_min_ns, d->lap_p10_ns,
+			    d->lap_p50_ns, d->lap_p90_ns, d->lap_max_ns);
+		json_spread(j, "capacity_bytes", d->cap_min, d->cap_p10,
+			    d->cap_p50, d->cap_p90, d->cap_max);
+		lat_json_bool(j, "changes_lap_to_lap",
+			      lat_mem_llc_drift_changes(d));
+		lat_json_double(j, "sweep_p50_ns", r->llc_drift_sweep_ns);
+		lat_json_double(j, "sweep_capacity_bytes",
+				r->llc_drift_sweep_cap);
+		lat_json_bool(j, "changes", r->llc_changes);
+		lat_json_obj_end(j);
+	}
 	lat_json_str(j, "note", r->llc_note);
 	lat_json_obj_end(j);
 	lat_json_double(j, "dram_ns", r->dram_ns);
@@ -541,6 +779,13 @@ int lat_mem_chase_svg(FILE *f, const struct lat_mem_chase_sweep *r)
 	}
 	rc = lat_svg_begin(&g, f, 900, 560, "load-to-use latency by working "
 			   "set (p50 per load)");
+	if (!rc && r->done < r->n_sizes) { /* Ctrl-C: the sizes so far, said */
+		char why[96];
+
+		snprintf(why, sizeof(why), "the sweep was stopped after %d of "
+			 "%d sizes", r->done, r->n_sizes);
+		lat_svg_partial(&g, why);
+	}
 	if (!rc)
 		/* room on the left for the legend, clear of the data */
 		rc = lat_svg_axes(&g, x[0] - 0.3 * (x[r->done - 1] - x[0]),
@@ -595,6 +840,29 @@ static int map_buffers(struct lat_mem_chase_sweep *r, bool hugepages)
 	return rc;
 }
 
+int lat_mem_chase_sweep_setup(struct lat_mem_chase_sweep *r, uint64_t min,
+			      uint64_t max, unsigned steps, unsigned samples,
+			      unsigned loads,
+			      const struct lat_topo_caches *caches,
+			      double core_ghz, bool quick)
+{
+	int n = lat_mem_sizes(min, max, steps, r->sizes,
+			      LAT_MEM_CHASE_MAX_SIZES);
+
+	if (n < 0)
+		return n;
+	if (n > LAT_MEM_CHASE_MAX_SIZES)
+		return -E2BIG;
+	r->n_sizes = n;
+	r->steps = steps;
+	r->samples = samples;
+	r->loads = loads;
+	r->caches = *caches;
+	r->core_ghz = core_ghz;
+	r->llc_probe_s = quick ? LAT_MEM_LLC_PROBE_S / 10 : LAT_MEM_LLC_PROBE_S;
+	return 0;
+}
+
 int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 			    const struct lat_clock_cal *cal, bool hugepages,
 			    bool (*stop)(void *ctx), void *ctx)
@@ -627,6 +895,7 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 		struct lat_mem_chase_cfg cfg = {
 			.order = LAT_MEM_RANDOM, .samples = r->samples,
 			.loads_per_sample = r->loads, .seed = 0x6d656d,
+			.stop = stop, .stop_ctx = ctx,
 		};
 
 		if (stop && stop(ctx)) {
@@ -650,6 +919,11 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 		if (!rc)
 			rc = lat_mem_chase_size(&cfg, cal, &r->buf, NULL,
 						r->sizes[i], &r->pt[V_SEQ][i]);
+		if (rc == -EINTR) { /* stopped inside the size */
+			r->interrupted = true;
+			rc = 0;
+			break;
+		}
 		if (rc) {
 			r->failed = i; /* the sizes before it are analysed */
 			break;
@@ -660,6 +934,8 @@ int lat_mem_chase_sweep_run(struct lat_mem_chase_sweep *r,
 	r->counter_ratio = (double)(c1.cycles - c0.cycles) /
 			   (double)(c1.raw_ns - c0.raw_ns);
 	lat_mem_chase_analyse(r);
+	if (!rc)
+		rc = llc_drift(r, scratch, cal, stop, ctx);
 out:
 	free(scratch);
 	unmap_keep(&r->buf);

@@ -69,3 +69,9 @@ void lat_mem_machine_json(struct lat_json *j,
 	lat_json_double(j, "core_ghz_estimate", m->core_ghz);
 	lat_json_obj_end(j);
 }
+
+void lat_mem_verdict_print(FILE *out, const char *text)
+{
+	fprintf(out, "  -> ");
+	lat_fmt_paragraph(out, text, 5);
+}

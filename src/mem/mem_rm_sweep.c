@@ -146,8 +146,10 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 					break;
 				}
 				rc = lat_mem_rm_run(&cfg, &c->rh, &c->wh, &res);
-				if (rc)
+				if (rc) {
+					lat_mem_rm_sweep_release(s);
 					return rc;
+				}
 				c->reads += res.reads;
 				c->writes += res.writes;
 				c->torn += res.torn;
@@ -251,4 +253,6 @@ void lat_mem_rm_print(FILE *out, const struct lat_mem_rm_sweep *s)
 		"take turns, and a reader preempted inside its read section "
 		"holds up the writer (rwlock, sharded) or the grace period "
 		"(rcu)\n", s->n_cpus);
+	if (s->verdict[0])
+		lat_mem_verdict_print(out, s->verdict);
 }

@@ -65,6 +65,16 @@ static void place(struct lat_mem_share_sweep *s, const struct lat_topo *topo)
 	s->placements = s->n_cpus >= 2 ? 2 : 1;
 }
 
+void lat_mem_share_fifo_runs(const struct lat_mem_share_sweep *s,
+			     unsigned *fifo, unsigned *runs)
+{
+	*fifo = *runs = 0;
+	for (int l = 0; l < 3; l++) {
+		*fifo += s->cell[0][l].fifo_runs;
+		*runs += s->cell[0][l].n;
+	}
+}
+
 void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s)
 {
 	for (int pl = 0; pl < 2; pl++)
@@ -120,8 +130,10 @@ int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 					break;
 				}
 				rc = lat_mem_share_run(&cfg, cal, &c->h, &res);
-				if (rc)
+				if (rc) {
+					lat_mem_share_sweep_release(s);
 					return rc;
+				}
 				c->p50[c->n] = res.p50_ns;
 				c->mean[c->n] = res.mean_ns;
 				c->rate[c->n] = res.per_s;

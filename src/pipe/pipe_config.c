@@ -97,6 +97,8 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 			 LAT_CGROUP_MIN_QUOTA_US)
 		msg = "cpu_quota of the period must be at least 1 ms (the "
 		      "kernel's floor)";
+	else if (!(c->agg_idle_ns >= 0 && c->agg_idle_ns <= 1e9))
+		msg = "agg_idle_ns must be between 0 and 1 s";
 	else if (c->agg_cpu < -1 || c->agg_cpu >= LAT_TOPO_MAX_CPUS)
 		msg = "agg_cpu must be -1 or a CPU number";
 	else if (c->burst_threads < 0 || c->burst_threads > LAT_PIPE_MAX_BURST)

@@ -203,10 +203,15 @@ void lat_qsim_config_init(struct lat_qsim_config *cfg)
 	lat_qsim_dist_parse(&cfg->service, "exp");
 	cfg->rho = 0.9;
 	cfg->servers = 1;
-	cfg->customers = 1000000;
-	cfg->warmup = cfg->customers / 10;
+	lat_qsim_config_customers(cfg, 1000000);
 	cfg->batches = 32;
 	cfg->seed = 1;
+}
+
+void lat_qsim_config_customers(struct lat_qsim_config *cfg, uint64_t n)
+{
+	cfg->customers = n;
+	cfg->warmup = n / 10;
 }
 
 int lat_qsim_config_check(const struct lat_qsim_config *cfg)

@@ -21,7 +21,7 @@ size_t lat_seqring_buffer_size(size_t capacity, size_t elem_size)
 	if (capacity == 0 || capacity > LAT_SEQRING_MAX_CAPACITY ||
 	    (capacity & (capacity - 1)) != 0 || stride == 0)
 		return 0;
-	/* 2^28 * 75 lines of 64 bytes fits in 64 bits */
+	/* 2^28 * 65 lines of 64 bytes fits in 64 bits */
 	return capacity * stride;
 }
 
@@ -50,8 +50,7 @@ int lat_seqring_init(struct lat_seqring *r, void *buf, size_t capacity,
 	 * thread sees the ring yet */
 	for (size_t i = 0; i < capacity; i++) {
 		memset(b + i * side.stride, 0, side.stride);
-		for (size_t l = 0; l * LAT_CACHELINE < side.stride; l++)
-			atomic_init(lat_seqring_mark_(&side, i, l), (uint64_t)i);
+		atomic_init(lat_seqring_mark_(&side, i), (uint64_t)i);
 	}
 	return 0;
 }

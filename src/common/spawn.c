@@ -1,0 +1,97 @@
+/*
+ * A command held before its exec (latlab/spawn.h): used by the profiler
+ * and the scheduler probe, which both must be attached before the
+ * command's first instruction.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "latlab/spawn.h"
+
+static void child(int go, int report, char *const *argv)
+{
+	char c;
+	int err;
+
+	/* wait for the parent to attach; EOF means it gave up */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(report, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void close_pair(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+}
+
+int lat_spawn_held(char *const *argv, struct lat_spawn *sp)
+{
+	int go[2], report[2], rc;
+	pid_t c;
+
+	if (!argv || !argv[0])
+		return -EINVAL;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		rc = -errno;
+		close_pair(go);
+		return rc;
+	}
+	c = fork();
+	if (c < 0) {
+		rc = -errno;
+		close_pair(go);
+		close_pair(report);
+		return rc;
+	}
+	if (c == 0) {
+		close(go[1]);
+		close(report[0]);
+		child(go[0], report[1], argv);
+	}
+	close(go[0]);
+	close(report[1]);
+	sp->pid = c;
+	sp->go_fd = go[1];
+	sp->err_fd = report[0];
+	return 0;
+}
+
+int lat_spawn_release(struct lat_spawn *sp)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(sp->go_fd, "g", 1) != 1)
+		err = errno;
+	close(sp->go_fd);
+	sp->go_fd = -1;
+	/* EOF when exec closed the pipe: it ran */
+	do
+		n = read(sp->err_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(sp->err_fd);
+	sp->err_fd = -1;
+	if (n == (ssize_t)sizeof(err) || (n < 0 && err)) {
+		waitpid(sp->pid, NULL, 0);
+		return -(err ? err : EIO);
+	}
+	return 0;
+}
+
+void lat_spawn_abandon(struct lat_spawn *sp)
+{
+	close(sp->go_fd); /* EOF: the child exits without exec */
+	close(sp->err_fd);
+	sp->go_fd = sp->err_fd = -1;
+	waitpid(sp->pid, NULL, 0);
+}
