@@ -224,8 +224,9 @@ void cli_print_opts(const struct cli_cmd *cmd, FILE *out)
 		if (t[i].arg)
 			len += fprintf(out, "%s%s", t[i].arg[0] == '[' ? ""
 				       : " ", t[i].arg);
-		/* a flag too long for the column: its help on the next line */
-		if (len + 2 > col) {
+		/* a flag that leaves no blank before the column: its help
+		 * on the next line */
+		if (len >= col) {
 			fputc('\n', out);
 			len = 0;
 		}
