@@ -292,6 +292,35 @@ static void test_hidden(void)
 	lat_sched_state_destroy(&st);
 }
 
+/* The timeline at its memory cap: spans are counted as dropped, and the
+ * earliest one's start is where the timeline stops being whole (the
+ * attribution leaves events after it unattributed). */
+static void test_timeline_cut(void)
+{
+	struct lat_sched_state st;
+	int cpus[1] = { 0 };
+	uint64_t ts = 1000 * MS;
+
+	T_EQ_I64(lat_sched_state_init(&st, false, true, cpus, 1), 0);
+	sw(&st, ts, 0, 0, 0, false, 100, "task100");
+	sw(&st, ts + 1 * MS, 0, 100, 1, false, 0, "swapper/0");
+	T_EQ_I64(st.timeline_dropped, 0);
+	T_EQ_I64(st.timeline_cut_ns, 0);
+	st.timeline_bytes = LAT_SCHED_TIMELINE_MAX; /* as if full */
+	/* fill what the first allocation left, then one more */
+	for (int i = 0; i < 300; i++) {
+		wake(&st, ts + (2 + 2 * (uint64_t)i) * MS, 100);
+		sw(&st, ts + (2 + 2 * (uint64_t)i) * MS + 5 * US, 0, 0, 0,
+		   false, 100, "task100");
+		sw(&st, ts + (3 + 2 * (uint64_t)i) * MS, 0, 100, 1, false, 0,
+		   "swapper/0");
+	}
+	T_CHECK(st.timeline_dropped > 0);
+	T_CHECK(st.timeline_cut_ns > ts);
+	T_CHECK(st.timeline_cut_ns < ts + 602 * MS);
+	lat_sched_state_destroy(&st);
+}
+
 /* A window zeroes the counts but keeps the state; stale records. */
 static void test_window_and_unpaired(void)
 {
@@ -512,6 +541,7 @@ int main(void)
 	test_batch();
 	test_window_and_unpaired();
 	test_hidden();
+	test_timeline_cut();
 	test_irqs();
 	test_many_threads();
 	test_reader_on_hot_cpu();

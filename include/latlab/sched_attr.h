@@ -99,6 +99,10 @@ struct lat_sched_attr_result {
 	int64_t threshold_ns;        /* the run's e2e p99.9 */
 	struct lat_sched_attr_sum above;    /* events with e2e > threshold */
 	uint64_t above_missing;      /* above p99.9 but not kept (cap) */
+	/* above p99.9 (or in the flight window) but ending after the
+	 * probe's timeline reached its memory cap: not attributed, as the
+	 * timeline has holes from there (see timeline_dropped) */
+	uint64_t above_after_cut, window_after_cut;
 	int n_worst;
 	struct lat_sched_attr_event worst[LAT_SCHED_ATTR_WORST];
 	bool flight;                 /* the flight recorder froze */

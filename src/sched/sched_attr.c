@@ -700,6 +700,16 @@ static void sum_fold(struct sum_acc *sa, struct lat_sched_attr_sum *out)
 	lat_sched_whos_fold(&sa->irq, &out->irq);
 }
 
+/* Does @s end after the timeline stopped being whole (its memory cap)?
+ * Such an event is not attributed: the missing spans would make its
+ * off-CPU time look like time on its CPU. */
+static bool after_cut(const struct lat_sched_attr *a,
+		      const struct lat_sched_state *st, const struct slow *s)
+{
+	return st->timeline_cut_ns &&
+	       to_mono(a, s->m.t_final) >= st->timeline_cut_ns;
+}
+
 static int slow_desc(const void *x, const void *y)
 {
 	const struct slow *p = x, *q = y;
@@ -757,14 +767,22 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 		return -ENOMEM;
 	qsort(a->heap, a->heap_n, sizeof(*a->heap), slow_desc);
 	for (i = 0; i < a->heap_n; i++) {
+		size_t k = n_above - a->res.above_after_cut;
+
 		if ((int64_t)a->heap[i].e2e_ns <= a->res.threshold_ns)
 			break;
-		sum_event(a, st, r, &a->heap[i], &sa[0],
-			  i < LAT_SCHED_ATTR_WORST ? &a->res.worst[i] : NULL);
 		n_above++;
+		if (after_cut(a, st, &a->heap[i])) {
+			a->res.above_after_cut++;
+			continue;
+		}
+		sum_event(a, st, r, &a->heap[i], &sa[0],
+			  k < LAT_SCHED_ATTR_WORST ? &a->res.worst[k] : NULL);
 	}
+	n_above -= a->res.above_after_cut;
 	a->res.n_worst = n_above < LAT_SCHED_ATTR_WORST ? (int)n_above
 							: LAT_SCHED_ATTR_WORST;
+	n_above += a->res.above_after_cut;
 	/* all kept and the smallest still above: some did not fit */
 	if (n_above == a->heap_cap)
 		a->res.above_missing = (uint64_t)(
@@ -782,6 +800,10 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 		for (i = 0; i < a->ring_n; i++) {
 			const struct slow *s = &a->ring[(first + i) % a->ring_cap];
 
+			if (after_cut(a, st, s)) {
+				a->res.window_after_cut++;
+				continue;
+			}
 			sum_event(a, st, r, s, &sa[1], NULL);
 			a->res.flight_last_seq = s->m.seq;
 		}

@@ -98,6 +98,10 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 		fprintf(out, "  (%" PRIu64 " more events above p99.9 were not "
 			"kept: the slowest %" PRIu64 " are shown)\n",
 			x->above_missing, x->above.events);
+	if (x->above_after_cut)
+		fprintf(out, "  (%" PRIu64 " more events above p99.9 ended "
+			"after the probe's timeline reached its memory cap: "
+			"not attributed)\n", x->above_after_cut);
 	for (int i = 0; i < x->n_worst; i++) {
 		char hop[16];
 		const struct lat_sched_attr_event *e = &x->worst[i];
@@ -117,6 +121,11 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 			x->window.events,
 			lat_fmt_ns(b, sizeof(b), (double)x->window.total_ns));
 		sum_table(out, &x->window);
+		if (x->window_after_cut)
+			fprintf(out, "  (%" PRIu64 " more events of the window "
+				"ended after the probe's timeline reached its "
+				"memory cap: not attributed)\n",
+				x->window_after_cut);
 	}
 	print_reader(out, x, r);
 	lat_sched_print_cpus(out, p);
@@ -188,6 +197,8 @@ void lat_sched_attr_write_json(struct lat_json *j,
 	lat_json_int(j, "threshold_ns", x->threshold_ns);
 	sum_json(j, "above_p999", &x->above);
 	lat_json_uint(j, "above_missing", x->above_missing);
+	lat_json_uint(j, "above_after_cap", x->above_after_cut);
+	lat_json_uint(j, "window_after_cap", x->window_after_cut);
 	lat_json_arr_begin(j, "worst");
 	for (int i = 0; i < x->n_worst; i++) {
 		const struct lat_sched_attr_event *e = &x->worst[i];

@@ -33,7 +33,7 @@ enum lat_sched_tstate {
 
 /* One interval of a followed thread off its CPU (timeline). */
 struct lat_sched_tspan {
-	uint64_t from, to;
+	uint64_t from, to;      /* from first: see timeline_drop */
 	uint32_t state;         /* WOKEN, PREEMPTED or BLOCKED */
 	int32_t cpu;            /* the CPU it ran on next, -1 unknown */
 };
@@ -112,6 +112,9 @@ struct lat_sched_state {
 	uint64_t dropped;            /* see lat_sched_result */
 	uint64_t inferred, chain_breaks;
 	size_t timeline_bytes;       /* kept so far, capped */
+	uint64_t timeline_cut_ns;    /* the earliest span not kept: the
+				      * timeline is whole only before it
+				      * (0: nothing dropped) */
 	/* threads: open addressing on tid */
 	struct lat_sched_tstate_rec *th;
 	int n_th, cap_th;

@@ -102,6 +102,18 @@ void lat_sched_whos_fold(struct lat_sched_whos_acc *w,
 
 /* ---- timeline ---- */
 
+/* A span not kept: from its start on, the timeline has holes. (Every
+ * span type starts with its uint64_t from.) */
+static void timeline_drop(struct lat_sched_state *st, const void *span)
+{
+	uint64_t from;
+
+	memcpy(&from, span, sizeof(from));
+	st->timeline_dropped++;
+	if (!st->timeline_cut_ns || from < st->timeline_cut_ns)
+		st->timeline_cut_ns = from;
+}
+
 static void spans_push(struct lat_sched_state *st, struct lat_sched_spans *s,
 		       size_t elem, const void *v)
 {
@@ -113,12 +125,12 @@ static void spans_push(struct lat_sched_state *st, struct lat_sched_spans *s,
 
 		if (st->timeline_bytes + (cap - s->cap) * elem >
 		    LAT_SCHED_TIMELINE_MAX) {
-			st->timeline_dropped++;
+			timeline_drop(st, v);
 			return;
 		}
 		p = realloc(s->v, cap * elem);
 		if (!p) {
-			st->timeline_dropped++;
+			timeline_drop(st, v);
 			return;
 		}
 		st->timeline_bytes += (cap - s->cap) * elem;
