@@ -86,35 +86,6 @@ void cli_bad_option(const char *cmd, char **argv, int c)
 			    opt, cmd);
 }
 
-int cli_getopt(int argc, char **argv, const char *optstring,
-	       const struct option *longopts)
-{
-	static int seen[128];
-	static int n_seen;
-	int idx = -1, c;
-
-	if (optind <= 1) /* a new command line */
-		n_seen = 0;
-	c = getopt_long(argc, argv, optstring, longopts, &idx);
-	if (c == -1 || c == '?' || c == ':' || !optarg)
-		return c;
-	if (idx >= 0 && longopts[idx].has_arg != required_argument)
-		return c;
-	for (int i = 0; i < n_seen; i++) {
-		if (seen[i] != c)
-			continue;
-		if (idx >= 0)
-			cli_usage_error(argv[0], "--%s given twice (the second "
-					"is '%s'): give it once",
-					longopts[idx].name, optarg);
-		cli_usage_error(argv[0], "-%c given twice (the second is "
-				"'%s'): give it once", c, optarg);
-	}
-	if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
-		seen[n_seen++] = c;
-	return c;
-}
-
 void cli_no_operands(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)

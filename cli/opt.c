@@ -70,15 +70,12 @@ static uint64_t word_index(const char *cmd, const char *flag,
 	const char *w = o->words;
 	size_t len, n_words = 0, i = 0;
 
-	for (; *w; w += len + (w[len] == ' '), i++) {
+	for (; *w; w += len + (w[len] == ' '), n_words++) {
 		len = strcspn(w, " ");
 		if (strlen(value) == len && !strncmp(w, value, len))
-			return i;
+			return n_words;
 	}
 	/* "a, b or c" from "a b c" */
-	for (w = o->words; *w; w += len + (w[len] == ' '))
-		len = strcspn(w, " "), n_words++;
-	i = 0;
 	for (w = o->words; *w; w += len + (w[len] == ' '), i++) {
 		len = strcspn(w, " ");
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
@@ -233,8 +230,9 @@ void cli_print_opts(const struct cli_cmd *cmd, FILE *out)
 		if (t[i].arg)
 			len += fprintf(out, "%s%s", t[i].arg[0] == '[' ? ""
 				       : " ", t[i].arg);
-		/* a flag too long for the column: its help on the next line */
-		if (len + 2 > col) {
+		/* a flag that leaves no blank before the column: its help
+		 * on the next line */
+		if (len >= col) {
 			fputc('\n', out);
 			len = 0;
 		}
