@@ -697,7 +697,9 @@ int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
  * are ignored; the handler restores, then dies of the same signal.
  * SIGINT and SIGTERM are the program's (a sweep stops on them and exits
  * normally), SIGSEGV and friends the sanitizers'. SIGKILL cannot be
- * caught. For a main program: it installs process-wide handlers, once.
+ * caught. For a main program: it installs process-wide handlers, once;
+ * a later call (a second sweep, whose "old" is our own raised value)
+ * keeps the first @old and only updates @set.
  * Returns 0, or -ENOMEM when atexit has no room.
  */
 int lat_knee_autogroup_guard(int old, int set);

@@ -28,8 +28,10 @@ int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
 	return 0;
 }
 
-/* The one autogroup value to give back; a process holds one session. */
-static int guard_old, guard_set;
+/* The one autogroup value to give back (the first call's old value) and
+ * the last one this process set; read by the signal handler, hence
+ * sig_atomic_t. */
+static volatile sig_atomic_t guard_old, guard_set, guard_armed;
 
 static void restore_at_exit(void)
 {
@@ -51,10 +53,16 @@ int lat_knee_autogroup_guard(int old, int set)
 				     SIGXFSZ };
 	struct sigaction sa;
 
-	guard_old = old;
+	/* a second sweep in this process read our own raised value as its
+	 * "old": keep the first, the session's own, and only follow the
+	 * value set; the exit hook and handlers are already in place */
 	guard_set = set;
+	if (guard_armed)
+		return 0;
+	guard_old = old;
 	if (atexit(restore_at_exit))
 		return -ENOMEM;
+	guard_armed = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = restore_and_die;
 	sigemptyset(&sa.sa_mask);
