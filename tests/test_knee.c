@@ -384,6 +384,9 @@ static void test_score_and_stop(void)
 	T_EQ_I64(s->score.closest[LAT_KNEE_PRED_TRACE], 4);
 	/* gains 0.09, 0.10, 0.065, 0.105: mean 0.09, sd 0.0178 */
 	T_NEAR(s->score.gain[LAT_KNEE_PRED_TRACE], 0.09, 1e-12);
+	/* paired t, n - 1 = 3 degrees of freedom: 3.1824 x 0.017795 / 2
+	 * (with 4 it would be 0.0247, with the normal's 1.96 0.0174) */
+	T_NEAR(s->score.gain_half[LAT_KNEE_PRED_TRACE], 0.028316, 2e-5);
 	T_CHECK(s->score.verdict[LAT_KNEE_PRED_TRACE] == LAT_KNEE_VERDICT_SIM);
 	/* gains 0.05, -0.18, -0.12, 0.09: the interval holds 0 */
 	T_CHECK(s->score.verdict[LAT_KNEE_PRED_SIM] ==
