@@ -158,11 +158,21 @@ static void print_proc(const struct args *a,
 	lat_sched_proc_report(stdout, why, d);
 }
 
-/* A held command released: an exec failure is bad input (exit 2). */
+/*
+ * A held command released: an exec failure is bad input (exit 2). A
+ * terminal's Ctrl-C while it was held reached the command too and ended
+ * it before its exec (the release then finds it gone): that is a stop,
+ * exit 128 + signal, not a command that cannot run.
+ */
 static void release(const struct args *a, struct lat_sched_target *t)
 {
 	int rc = lat_sched_target_release(t);
 
+	if (rc && cli_stop_signal()) {
+		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
+			a->command[0]);
+		cli_exit(128 + cli_stop_signal());
+	}
 	if (rc)
 		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
 			       lat_strerror(rc));
