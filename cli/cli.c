@@ -86,35 +86,6 @@ void cli_bad_option(const char *cmd, char **argv, int c)
 			    opt, cmd);
 }
 
-int cli_getopt(int argc, char **argv, const char *optstring,
-	       const struct option *longopts)
-{
-	static int seen[128];
-	static int n_seen;
-	int idx = -1, c;
-
-	if (optind <= 1) /* a new command line */
-		n_seen = 0;
-	c = getopt_long(argc, argv, optstring, longopts, &idx);
-	if (c == -1 || c == '?' || c == ':' || !optarg)
-		return c;
-	if (idx >= 0 && longopts[idx].has_arg != required_argument)
-		return c;
-	for (int i = 0; i < n_seen; i++) {
-		if (seen[i] != c)
-			continue;
-		if (idx >= 0)
-			cli_usage_error(argv[0], "--%s given twice (the second "
-					"is '%s'): give it once",
-					longopts[idx].name, optarg);
-		cli_usage_error(argv[0], "-%c given twice (the second is "
-				"'%s'): give it once", c, optarg);
-	}
-	if (n_seen < (int)(sizeof(seen) / sizeof(seen[0])))
-		seen[n_seen++] = c;
-	return c;
-}
-
 void cli_no_operands(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)
@@ -209,6 +180,9 @@ double cli_double(const char *cmd, const char *flag, const char *arg,
 		cli_usage_error(cmd, "%s needs a number, not '%s'", flag,
 				    arg);
 	/* 1e400 and 1e-400 are numbers out of range, not garbage */
+	if (errno == ERANGE && isinf(min) && isinf(max))
+		cli_usage_error(cmd, "%s: '%s' is out of a number's range",
+				flag, arg);
 	if (errno == ERANGE)
 		cli_usage_error(cmd, "%s must be between %g and %g, not '%s' "
 				"(out of range)", flag, min, max, arg);
@@ -254,6 +228,11 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 	if (v < min_ns || v > max_ns) {
 		char lo[LAT_FMT_LEN], hi[LAT_FMT_LEN];
 
+		/* no upper bound: "between 1 ns and n/a" says nothing */
+		if (isinf(max_ns))
+			cli_usage_error(cmd, "%s must be at least %s, not "
+					"'%s'", flag, lat_fmt_ns(lo, sizeof(lo),
+					min_ns), arg);
 		cli_usage_error(cmd, "%s must be between %s and %s, not '%s'",
 				    flag, lat_fmt_ns(lo, sizeof(lo), min_ns),
 				    lat_fmt_ns(hi, sizeof(hi), max_ns), arg);

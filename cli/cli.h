@@ -74,18 +74,9 @@ _Noreturn void cli_fail(const char *cmd, const char *fmt, ...)
 /*
  * Report what getopt_long() returned (@c: '?' for an unknown option, ':'
  * for a missing value, which needs a leading ':' in the optstring), then
- * exit 2. Call with opterr = 0.
+ * exit 2. Call with opterr = 0 (cli_parse does).
  */
 _Noreturn void cli_bad_option(const char *cmd, char **argv, int c);
-
-/*
- * getopt_long() for every command (argv[0] is the command's name), that
- * also refuses, with exit 2, an option taking a value given twice: which
- * of two values the user meant cannot be guessed, and the last one
- * winning silently is how a script's default overrides its caller's.
- */
-int cli_getopt(int argc, char **argv, const char *optstring,
-	       const struct option *longopts);
 
 /*
  * After getopt_long: exit 2 naming the first operand if any is left (for

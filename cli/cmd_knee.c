@@ -4,7 +4,6 @@
  * simulator fed with the measured service and arrival histograms.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,8 @@
 #include "latlab/fmt.h"
 
 #define CMD "knee"
+
+extern const struct cli_cmd cli_cmd_knee;
 
 static const char usage[] =
 "latlab knee: the saturation knee of the real pipeline, beside Kingman and\n"
@@ -46,29 +47,9 @@ static const char usage[] =
 "The knee is where W_q/tau rises --knee-slope per unit of rho, as in\n"
 "'latlab queue'.\n"
 "\n"
-"options:\n"
-"  --points <n>         utilizations 0.3 to 0.95, evenly (default 14)\n"
-"  --rho-list <list>    these utilizations instead, increasing, each in (0,1)\n"
-"  --work-ns <time>     mean work of stage 1, 1us..10ms (default 20 x the\n"
-"                       wake-up floor, at least 20us, rounded up to 10us)\n"
-"  --work-dist <list>   its distribution: det, exp, lognormal:<cv>,\n"
-"                       bimodal:<p>:<slow time>; a comma list sweeps each\n"
-"                       (up to 4) and compares their waits (default det)\n"
-"  --point-time <time>  run time per point (default 8s)\n"
-"  --arrivals <kind>    poisson (default) or fixed\n"
-"  --seed <n>           seed of the arrivals and the work draws; each point\n"
-"                       draws its own from it (default 1)\n"
-"  --customers <n>      simulator customers per point (default 1M)\n"
-"  --knee-slope <k>     knee threshold in W_q/tau per unit rho (default 10)\n"
-"  --svg <file>         the chart: measured points with 95% intervals,\n"
-"                       Kingman and simulator curves, the knees\n"
-"  --hlog-dir <dir>     one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog\n"
-"  --force              run even when tau is below 20 x the floor (warns)\n"
-"  --nice <n>           nice value of stage 1's and the producer's threads,\n"
-"                       and of this session's scheduler autogroup while\n"
-"                       the sweep runs (default -20; 0 leaves every\n"
-"                       priority alone): see SYSTEM STATE\n"
-"  --json               one JSON document on stdout\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "SYSTEM STATE: by default the sweep raises priorities while it runs: stage\n"
 "1's and the producer's threads to nice -20 (gone with the process) and\n"
@@ -92,36 +73,11 @@ static const char usage[] =
 "  latlab knee --work-dist bimodal:0.02:2ms --svg knee.svg\n"
 "  latlab knee --points 6 --point-time 4s --json > knee.json\n";
 
-enum {
-	OPT_POINTS = 256, OPT_RHO_LIST, OPT_WORK, OPT_WORK_DIST,
-	OPT_POINT_TIME, OPT_ARRIVALS, OPT_SEED, OPT_CUSTOMERS, OPT_SLOPE,
-	OPT_SVG, OPT_HLOG_DIR, OPT_FORCE, OPT_JSON, OPT_NICE,
-};
-
-static const struct option options[] = {
-	{ "points", required_argument, NULL, OPT_POINTS },
-	{ "rho-list", required_argument, NULL, OPT_RHO_LIST },
-	{ "work-ns", required_argument, NULL, OPT_WORK },
-	{ "work-dist", required_argument, NULL, OPT_WORK_DIST },
-	{ "point-time", required_argument, NULL, OPT_POINT_TIME },
-	{ "arrivals", required_argument, NULL, OPT_ARRIVALS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "customers", required_argument, NULL, OPT_CUSTOMERS },
-	{ "knee-slope", required_argument, NULL, OPT_SLOPE },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "hlog-dir", required_argument, NULL, OPT_HLOG_DIR },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "nice", required_argument, NULL, OPT_NICE },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* The command's options; rep is what the library fills and prints. */
 struct knee_opts {
 	struct lat_knee_report rep;
 	struct lat_work_dist dists[LAT_KNEE_MAX_DISTS];
 	int n_dists;
-	bool work_set;            /* --work-ns given (else 20 x floor) */
 	bool json, force;
 	const char *svg, *hlog_dir;
 };
@@ -137,8 +93,9 @@ static int write_svg(const struct knee_opts *o)
 	return err;
 }
 
-static void parse_rho_list(struct knee_opts *o, const char *arg)
+static void parse_rho_list(void *args, const char *arg)
 {
+	struct knee_opts *o = args;
 	char buf[1024], *tok, *save = NULL;
 	const char *why;
 	size_t n = 0;
@@ -163,8 +120,9 @@ static void parse_rho_list(struct knee_opts *o, const char *arg)
 		cli_usage_error(CMD, "--rho-list '%s': %s", arg, why);
 }
 
-static void parse_dists(struct knee_opts *o, const char *arg)
+static void parse_dists(void *args, const char *arg)
 {
+	struct knee_opts *o = args;
 	char buf[256], *tok, *save = NULL;
 
 	if (strlen(arg) >= sizeof(buf))
@@ -194,92 +152,86 @@ static void check_dir(const char *dir)
 				"directory", dir);
 }
 
-static void parse_one(struct knee_opts *o, int c, bool *points_set,
-		      bool *list_set)
+static void parse_points(void *args, const char *arg)
 {
-	uint64_t n;
+	struct knee_opts *o = args;
+	uint64_t n = cli_u64(CMD, "--points", arg, 0, 1000);
 
-	switch (c) {
-	case OPT_POINTS:
-		*points_set = true;
-		n = cli_u64(CMD, "--points", optarg, 0, 1000);
-		if (lat_knee_config_span(&o->rep.kc, 0.3, 0.95, (size_t)n))
-			cli_usage_error(CMD, "--points must be between 2 "
-					"and %d: a knee is a bend between "
-					"points", LAT_KNEE_MAX_POINTS);
-		break;
-	case OPT_RHO_LIST:
-		*list_set = true;
-		parse_rho_list(o, optarg);
-		break;
-	case OPT_WORK:
-		o->rep.base.work_ns = cli_duration_ns(CMD, "--work-ns", optarg, 1,
-						  0, LAT_KNEE_MAX_WORK_NS);
-		/* 20 x a wake-up floor is microseconds on any machine (a
-		 * hand-off between cores alone costs 50-250 ns) */
-		if (o->rep.base.work_ns < 1000)
-			cli_usage_error(CMD, "--work-ns %s: a service time "
-					"under 1us cannot be paced (it must be "
-					"20 x the wake-up floor, itself over "
-					"50 ns on any machine)", optarg);
-		o->work_set = true;
-		break;
-	case OPT_WORK_DIST:
-		parse_dists(o, optarg);
-		break;
-	case OPT_POINT_TIME:
-		o->rep.kc.point_s = cli_duration_ns(CMD, "--point-time", optarg,
-						0, 1e7, 3600e9) / 1e9;
-		break;
-	case OPT_ARRIVALS:
-		if (!strcmp(optarg, "poisson"))
-			o->rep.base.arrivals = LAT_PACE_POISSON;
-		else if (!strcmp(optarg, "fixed"))
-			o->rep.base.arrivals = LAT_PACE_FIXED;
-		else
-			cli_usage_error(CMD, "--arrivals must be poisson or "
-					"fixed, not '%s'", optarg);
-		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
-		break;
-	case OPT_SEED:
-		o->rep.base.seed = cli_u64(CMD, "--seed", optarg, 0, UINT64_MAX);
-		break;
-	case OPT_CUSTOMERS:
-		o->rep.kc.sim.customers = cli_u64(CMD, "--customers", optarg,
-					      1000, 100000000);
-		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
-		break;
-	case OPT_SLOPE:
-		o->rep.kc.knee_slope = cli_double(CMD, "--knee-slope", optarg,
-					      1e-3, 1e6);
-		break;
-	case OPT_SVG:
-		o->svg = optarg;
-		break;
-	case OPT_HLOG_DIR:
-		o->hlog_dir = optarg;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case OPT_NICE:
-		o->rep.kp.stage_nice = (int)cli_double(CMD, "--nice", optarg, -20,
-						   19);
-		if (o->rep.kp.stage_nice != atof(optarg))
-			cli_usage_error(CMD, "--nice must be a whole number "
-					"from -20 to 19, not '%s'", optarg);
-		break;
-	}
+	if (lat_knee_config_span(&o->rep.kc, 0.3, 0.95, (size_t)n))
+		cli_usage_error(CMD, "--points must be between 2 and %d: a "
+				"knee is a bend between points",
+				LAT_KNEE_MAX_POINTS);
 }
+
+static void parse_work(void *args, const char *arg)
+{
+	struct knee_opts *o = args;
+
+	o->rep.base.work_ns = cli_duration_ns(CMD, "--work-ns", arg, 1, 0,
+					      LAT_KNEE_MAX_WORK_NS);
+	/* 20 x a wake-up floor is microseconds on any machine (a hand-off
+	 * between cores alone costs 50-250 ns) */
+	if (o->rep.base.work_ns < 1000)
+		cli_usage_error(CMD, "--work-ns %s: a service time under 1us "
+				"cannot be paced (it must be 20 x the wake-up "
+				"floor, itself over 50 ns on any machine)", arg);
+}
+
+static void parse_nice(void *args, const char *arg)
+{
+	struct knee_opts *o = args;
+
+	o->rep.kp.stage_nice = (int)cli_double(CMD, "--nice", arg, -20, 19);
+	if (o->rep.kp.stage_nice != atof(arg))
+		cli_usage_error(CMD, "--nice must be a whole number from -20 "
+				"to 19, not '%s'", arg);
+}
+
+#define CLI_ARGS struct knee_opts
+static const struct cli_opt opts[] = {
+	{ CLI_CALL("points", parse_points), .arg = "<n>",
+	  .help = "utilizations 0.3 to 0.95, evenly (default 14)" },
+	{ CLI_CALL("rho-list", parse_rho_list), .arg = "<list>",
+	  .help = "these utilizations instead, increasing, each in (0,1)" },
+	{ CLI_CALL("work-ns", parse_work), .arg = "<time>",
+	  .help = "mean work of stage 1, 1us..10ms (default 20 x the\n"
+	  "wake-up floor, at least 20us, rounded up to 10us)" },
+	{ CLI_CALL("work-dist", parse_dists), .arg = "<list>",
+	  .help = "its distribution: det, exp, lognormal:<cv>,\n"
+	  "bimodal:<p>:<slow time>; a comma list sweeps each\n"
+	  "(up to 4) and compares their waits (default det)" },
+	{ CLI_DURATION("point-time", rep.kc.point_s, 0, 1e7, 3600e9),
+	  .div = 1e9, .arg = "<time>",
+	  .help = "run time per point (default 8s)" },
+	{ CLI_WORDS("arrivals", rep.base.arrivals, "fixed poisson"),
+	  .arg = "<kind>", .help = "poisson (default) or fixed" },
+	{ CLI_U64("seed", rep.base.seed, 0, UINT64_MAX), .arg = "<n>",
+	  .help = "seed of the arrivals and the work draws; each point\n"
+	  "draws its own from it (default 1)" },
+	{ CLI_U64("customers", rep.kc.sim.customers, 1000, 100000000),
+	  .arg = "<n>", .help = "simulator customers per point (default 1M)" },
+	{ CLI_DOUBLE("knee-slope", rep.kc.knee_slope, 1e-3, 1e6),
+	  .arg = "<k>",
+	  .help = "knee threshold in W_q/tau per unit rho (default 10)" },
+	{ CLI_STRING("svg", svg), .arg = "<file>",
+	  .help = "the chart: measured points with 95% intervals,\n"
+	  "Kingman and simulator curves, the knees" },
+	{ CLI_STRING("hlog-dir", hlog_dir), .arg = "<dir>",
+	  .help = "one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog" },
+	{ CLI_FLAG("force", force),
+	  .help = "run even when tau is below 20 x the floor (warns)" },
+	{ CLI_CALL("nice", parse_nice), .arg = "<n>",
+	  .help = "nice value of stage 1's and the producer's threads,\n"
+	  "and of this session's scheduler autogroup while\n"
+	  "the sweep runs (default -20; 0 leaves every\n"
+	  "priority alone): see SYSTEM STATE" },
+	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ 0 },
+};
 
 static void parse(struct knee_opts *o, int argc, char **argv)
 {
-	bool points_set = false, list_set = false;
 	const char *why;
-	int c;
 
 	lat_pipe_config_init(&o->rep.base);
 	o->rep.base.arrivals = LAT_PACE_POISSON;
@@ -287,13 +239,12 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	lat_knee_config_init(&o->rep.kc);
 	o->n_dists = 1; /* det */
 	o->rep.kp.stage_nice = -20;
-	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
-		if (c == '?' || c == ':')
-			cli_bad_option(CMD, argv, c);
-		parse_one(o, c, &points_set, &list_set);
-	}
-	cli_no_operands(CMD, argc, argv);
-	if (points_set && list_set)
+	cli_parse(&cli_cmd_knee, o, argc, argv);
+	if (cli_given("arrivals"))
+		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
+	if (cli_given("customers"))
+		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
+	if (cli_given("points") && cli_given("rho-list"))
 		cli_usage_error(CMD, "--points and --rho-list do not go "
 				"together");
 	if (o->hlog_dir)
@@ -302,7 +253,7 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		cli_out_check(CMD, "--svg", o->svg, NULL, 0, "");
 	/* a distribution that cannot have the asked mean is refused now;
 	 * with the default work it is checked once the floor is known */
-	for (int i = 0; o->work_set && i < o->n_dists; i++)
+	for (int i = 0; cli_given("work-ns") && i < o->n_dists; i++)
 		if (lat_work_dist_check(&o->dists[i], o->rep.base.work_ns, &why))
 			cli_usage_error(CMD, "--work-dist %s with --work-ns: "
 					"%s", o->dists[i].name, why);
@@ -339,7 +290,7 @@ static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
 	ns_(f, o->rep.floor_ns);
 	ns_(m, lat_knee_min_work_ns(o->rep.floor_ns));
 	verdict = lat_knee_report_work(&o->rep, o->dists, o->n_dists,
-				       o->work_set, &bad, &why);
+				       cli_given("work-ns"), &bad, &why);
 	if (verdict == LAT_KNEE_WORK_TOO_BUSY)
 		cli_usage_error(CMD, "the wake-up floor is %s here (load "
 				"average %.1f): tau would have to be at least "
@@ -426,5 +377,8 @@ const struct cli_cmd cli_cmd_knee = {
 	.summary = "the real pipeline's saturation knee beside Kingman and "
 		   "the simulator",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
 	.run = knee_main,
 };

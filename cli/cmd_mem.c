@@ -6,7 +6,6 @@
  * rwlock, an RCU-style pointer swap and sharded locks.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,8 @@
 #include "mem_cli.h"
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
+
+extern const struct cli_cmd cli_cmd_mem;
 
 static const char usage[] =
 	"latlab mem: the memory hierarchy and contention, measured here\n"
@@ -47,38 +48,9 @@ static const char usage[] =
 	"Each ends with a verdict line derived from its numbers. Ctrl-C\n"
 	"prints the sizes/pairs/rows finished so far and exits 130.\n"
 	"\n"
-	"options:\n"
-	"  --hugepages          chase also on huge pages (MAP_HUGETLB, else\n"
-	"                       transparent huge pages; says which and how\n"
-	"                       much the kernel gave): TLB misses vs cache\n"
-	"                       misses\n"
-	"  --min-size <bytes>   smallest working set (default 4K; >= 64)\n"
-	"  --max-size <bytes>   largest (default 4x the last-level cache;\n"
-	"                       at most what is available)\n"
-	"  --steps <n>          sizes per doubling, 1..16 (default 4)\n"
-	"  --samples <n>        timed samples of 1024 loads per size\n"
-	"                       (default 100)\n"
-	"  --svg <file>         the chase curve as SVG (log size axis)\n"
-	"  --cpus <list>        CPUs to use (default: every usable CPU)\n"
-	"  --rounds <n>         interleaved rounds for c2c and false sharing\n"
-	"                       (default 5) and read-mostly (at most 2: a\n"
-	"                       row is already 200 ms per round)\n"
-	"  --threads <list>     reader counts for read-mostly (default 1..\n"
-	"                       the CPUs, then 2x the CPUs, oversubscribed)\n"
-	"  --duration <time>    each read-mostly run (default 200ms)\n"
-	"  --write-interval <t> the writer's pause between updates (default\n"
-	"                       100us)\n"
-	"  --rt                 run the two-thread loops (c2c, false sharing\n"
-	"                       on two CPUs) at SCHED_FIFO priority 1, each\n"
-	"                       loop bounded by a deadline, so that other\n"
-	"                       processes cannot keep the two threads from\n"
-	"                       running at once; needs root or CAP_SYS_NICE\n"
-	"                       (a refusal is counted and shown). Default:\n"
-	"                       normal priority, which needs no privilege and\n"
-	"                       cannot starve the machine, but on a loaded\n"
-	"                       one measures the scheduler too\n"
-	"  --quick              small sizes and short runs, for tests\n"
-	"  --json               results as JSON on stdout\n"
+	;
+
+static const char usage_tail[] =
 	"\n"
 	"EXAMPLES:\n"
 	"  latlab mem                                   # all four, ~30 s\n"
@@ -119,8 +91,9 @@ static uint64_t parse_size(const char *flag, const char *arg)
 	return (uint64_t)v << shift;
 }
 
-static void parse_threads(struct mem_opts *o, const char *arg)
+static void parse_threads(void *args, const char *arg)
 {
+	struct mem_opts *o = args;
 	int v[MEM_MAX_THREADS + 1];
 	int n = lat_topo_list_parse_seq(arg, v, MEM_MAX_THREADS);
 
@@ -183,98 +156,88 @@ static unsigned parse_what(const char *s)
 			    "false-sharing, read-mostly or all)", s);
 }
 
-enum { OPT_JSON = 256, OPT_QUICK, OPT_HUGE, OPT_SVG, OPT_MIN, OPT_MAX,
-       OPT_STEPS, OPT_SAMPLES, OPT_ROUNDS, OPT_THREADS, OPT_CPUS,
-       OPT_DURATION, OPT_INTERVAL, OPT_RT };
-static const struct option options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "hugepages", no_argument, NULL, OPT_HUGE },
-	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "min-size", required_argument, NULL, OPT_MIN },
-	{ "max-size", required_argument, NULL, OPT_MAX },
-	{ "steps", required_argument, NULL, OPT_STEPS },
-	{ "samples", required_argument, NULL, OPT_SAMPLES },
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "write-interval", required_argument, NULL, OPT_INTERVAL },
-	{ "rt", no_argument, NULL, OPT_RT },
-	{ NULL, 0, NULL, 0 },
+static void parse_min(void *o, const char *arg)
+{
+	((struct mem_opts *)o)->min_size = parse_size("--min-size", arg);
+}
+
+static void parse_max(void *o, const char *arg)
+{
+	((struct mem_opts *)o)->max_size = parse_size("--max-size", arg);
+}
+
+#define CLI_ARGS struct mem_opts
+static const struct cli_opt opts[] = {
+	{ CLI_FLAG("hugepages", hugepages),
+	  .help = "chase also on huge pages (MAP_HUGETLB, else\n"
+	  "transparent huge pages; says which and how\n"
+	  "much the kernel gave): TLB misses vs cache\nmisses" },
+	{ CLI_CALL("min-size", parse_min), .arg = "<bytes>",
+	  .help = "smallest working set (default 4K; >= 64)" },
+	{ CLI_CALL("max-size", parse_max), .arg = "<bytes>",
+	  .help = "largest (default 4x the last-level cache;\n"
+	  "at most what is available)" },
+	{ CLI_U64("steps", steps, 1, 16), .arg = "<n>",
+	  .help = "sizes per doubling, 1..16 (default 4)" },
+	{ CLI_U64("samples", samples, 1, 100000), .arg = "<n>",
+	  .help = "timed samples of 1024 loads per size\n(default 100)" },
+	{ CLI_STRING("svg", svg), .arg = "<file>",
+	  .help = "the chase curve as SVG (log size axis)" },
+	{ CLI_STRING("cpus", cpu_list), .arg = "<list>",
+	  .help = "CPUs to use (default: every usable CPU)" },
+	{ CLI_U64("rounds", rounds, 1, 64), .arg = "<n>",
+	  .help = "interleaved rounds for c2c and false sharing\n"
+	  "(default 5) and read-mostly (at most 2: a\n"
+	  "row is already 200 ms per round)" },
+	{ CLI_CALL("threads", parse_threads), .arg = "<list>",
+	  .help = "reader counts for read-mostly (default 1..\n"
+	  "the CPUs, then 2x the CPUs, oversubscribed)" },
+	{ CLI_DURATION("duration", rm_ns, 0, 1e6, 60e9), .arg = "<time>",
+	  .help = "each read-mostly run (default 200ms)" },
+	{ CLI_DURATION("write-interval", write_interval_ns, 0, 1e3, 1e9),
+	  .arg = "<t>", .help = "the writer's pause between updates (default\n"
+	  "100us)" },
+	{ CLI_FLAG("rt", rt),
+	  .help = "run the two-thread loops (c2c, false sharing\n"
+	  "on two CPUs) at SCHED_FIFO priority 1, each\n"
+	  "loop bounded by a deadline, so that other\n"
+	  "processes cannot keep the two threads from\n"
+	  "running at once; needs root or CAP_SYS_NICE\n"
+	  "(a refusal is counted and shown). Default:\n"
+	  "normal priority, which needs no privilege and\n"
+	  "cannot starve the machine, but on a loaded\n"
+	  "one measures the scheduler too" },
+	{ CLI_FLAG("quick", quick),
+	  .help = "small sizes and short runs, for tests" },
+	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
+	{ 0 },
 };
+
 static void parse(int argc, char **argv, struct mem_opts *o,
 		  struct mem_env *env)
 {
-	const char *cpus = NULL;
-	bool max_set = false, samples_set = false, rounds_set = false,
-	     dur_set = false;
 	uint64_t avail, need;
-	int c;
+	int first = cli_parse(&cli_cmd_mem, o, argc, argv);
 
-	while ((c = cli_getopt(argc, argv, ":", options)) != -1) {
-		switch (c) {
-		case OPT_JSON: o->json = true; break;
-		case OPT_QUICK: o->quick = true; break;
-		case OPT_HUGE: o->hugepages = true; break;
-		case OPT_RT: o->rt = true; break;
-		case OPT_SVG: o->svg = optarg; break;
-		case OPT_MIN:
-			o->min_size = parse_size("--min-size", optarg);
-			break;
-		case OPT_MAX:
-			o->max_size = parse_size("--max-size", optarg);
-			max_set = true;
-			break;
-		case OPT_STEPS:
-			o->steps = (unsigned)cli_u64(MEM_CMD, "--steps",
-							 optarg, 1, 16);
-			break;
-		case OPT_SAMPLES:
-			o->samples = (unsigned)cli_u64(
-				MEM_CMD, "--samples", optarg, 1, 100000);
-			samples_set = true;
-			break;
-		case OPT_ROUNDS:
-			o->rounds = (unsigned)cli_u64(MEM_CMD, "--rounds",
-							  optarg, 1, 64);
-			rounds_set = true;
-			break;
-		case OPT_THREADS: parse_threads(o, optarg); break;
-		case OPT_CPUS: cpus = optarg; break;
-		case OPT_DURATION:
-			o->rm_ns = cli_duration_ns(MEM_CMD, "--duration",
-						       optarg, 0, 1e6, 60e9);
-			dur_set = true;
-			break;
-		case OPT_INTERVAL:
-			o->write_interval_ns = cli_duration_ns(
-				MEM_CMD, "--write-interval", optarg, 0, 1e3,
-				1e9);
-			break;
-		default:
-			cli_bad_option(MEM_CMD, argv, c);
-		}
-	}
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		o->what |= parse_what(argv[i]);
 	if (!o->what)
 		o->what = MEM_ALL;
-	if (cpus)
-		parse_cpus(o, &env->topo, cpus);
+	if (o->cpu_list)
+		parse_cpus(o, &env->topo, o->cpu_list);
 	if (o->svg && !(o->what & MEM_CHASE))
 		cli_usage_error(MEM_CMD, "--svg draws the chase curve: add the "
 				"'chase' experiment");
 	if (o->svg) /* refuse an unwritable file now, not after the run */
 		cli_out_check(MEM_CMD, "--svg", o->svg, NULL, 0, "");
 	if (o->quick) {
-		if (!max_set)
+		if (!cli_given("max-size"))
 			o->max_size = 2u << 20;
-		if (!samples_set)
+		if (!cli_given("samples"))
 			o->samples = 16;
-		if (!rounds_set)
+		if (!cli_given("rounds"))
 			o->rounds = 2;
-		if (!dur_set)
+		if (!cli_given("duration"))
 			o->rm_ns = 20e6;
 		o->c2c_iters = 2000;
 		o->share_ns = 10e6;
@@ -431,5 +394,9 @@ const struct cli_cmd cli_cmd_mem = {
 	.name = "mem",
 	.summary = "the memory hierarchy and contention, measured here",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
+	.operands = true,
 	.run = mem_main,
 };

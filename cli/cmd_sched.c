@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,8 @@
 
 #define CMD "sched"
 #define MAX_CPUS_LISTED 256
+
+extern const struct cli_cmd cli_cmd_sched;
 
 static const char usage[] =
 "latlab sched: who took the CPU from a process, with percentiles\n"
@@ -42,17 +43,9 @@ static const char usage[] =
 "them it names what is missing and prints the /proc totals instead (run\n"
 "delay, switches: no histogram).\n"
 "\n"
-"options:\n"
-"  -p, --pid <pid>      trace this process's threads\n"
-"  --duration <time>    stop after this long (10s, 500ms; bare = seconds;\n"
-"                       default: until the process exits or Ctrl-C)\n"
-"  --per-thread         a table per thread (default: all threads together)\n"
-"  --cpus <list>        watch these CPUs too (\"1\", \"0-3,6\")\n"
-"  --hlog <file>        the histograms as an .hlog (tags rq_wakeup,\n"
-"                       rq_preempt, blocked; with --per-thread also\n"
-"                       tid<N>.<name>)\n"
-"  --proc               skip the probe: /proc totals only\n"
-"  --json               one JSON object on stdout\n"
+;
+
+static const char usage_tail[] =
 "\n"
 "exit status: 0 done (the command's own status is printed), 1 the probe\n"
 "failed, 2 bad usage, 130 interrupted (results printed first).\n"
@@ -68,12 +61,11 @@ struct args {
 	double duration_ns;  /* 0: open-ended */
 	bool per_thread, json, proc_only;
 	const char *hlog;
-	int cpus[MAX_CPUS_LISTED];
-	int n_cpus;
+	struct cli_cpus cpus;
 	char **command;      /* after "--" */
 };
 
-static pid_t parse_pid(const char *s)
+static void parse_pid(void *args, const char *s)
 {
 	char *end;
 	long v;
@@ -82,65 +74,39 @@ static pid_t parse_pid(const char *s)
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v <= 0 || v > 4194304)
 		cli_usage_error(CMD, "--pid must be a process id, not '%s'", s);
-	return (pid_t)v;
+	((struct args *)args)->pid = (pid_t)v;
 }
+
+#define CLI_ARGS struct args
+static const struct cli_opt opts[] = {
+	{ CLI_CALL("pid", parse_pid), .short_name = 'p', .arg = "<pid>",
+	  .help = "trace this process's threads" },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9),
+	  .arg = "<time>", .help = "stop after this long (10s, 500ms; bare = "
+	  "seconds;\ndefault: until the process exits or Ctrl-C)" },
+	{ CLI_FLAG("per-thread", per_thread),
+	  .help = "a table per thread (default: all threads together)" },
+	{ CLI_CPUS("cpus", cpus, MAX_CPUS_LISTED), .arg = "<list>",
+	  .help = "watch these CPUs too (\"1\", \"0-3,6\")" },
+	{ CLI_STRING("hlog", hlog), .arg = "<file>",
+	  .help = "the histograms as an .hlog (tags rq_wakeup,\n"
+	  "rq_preempt, blocked; with --per-thread also\ntid<N>.<name>)" },
+	{ CLI_FLAG("proc", proc_only),
+	  .help = "skip the probe: /proc totals only" },
+	{ CLI_FLAG("json", json), .help = "one JSON object on stdout" },
+	{ 0 },
+};
 
 static void parse(int argc, char **argv, struct args *a)
 {
-	enum { OPT_DURATION = 256, OPT_PER_THREAD, OPT_CPUS, OPT_HLOG,
-	       OPT_PROC, OPT_JSON };
-	static const struct option options[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "hlog", required_argument, NULL, OPT_HLOG },
-		{ "proc", no_argument, NULL, OPT_PROC },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, n;
+	int n, first;
 
 	memset(a, 0, sizeof(*a));
-	/* '+': stop at the first operand, so the command's own flags are
-	 * never taken for ours. */
-	while ((c = cli_getopt(argc, argv, "+:p:", options)) != -1) {
-		switch (c) {
-		case 'p':
-			a->pid = parse_pid(optarg);
-			break;
-		case OPT_DURATION:
-			a->duration_ns = cli_duration_ns(CMD, "--duration",
-							  optarg, 1e9, 1e6,
-							  86400e9);
-			break;
-		case OPT_PER_THREAD:
-			a->per_thread = true;
-			break;
-		case OPT_CPUS:
-			n = lat_topo_list_parse_seq(optarg, a->cpus,
-						    MAX_CPUS_LISTED);
-			if (n <= 0)
-				cli_usage_error(CMD, "--cpus must be a CPU "
-					       "list such as 0-3,6, not '%s'",
-					       optarg);
-			a->n_cpus = n;
-			break;
-		case OPT_HLOG:
-			a->hlog = optarg;
-			break;
-		case OPT_PROC:
-			a->proc_only = true;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		default:
-			cli_bad_option(CMD, argv, c);
-		}
-	}
-	if (optind < argc)
-		a->command = &argv[optind];
+	/* options_first: stop at the first operand, so the command's own
+	 * flags are never taken for ours */
+	first = cli_parse(&cli_cmd_sched, a, argc, argv);
+	if (first < argc)
+		a->command = &argv[first];
 	if (a->command && a->pid)
 		cli_usage_error(CMD, "give -p <pid> or a command, not both");
 	if (!a->command && !a->pid)
@@ -150,10 +116,10 @@ static void parse(int argc, char **argv, struct args *a)
 		cli_usage_error(CMD, "no process %d", (int)a->pid);
 	if (a->hlog) /* checked, not created: a refusal keeps the old one */
 		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
-	for (n = 0; n < a->n_cpus; n++)
-		if (a->cpus[n] >= sysconf(_SC_NPROCESSORS_CONF))
+	for (n = 0; n < a->cpus.n; n++)
+		if (a->cpus.cpu[n] >= sysconf(_SC_NPROCESSORS_CONF))
 			cli_usage_error(CMD, "--cpus: there is no CPU %d",
-				       a->cpus[n]);
+				       a->cpus.cpu[n]);
 }
 
 /* ---- outputs ---- */
@@ -192,11 +158,21 @@ static void print_proc(const struct args *a,
 	lat_sched_proc_report(stdout, why, d);
 }
 
-/* A held command released: an exec failure is bad input (exit 2). */
+/*
+ * A held command released: an exec failure is bad input (exit 2). A
+ * terminal's Ctrl-C while it was held reached the command too and ended
+ * it before its exec (the release then finds it gone): that is a stop,
+ * exit 128 + signal, not a command that cannot run.
+ */
 static void release(const struct args *a, struct lat_sched_target *t)
 {
 	int rc = lat_sched_target_release(t);
 
+	if (rc && cli_stop_signal()) {
+		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
+			a->command[0]);
+		cli_exit(128 + cli_stop_signal());
+	}
 	if (rc)
 		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
 			       lat_strerror(rc));
@@ -255,8 +231,8 @@ static int sched_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.pids = &t.pid;
 	o.n_pids = 1;
-	o.cpus = a.cpus;
-	o.n_cpus = a.n_cpus;
+	o.cpus = a.cpus.cpu;
+	o.n_cpus = a.cpus.n;
 	o.per_thread = a.per_thread;
 	rc = lat_sched_open(&o, &s);
 	if (rc == -ESRCH)
@@ -313,5 +289,10 @@ const struct cli_cmd cli_cmd_sched = {
 	.name = "sched",
 	.summary = "run-queue latency and who took the CPU (eBPF), any process",
 	.usage = usage,
+	.opts = opts,
+	.help_col = 23,
+	.usage_tail = usage_tail,
+	.operands = true,
+	.options_first = true,
 	.run = sched_main,
 };

@@ -34,6 +34,7 @@ struct mem_opts {
 	bool hugepages;
 	bool rt;                   /* two-thread loops at SCHED_FIFO */
 	const char *svg;
+	const char *cpu_list;      /* --cpus as given, checked in parse() */
 	uint64_t min_size, max_size;
 	unsigned steps;
 	unsigned samples;          /* chase samples per size */

@@ -70,15 +70,12 @@ static uint64_t word_index(const char *cmd, const char *flag,
 	const char *w = o->words;
 	size_t len, n_words = 0, i = 0;
 
-	for (; *w; w += len + (w[len] == ' '), i++) {
+	for (; *w; w += len + (w[len] == ' '), n_words++) {
 		len = strcspn(w, " ");
 		if (strlen(value) == len && !strncmp(w, value, len))
-			return i;
+			return n_words;
 	}
 	/* "a, b or c" from "a b c" */
-	for (w = o->words; *w; w += len + (w[len] == ' '))
-		len = strcspn(w, " "), n_words++;
-	i = 0;
 	for (w = o->words; *w; w += len + (w[len] == ' '), i++) {
 		len = strcspn(w, " ");
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
@@ -179,14 +176,20 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 				i++;
 		/* which of two values the user meant cannot be guessed, and
 		 * the last one winning silently is how a script's default
-		 * overrides its caller's */
-		if (given[i] && has_arg(&t[i]) == required_argument) {
+		 * overrides its caller's; an optional value (--alloc,
+		 * --alloc=1M) is a value too */
+		if (given[i] && has_arg(&t[i]) != no_argument) {
+			char opt[64];
+
 			if (long_form)
-				cli_usage_error(cmd->name, "--%s given twice "
-						"(the second is '%s'): give "
-						"it once", t[i].name, optarg);
-			cli_usage_error(cmd->name, "-%c given twice (the "
-					"second is '%s'): give it once", c,
+				snprintf(opt, sizeof(opt), "--%s", t[i].name);
+			else
+				snprintf(opt, sizeof(opt), "-%c", c);
+			if (!optarg)
+				cli_usage_error(cmd->name, "%s given twice: "
+						"give it once", opt);
+			cli_usage_error(cmd->name, "%s given twice (the "
+					"second is '%s'): give it once", opt,
 					optarg);
 		}
 		given[i] = true;
@@ -227,8 +230,9 @@ void cli_print_opts(const struct cli_cmd *cmd, FILE *out)
 		if (t[i].arg)
 			len += fprintf(out, "%s%s", t[i].arg[0] == '[' ? ""
 				       : " ", t[i].arg);
-		/* a flag too long for the column: its help on the next line */
-		if (len + 2 > col) {
+		/* a flag that leaves no blank before the column: its help
+		 * on the next line */
+		if (len >= col) {
 			fputc('\n', out);
 			len = 0;
 		}

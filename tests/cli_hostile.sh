@@ -201,6 +201,8 @@ t 2 "--events" pipeline --events 99999999999999999999
 t 2 "given twice" pipeline --events 5 --events 6
 t 2 "--rate" pipeline --rate 0
 t 2 "--rate" pipeline --rate nan
+t 2 "--rate: '1e400' is out of a number's range" pipeline --rate 1e400
+t 2 "--duration must be at least 1 ns, not '-1s'" pipeline --duration -1s
 t 2 "--stages" pipeline --stages 0
 t 2 "--stages" pipeline --stages 9
 t 2 "--capacity" pipeline --capacity 1000
@@ -238,6 +240,8 @@ t 2 "operand|argument|experiment|unexpected" pipeline stray
 # option given twice, a CPU list longer than the threads it places
 t 2 "--wait must be spin, yield or block, not 'forever'" pipeline --wait forever
 t 2 "--alloc must be between 1 and" pipeline --alloc=0
+t 2 "--alloc given twice \(the second is '2'\)" pipeline --alloc=1M --alloc=2
+t 2 "--alloc given twice: give it once" pipeline --alloc=1M --alloc
 t 2 "-r given twice \(the second is '4'\)" bench -r 3 -r 4
 t 2 "--cpus lists more than 64 CPUs" pipeline --cpus 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64
 

@@ -115,6 +115,40 @@ static void test_failures(const char *path)
 	T_EQ_I64(unlink("here.txt"), 0);
 }
 
+/* A name that is not a regular file: refused before anything is
+ * created (a directory, a FIFO); a symbolic link is replaced, its target
+ * untouched. */
+static void test_not_regular(void)
+{
+	struct lat_outfile o;
+	char sub[4096], fifo[4096], link[4096], target[4096];
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	T_EQ_I64(mkdir(sub, 0777), 0);
+	T_EQ_I64(lat_outfile_open(&o, sub), -EISDIR);
+	T_CHECK(o.f == NULL);
+	T_EQ_I64(mkfifo(fifo, 0666), 0);
+	T_EQ_I64(lat_outfile_open(&o, fifo), -EINVAL);
+	T_EQ_I64(entries(), 3); /* res.txt, sub, fifo: no temporary */
+	T_EQ_I64(rmdir(sub), 0);
+	T_EQ_I64(unlink(fifo), 0);
+	T_EQ_I64(lat_outfile_open(&o, target), 0);
+	fputs("target\n", o.f);
+	T_EQ_I64(lat_outfile_commit(&o, 0), 0);
+	T_EQ_I64(symlink("target", link), 0);
+	T_EQ_I64(lat_outfile_open(&o, link), 0);
+	fputs("result\n", o.f);
+	T_EQ_I64(lat_outfile_commit(&o, 0), 0);
+	T_CHECK(!strcmp(content(target), "target\n"));
+	T_CHECK(!strcmp(content(link), "result\n"));
+	T_EQ_I64(readlink(link, sub, sizeof(sub)), -1); /* no longer a link */
+	T_EQ_I64(unlink(link), 0);
+	T_EQ_I64(unlink(target), 0);
+}
+
 int main(void)
 {
 	char path[4096];
@@ -123,6 +157,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/res.txt", dir);
 	test_commit(path);
 	test_failures(path);
+	test_not_regular();
 	unlink(path);
 	T_EQ_I64(entries(), 0);
 	rmdir(dir);

@@ -2,12 +2,14 @@
  * A command held before exec (lat_spawn) and the process `latlab sched`
  * traces (lat_sched_target), with real children, no privilege: the held
  * child does not run before its release; an exec failure is the exec's
- * errno with the child reaped; an abandoned child is reaped unexec'd;
+ * errno with the child reaped; a child killed while held is -EPIPE, not
+ * a SIGPIPE; an abandoned child is reaped unexec'd;
  * a target's exit, a zombie kept for /proc, a window that ends first, a
  * child ended with a signal, and the line printed for each.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,14 @@ static void test_spawn(void)
 	/* exec fails: its errno, the child reaped */
 	T_EQ_I64(lat_spawn_held(missing, &sp), 0);
 	T_EQ_I64(lat_spawn_release(&sp), -ENOENT);
+	no_children();
+	/* killed while held (a terminal's Ctrl-C reaches it too): the
+	 * release says so, without a SIGPIPE to us, and reaps it */
+	T_EQ_I64(lat_spawn_held(exit3, &sp), 0);
+	T_EQ_I64(kill(sp.pid, SIGKILL), 0);
+	memset(&si, 0, sizeof(si));
+	T_EQ_I64(waitid(P_PID, (id_t)sp.pid, &si, WEXITED | WNOWAIT), 0);
+	T_EQ_I64(lat_spawn_release(&sp), -EPIPE);
 	no_children();
 	/* abandoned: reaped without running */
 	T_EQ_I64(lat_spawn_held(exit3, &sp), 0);

@@ -39,8 +39,12 @@ struct lat_outfile {
 
 /*
  * Create the temporary for @path (whose directory must exist) and open it
- * for writing in o->f. Returns 0, -ENAMETOOLONG, or the -errno of creating
- * it (-ENOENT: no such directory, -EACCES: not writable, ...).
+ * for writing in o->f. Returns 0, -ENAMETOOLONG, -EISDIR when @path is a
+ * directory, -EINVAL when it is another file that is not a regular one
+ * (a device, a FIFO: renaming over it would replace it, not write to
+ * it), or the -errno of creating the temporary (-ENOENT: no such
+ * directory, -EACCES: not writable, ...). A symbolic link at @path is
+ * replaced by the result; its target is left as it was.
  */
 int lat_outfile_open(struct lat_outfile *o, const char *path);
 

@@ -426,7 +426,9 @@ bool lat_sched_target_wait(struct lat_sched_target *t, double duration_ns,
 /*
  * After the trace: a child still running is sent @sig (0: none; a
  * terminal's Ctrl-C reached it already) and reaped, as is a zombie kept
- * by lat_sched_target_wait. Closes what the target held.
+ * by lat_sched_target_wait; a signal to us during that wait leaves it
+ * running and its status unknown (t->reaped false: nothing is printed
+ * as its exit). Closes what the target held.
  */
 void lat_sched_target_end(struct lat_sched_target *t, int sig);
 

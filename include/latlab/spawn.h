@@ -1,7 +1,7 @@
 /*
  * lat_spawn: start a command held before its exec, so that an observer
  * (the profiler's events, the scheduler probe) is in place for its first
- * instruction. The child waits on a pipe for lat_spawn_release(); exec's
+ * instruction. The child waits on a socket for lat_spawn_release(); exec's
  * errno comes back through a second, close-on-exec pipe, so a command
  * that cannot run is an error here, not a silent empty trace.
  *
@@ -28,8 +28,10 @@ int lat_spawn_held(char *const *argv, struct lat_spawn *sp);
 
 /*
  * Let the held child exec. Returns 0 once it did, or -errno of the exec
- * that failed (-ENOENT: no such command), the child then reaped. The
- * pipes are closed either way; sp->pid stays the child's.
+ * that failed (-ENOENT: no such command), or -EPIPE when the child was
+ * gone before its release (killed while held: it never ran); the child
+ * is then reaped. The pipes are closed either way; sp->pid stays the
+ * child's.
  */
 int lat_spawn_release(struct lat_spawn *sp);
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,11 +53,17 @@ static int create_tmp(struct lat_outfile *o, const char *dir,
 int lat_outfile_open(struct lat_outfile *o, const char *path)
 {
 	char d[PATH_MAX], b[PATH_MAX];
+	struct stat st;
 	int fd;
 
 	o->f = NULL;
 	if (strlen(path) >= sizeof(o->path) - 16)
 		return -ENAMETOOLONG;
+	/* rename() would put the result in place of a device, a FIFO or
+	 * a socket (as root, /dev/null itself); a directory would refuse
+	 * it only after the whole result was written */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	/* dirname() and basename() may modify their argument: copies */
 	snprintf(d, sizeof(d), "%s", path);
 	snprintf(b, sizeof(b), "%s", path);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,13 @@ static void close_pair(int p[2])
 	close(p[1]);
 }
 
+/* The child, reaped; a signal to us does not leave it a zombie. */
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 int lat_spawn_held(char *const *argv, struct lat_spawn *sp)
 {
 	int go[2], report[2], rc;
@@ -39,7 +47,10 @@ int lat_spawn_held(char *const *argv, struct lat_spawn *sp)
 
 	if (!argv || !argv[0])
 		return -EINVAL;
-	if (pipe2(go, O_CLOEXEC) < 0)
+	/* a socket, not a pipe: the go byte is sent with MSG_NOSIGNAL, so a
+	 * child already gone (a terminal's Ctrl-C reaches it while held)
+	 * is -EPIPE here, not a SIGPIPE that kills the caller */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0)
 		return -errno;
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		rc = -errno;
@@ -71,8 +82,15 @@ int lat_spawn_release(struct lat_spawn *sp)
 	int err = 0;
 	ssize_t n;
 
-	if (write(sp->go_fd, "g", 1) != 1)
-		err = errno;
+	if (send(sp->go_fd, "g", 1, MSG_NOSIGNAL) != 1) {
+		/* gone before its release: it did not exec */
+		err = errno ? errno : EIO;
+		close(sp->go_fd);
+		close(sp->err_fd);
+		sp->go_fd = sp->err_fd = -1;
+		reap(sp->pid);
+		return -err;
+	}
 	close(sp->go_fd);
 	sp->go_fd = -1;
 	/* EOF when exec closed the pipe: it ran */
@@ -82,7 +100,7 @@ int lat_spawn_release(struct lat_spawn *sp)
 	close(sp->err_fd);
 	sp->err_fd = -1;
 	if (n == (ssize_t)sizeof(err) || (n < 0 && err)) {
-		waitpid(sp->pid, NULL, 0);
+		reap(sp->pid);
 		return -(err ? err : EIO);
 	}
 	return 0;
@@ -93,5 +111,5 @@ void lat_spawn_abandon(struct lat_spawn *sp)
 	close(sp->go_fd); /* EOF: the child exits without exec */
 	close(sp->err_fd);
 	sp->go_fd = sp->err_fd = -1;
-	waitpid(sp->pid, NULL, 0);
+	reap(sp->pid);
 }

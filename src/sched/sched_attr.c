@@ -725,7 +725,7 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 	const struct lat_hist *e2e;
 	double slope, ppm;
 	uint64_t widths[64];
-	size_t i, n_above = 0, nw;
+	size_t i, n_above = 0, n_shown = 0, nw; /* n_shown: attributed */
 	int rc;
 
 	if (!a->probe)
@@ -767,8 +767,6 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 		return -ENOMEM;
 	qsort(a->heap, a->heap_n, sizeof(*a->heap), slow_desc);
 	for (i = 0; i < a->heap_n; i++) {
-		size_t k = n_above - a->res.above_after_cut;
-
 		if ((int64_t)a->heap[i].e2e_ns <= a->res.threshold_ns)
 			break;
 		n_above++;
@@ -777,12 +775,13 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 			continue;
 		}
 		sum_event(a, st, r, &a->heap[i], &sa[0],
-			  k < LAT_SCHED_ATTR_WORST ? &a->res.worst[k] : NULL);
+			  n_shown < LAT_SCHED_ATTR_WORST
+				  ? &a->res.worst[n_shown]
+				  : NULL);
+		n_shown++;
 	}
-	n_above -= a->res.above_after_cut;
-	a->res.n_worst = n_above < LAT_SCHED_ATTR_WORST ? (int)n_above
+	a->res.n_worst = n_shown < LAT_SCHED_ATTR_WORST ? (int)n_shown
 							: LAT_SCHED_ATTR_WORST;
-	n_above += a->res.above_after_cut;
 	/* all kept and the smallest still above: some did not fit */
 	if (n_above == a->heap_cap)
 		a->res.above_missing = (uint64_t)(

@@ -577,7 +577,8 @@ static void switch_out(struct lat_sched_state *st,
 		st->total.oncpu_ns += in_window(st, t->since, ev->ts);
 	}
 	if (counted) {
-		if (!preempt && !runnable) {
+		if (!runnable) { /* slept by its own choice (runnable
+				  * covers preempt) */
 			t->t.switches_vol++;
 			st->total.switches_vol++;
 		} else {

@@ -56,6 +56,17 @@ int lat_sched_target_release(struct lat_sched_target *t)
 	return 0;
 }
 
+/*
+ * A child's wait status, when waitpid gave it: interrupted (a second
+ * Ctrl-C while a child that ignores the first runs on) it stays unknown,
+ * never a made-up "exited 0".
+ */
+static void collect(struct lat_sched_target *t)
+{
+	if (waitpid(t->pid, &t->status, 0) == t->pid)
+		t->exited = t->reaped = true;
+}
+
 /* Wait up to @ms for the target to exit; true when it has. */
 static bool gone(struct lat_sched_target *t, int ms, bool keep_zombie)
 {
@@ -79,10 +90,8 @@ static bool gone(struct lat_sched_target *t, int ms, bool keep_zombie)
 		else
 			t->exited = kill(t->pid, 0) && errno == ESRCH;
 	}
-	if (t->exited && t->child && !keep_zombie) {
-		waitpid(t->pid, &t->status, 0);
-		t->reaped = true;
-	}
+	if (t->exited && t->child && !keep_zombie)
+		collect(t); /* it exited: no wait */
 	return t->exited;
 }
 
@@ -125,8 +134,7 @@ void lat_sched_target_end(struct lat_sched_target *t, int sig)
 		return;
 	if (!t->exited && sig)
 		kill(t->pid, sig);
-	waitpid(t->pid, &t->status, 0);
-	t->exited = t->reaped = true;
+	collect(t);
 }
 
 void lat_sched_target_print(FILE *out, const struct lat_sched_target *t,
