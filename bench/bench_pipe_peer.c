@@ -23,7 +23,8 @@
  *
  * --vary SPEC adds a third side: latlab with the settings of SPEC
  * changed (comma-separated key=value: agg_cpu, agg_slice, agg_idle_us,
- * wait (spin/yield/block), spins, pace_yield (0/1), pace_yield_above_us, pace_sleep_us, cpus=P:S:C,
+ * wait (spin/yield/block), spins, pace_yield (0/1), pace_yield_above_us,
+ * pace_sleep_us, cpus=P:S:C, slice_us: the hot threads' EEVDF slice,
  * slack_ns: the timer slack its threads inherit). The three sides then
  * rotate which runs first, and the line "vary/latlab" gives the A/B
  * ratio per round and its median: a candidate change measured against
