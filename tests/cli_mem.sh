@@ -221,7 +221,7 @@ interrupt() { # output file, then latlab mem arguments
 	local out=$1 pid rc; shift
 	"$LATLAB" mem "$@" >"$out" 2>"$T_TMP/err" &
 	pid=$!
-	wait_sigint_ready "$pid"
+	wait_sigint_ready "$pid" "$T_TMP/err"
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?

@@ -66,20 +66,15 @@ d = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# catches_sigint PID: the process has its SIGINT handler in place (bit 2 of
-# SigCgt), so a signal sent now tests the handling, not how fast it
-# started up.
-catches_sigint() {
-	local cgt
-	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null)
-	[ -n "$cgt" ] && [ $((0x$cgt & 2)) -ne 0 ]
-}
-
-# wait_sigint_ready PID: until PID catches SIGINT or has ended (30 s at
-# most), so a Ctrl-C sent next meets the handler.
+# wait_sigint_ready PID ERRFILE: until PID, a latlab command whose stderr
+# goes to ERRFILE, has said there that Ctrl-C stops it (it says so once
+# its handler is in place), or has ended (30 s at most). Not /proc's
+# SigCgt: between fork and exec the child is still this shell, which
+# catches SIGINT too (and would run the EXIT trap, removing $T_TMP), or
+# has SIGINT ignored, as a background job does until the exec.
 wait_sigint_ready() {
 	for _ in $(seq 600); do
-		catches_sigint "$1" && return 0
+		grep -q 'Ctrl-C stops' "$2" 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.05
 	done
