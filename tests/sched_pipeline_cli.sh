@@ -28,7 +28,18 @@ r = json.load(open(sys.argv[1]))
 s = r["sched"]
 a = s["above_p999"]
 assert s["ran"], s
-assert s["probe"]["lost"] == 0 and s["probe"]["missed"] == 0, s["probe"]
+p = s["probe"]
+assert p["missed"] == 0, p
+# Records are lost only when the reader cannot keep up: allowed (counted,
+# and shown) only if the probe's own reader sat runnable, off its CPU, for
+# over a quarter of the window, as on a machine busy with other tests;
+# with the reader running, a loss is a bug
+if p["lost"]:
+    rt = [t for t in p["threads"] if t["tid"] == s["reader"]["tid"]]
+    assert rt and rt[0]["runnable_ns"] > p["window_ns"] / 4, \
+        ("lost", p["lost"], rt and rt[0]["runnable_ns"], p["window_ns"])
+    print("note: %d records lost, the reader runnable %.0f%% of the window"
+          % (p["lost"], 100.0 * rt[0]["runnable_ns"] / p["window_ns"]))
 e2e = [d for d in r["deltas"] if d["name"] == "e2e"][0]
 # none above p99.9 only when the slowest share p99.9's histogram bucket
 assert a["events"] >= 1 or e2e["max_ns"] <= s["threshold_ns"] * 1.001, (a, e2e)
