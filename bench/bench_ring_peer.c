@@ -12,15 +12,14 @@
  * cache-line ping-pong floor of the same two CPUs is printed first and
  * measured again inside the handoff rounds, with the two-line floor
  * (lat_bench_two_line_pingpong) beside it, and at 64 bytes the 64-byte
- * floor (a payload line and a mark line each way, floor64_ns); a latency
+ * floor (a payload line and a mark line each way,
+ * lat_bench_line64_pingpong); a latency
  * below the one-line floor is a harness bug.
  *
  * usage: bench_ring_peer [reps [iters]]   (defaults 7 and 2000000)
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "latlab_config.h"
 
@@ -244,92 +243,11 @@ static int floor2_ns(void *c, double *v)
 	return lat_bench_two_line_pingpong(&place, iters / 20, v);
 }
 
-/*
- * The 64-byte floor: what any one-way channel that moves a 64-byte
- * message and a "full" mark must pay. 64 bytes plus a mark do not fit a
- * line, and x86-64 has no 64-byte atomic store that stays in the cache,
- * so each side writes its payload line, then release-stores a counter on
- * a second line; the other waits for the counter (prefetching the
- * payload line, as lat_seqring's consumer does), reads the payload and
- * answers the same way. One way = round trip / 2. The payload is read
- * only after the acquire that saw it written and rewritten only after
- * the answer, so no access races.
- */
-struct pp64 {
-	_Alignas(LAT_PAD_BYTES) unsigned char pay[2][LAT_CACHELINE];
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_a;
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_b;
-	uint64_t iters;
-	uint64_t sum;
-};
-
-static uint64_t pp64_wait(_Atomic uint64_t *flag, uint64_t want,
-			  const unsigned char *pay)
-{
-	uint64_t v;
-
-	/* acquire pairs with the other side's release of the counter: its
-	 * payload is visible */
-	for (;;) {
-		__builtin_prefetch(pay);
-		if (atomic_load_explicit(flag, memory_order_acquire) == want)
-			break;
-		lat_wait_pause();
-	}
-	memcpy(&v, pay, sizeof(v));
-	return v;
-}
-
-static void pp64_a(void *arg)
-{
-	struct pp64 *pp = arg;
-	unsigned char msg[LAT_CACHELINE] = { 0 };
-	uint64_t sum = 0;
-
-	for (uint64_t i = 1; i <= pp->iters; i++) {
-		memcpy(msg, &i, sizeof(i));
-		memcpy(pp->pay[0], msg, sizeof(msg));
-		/* release: the payload line is written before the counter */
-		atomic_store_explicit(&pp->flag_a, i, memory_order_release);
-		sum += pp64_wait(&pp->flag_b, i, pp->pay[1]);
-	}
-	pp->sum = sum;
-}
-
-static void pp64_b(void *arg)
-{
-	struct pp64 *pp = arg;
-	unsigned char msg[LAT_CACHELINE];
-
-	for (uint64_t i = 1; i <= pp->iters; i++) {
-		uint64_t v = pp64_wait(&pp->flag_a, i, pp->pay[0]);
-
-		memcpy(msg, pp->pay[0], sizeof(msg));
-		memcpy(msg, &v, sizeof(v));
-		memcpy(pp->pay[1], msg, sizeof(msg));
-		atomic_store_explicit(&pp->flag_b, i, memory_order_release);
-	}
-}
-
+/* The 64-byte floor: a payload line and a mark line each way. */
 static int floor64_ns(void *c, double *v)
 {
-	struct pp64 *pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
-	uint64_t n = iters / 20;
-	double el;
-	int rc;
-
 	(void)c;
-	if (!pp)
-		return -ENOMEM;
-	memset(pp, 0, sizeof(*pp));
-	pp->iters = n;
-	rc = lat_bench_pair(&place, pp64_a, pp64_b, pp, &el);
-	if (!rc && pp->sum != n * (n + 1) / 2)
-		rc = -EPROTO;
-	if (!rc)
-		*v = el / (2.0 * (double)n);
-	free(pp);
-	return rc;
+	return lat_bench_line64_pingpong(&place, iters / 20, v);
 }
 
 enum kind { TIME_NS, RATE };

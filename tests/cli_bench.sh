@@ -30,6 +30,13 @@ if d["placement"]["pinned"]:
     lr = d["latency_ring"]
     assert lr["floor_two_lines_ns"]["measured"], lr
     assert lr["handoff_8B_over_floor_two_lines"] > 0, lr
+    # and the 64 B hand-off against the 64-byte floor of the same rounds
+    f64 = lr["floor_64B_ns"]
+    assert f64["measured"], f64
+    # a median below the one-line floor's best round is withheld as
+    # implausible; the ratio is printed from the median either way
+    assert not f64["plausible"] or f64["median"] > 0, f64
+    assert lr["handoff_64B_over_floor_64B"] > 0, lr
 PY
 
 # Human output names the placement and prints units.
@@ -45,6 +52,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert not d["placement"]["pinned"]
 assert not d["cross_thread"]["handoff_ns"]["measured"]
+assert not d["latency_ring"]["floor_64B_ns"]["measured"]
 PY
 fi
 

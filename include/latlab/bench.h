@@ -54,8 +54,11 @@ int lat_bench_stat_of(double *v, unsigned n, struct lat_bench_stat *out);
 /* One measurement: fills *@value, returns 0 or a negative code. */
 typedef int (*lat_bench_measure_fn)(void *ctx, double *value);
 
+/* The most figures lat_bench_repeat measures side by side. */
+#define LAT_BENCH_MAX_FIGS 12
+
 /*
- * Measure @k (1..8) figures side by side: @warmup rounds whose values are
+ * Measure @k (1..LAT_BENCH_MAX_FIGS) figures side by side: @warmup rounds whose values are
  * thrown away, then @reps (1..64) rounds; each round runs fn[0], fn[1],
  * ... in turn, so slow drift (frequency, host placement) hits every
  * figure alike rather than the one measured last. stats[i] summarizes
@@ -126,6 +129,18 @@ int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
 				uint64_t iters, double *one_way_ns);
 
+/*
+ * The 64-byte floor: what any one-way channel that moves a 64-byte
+ * message and a "full" mark must pay. Each side writes a 64-byte payload
+ * line, then a counter on a second line; the other waits for the counter,
+ * reads the payload and answers the same way (about 2x the one-line
+ * floor). *@one_way_ns is half the round trip. Returns 0, -EINVAL
+ * without two CPUs, -ENOMEM, -EPROTO if a payload came back wrong, or
+ * -errno.
+ */
+int lat_bench_line64_pingpong(const struct lat_bench_place *p,
+			      uint64_t iters, double *one_way_ns);
+
 /* ------------------------------------------------------------------ */
 /* The figures `latlab bench` reports                                  */
 /* ------------------------------------------------------------------ */
@@ -145,6 +160,7 @@ enum lat_bench_fig {
 	LAT_BENCH_SEQ_HANDOFF_64B, /* one-way handoff, 64 B, ns */
 	LAT_BENCH_SEQ_TPUT,     /* messages/s, 8 B, single push/pop */
 	LAT_BENCH_FLOOR2,       /* one-way, a line per direction, ns */
+	LAT_BENCH_FLOOR64,      /* one-way, 64 B payload + mark line, ns */
 	LAT_BENCH_NFIGS
 };
 
@@ -199,7 +215,8 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s);
  * The same facts as one JSON object into @j (the caller owns
  * lat_json_init / lat_json_finish): placement{}, loadavg, reps,
  * messages_per_round, dce{..., loop_deleted, verdict}, same_thread{},
- * cross_thread{}, latency_ring{..., *_over_floor}; a figure carries
+ * cross_thread{}, latency_ring{..., *_over_floor,
+ * *_over_floor_two_lines, handoff_64B_over_floor_64B}; a figure carries
  * median/min/max/reps only when measured and plausible.
  */
 struct lat_json;

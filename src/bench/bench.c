@@ -1,6 +1,6 @@
 /*
  * lat_bench: statistics, placement, the paired-thread runner and the
- * cache-line ping-pong floor.
+ * cache-line ping-pong floors (one line, a line each way, 64 bytes).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,10 +39,11 @@ int lat_bench_repeat(const lat_bench_measure_fn *fn, void *const *ctx,
 		     unsigned k, unsigned warmup, unsigned reps,
 		     struct lat_bench_stat *stats)
 {
-	double v[8][64], dummy;
+	double v[LAT_BENCH_MAX_FIGS][64], dummy;
 	int rc;
 
-	if (!fn || !stats || k < 1 || k > 8 || reps < 1 || reps > 64)
+	if (!fn || !stats || k < 1 || k > LAT_BENCH_MAX_FIGS || reps < 1 ||
+	    reps > 64)
 		return -EINVAL;
 	for (unsigned round = 0; round < warmup + reps; round++) {
 		for (unsigned i = 0; i < k; i++) {
@@ -307,4 +308,94 @@ int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
 				uint64_t iters, double *one_way_ns)
 {
 	return pingpong(p, iters, two_line_a, two_line_b, one_way_ns);
+}
+
+/*
+ * The 64-byte floor: 64 bytes plus a "full" mark do not fit a line, and
+ * x86-64 has no 64-byte atomic store that stays in the cache, so each
+ * side writes its payload line, then release-stores a counter on a
+ * second line; the other waits for the counter (prefetching the payload
+ * line, as lat_seqring's consumer does), reads the payload and answers
+ * the same way. The payload is read only after the acquire that saw it
+ * written and rewritten only after the answer, so no access races.
+ */
+struct pp64 {
+	_Alignas(LAT_PAD_BYTES) unsigned char pay[2][LAT_CACHELINE];
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_a;
+	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_b;
+	uint64_t iters;
+	uint64_t sum;
+};
+
+static uint64_t pp64_wait(_Atomic uint64_t *flag, uint64_t want,
+			  const unsigned char *pay)
+{
+	uint64_t v;
+
+	/* acquire pairs with the other side's release of the counter: its
+	 * payload is visible */
+	for (;;) {
+		__builtin_prefetch(pay);
+		if (atomic_load_explicit(flag, memory_order_acquire) == want)
+			break;
+		lat_wait_pause();
+	}
+	memcpy(&v, pay, sizeof(v));
+	return v;
+}
+
+static void pp64_a(void *arg)
+{
+	struct pp64 *pp = arg;
+	unsigned char msg[LAT_CACHELINE] = { 0 };
+	uint64_t sum = 0;
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		memcpy(msg, &i, sizeof(i));
+		memcpy(pp->pay[0], msg, sizeof(msg));
+		/* release: the payload line is written before the counter */
+		atomic_store_explicit(&pp->flag_a, i, memory_order_release);
+		sum += pp64_wait(&pp->flag_b, i, pp->pay[1]);
+	}
+	pp->sum = sum;
+}
+
+static void pp64_b(void *arg)
+{
+	struct pp64 *pp = arg;
+	unsigned char msg[LAT_CACHELINE];
+
+	for (uint64_t i = 1; i <= pp->iters; i++) {
+		uint64_t v = pp64_wait(&pp->flag_a, i, pp->pay[0]);
+
+		memcpy(msg, pp->pay[0], sizeof(msg));
+		memcpy(msg, &v, sizeof(v));
+		memcpy(pp->pay[1], msg, sizeof(msg));
+		/* release: the answer's payload before its counter */
+		atomic_store_explicit(&pp->flag_b, i, memory_order_release);
+	}
+}
+
+int lat_bench_line64_pingpong(const struct lat_bench_place *p,
+			      uint64_t iters, double *one_way_ns)
+{
+	struct pp64 *pp;
+	double ns;
+	int rc;
+
+	if (!p->pinned || iters == 0)
+		return -EINVAL;
+	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
+	if (!pp)
+		return -ENOMEM;
+	memset(pp, 0, sizeof(*pp));
+	pp->iters = iters;
+	rc = lat_bench_pair(p, pp64_a, pp64_b, pp, &ns);
+	/* read after the joins: every answer came back exactly once */
+	if (!rc && pp->sum != iters * (iters + 1) / 2)
+		rc = -EPROTO;
+	if (!rc)
+		*one_way_ns = ns / (2.0 * (double)iters);
+	free(pp);
+	return rc;
 }

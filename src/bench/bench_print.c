@@ -1,7 +1,7 @@
 /*
  * The suite's figures for people and for scripts (what `latlab bench`
- * prints), with what they mean: the dead-code verdict, the floor, the
- * handoff against it.
+ * prints), with what they mean: the dead-code verdict, the floors, the
+ * handoffs against them.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -127,6 +127,11 @@ void lat_bench_suite_json(struct lat_json *j, const struct lat_bench_suite *s)
 		json_figure(j, &f[i]);
 	json_over_floor(j, f, LAT_BENCH_FLOOR, "");
 	json_over_floor(j, f, LAT_BENCH_FLOOR2, "_two_lines");
+	if (f[LAT_BENCH_FLOOR64].measured &&
+	    f[LAT_BENCH_FLOOR64].st.median > 0)
+		lat_json_double(j, "handoff_64B_over_floor_64B",
+				f[LAT_BENCH_SEQ_HANDOFF_64B].st.median /
+					f[LAT_BENCH_FLOOR64].st.median);
 	if (f[LAT_BENCH_FLOOR].measured && f[LAT_BENCH_FLOOR].st.median > 0)
 		lat_json_double(j, "throughput_ring_handoff_over_floor",
 				f[LAT_BENCH_HANDOFF].st.median /
@@ -203,6 +208,17 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s)
 			 "reader holds each line when it is next written.",
 			 f[LAT_BENCH_SEQ_HANDOFF_8B].st.median / fl2,
 			 f[LAT_BENCH_SEQ_HANDOFF_64B].st.median / fl2);
+		fprintf(out, "  -> ");
+		lat_fmt_paragraph(out, msg, 5);
+	}
+	if (s->place.pinned && f[LAT_BENCH_FLOOR64].st.median > 0) {
+		char msg[240];
+
+		snprintf(msg, sizeof(msg), "handoff 64 B / 64-byte floor: "
+			 "%.2fx. Any 64-byte handoff moves a payload line and "
+			 "a mark line; this floor moves just those.",
+			 f[LAT_BENCH_SEQ_HANDOFF_64B].st.median /
+				 f[LAT_BENCH_FLOOR64].st.median);
 		fprintf(out, "  -> ");
 		lat_fmt_paragraph(out, msg, 5);
 	}

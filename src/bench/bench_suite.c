@@ -110,6 +110,13 @@ static int line_floor2(void *p, double *v)
 	return lat_bench_two_line_pingpong(&c->place, c->iters / 50, v);
 }
 
+static int line_floor64(void *p, double *v)
+{
+	struct ctx *c = p;
+
+	return lat_bench_line64_pingpong(&c->place, c->iters / 50, v);
+}
+
 static int handoff(void *p, double *v)
 {
 	struct ctx *c = p;
@@ -182,16 +189,22 @@ static const struct {
 				 true },
 	[LAT_BENCH_FLOOR2] = { "floor_two_lines_ns",
 			       "floor, a line each way (2 rings)", false },
+	[LAT_BENCH_FLOOR64] = { "floor_64B_ns",
+				"64-byte floor (payload + mark line)",
+				false },
 };
 
 /* Run figures @first.. side by side (@k of them), interleaved. */
 static int measure(struct lat_bench_suite *s, struct ctx *c,
 		   const lat_bench_measure_fn *fns, int first, unsigned k)
 {
-	struct lat_bench_stat st[8];
-	void *ctxs[8] = { c, c, c, c, c, c, c, c };
-	int rc = lat_bench_repeat(fns, ctxs, k, 1, s->reps, st);
+	struct lat_bench_stat st[LAT_BENCH_MAX_FIGS];
+	void *ctxs[LAT_BENCH_MAX_FIGS];
+	int rc;
 
+	for (unsigned i = 0; i < LAT_BENCH_MAX_FIGS; i++)
+		ctxs[i] = c;
+	rc = lat_bench_repeat(fns, ctxs, k, 1, s->reps, st);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < k; i++) {
@@ -210,14 +223,19 @@ static int run(struct lat_bench_suite *s, struct ctx *c)
 	static const lat_bench_measure_fn cross[] = {
 		line_floor, handoff, tput, tput_burst,
 		seq_handoff8, seq_handoff64, seq_tput, line_floor2,
+		line_floor64,
 	};
+	_Static_assert(sizeof(cross) / sizeof(cross[0]) ==
+			       LAT_BENCH_NFIGS - LAT_BENCH_FLOOR,
+		       "one measurement per cross-thread figure");
 	struct lat_bench_figure *f = s->fig;
 	int rc = measure(s, c, dce, LAT_BENCH_DCE_UNUSED, 2);
 
 	if (!rc)
 		rc = measure(s, c, same, LAT_BENCH_ST_8B, 2);
 	if (!rc && c->place.pinned)
-		rc = measure(s, c, cross, LAT_BENCH_FLOOR, 8);
+		rc = measure(s, c, cross, LAT_BENCH_FLOOR,
+			     LAT_BENCH_NFIGS - LAT_BENCH_FLOOR);
 	if (rc)
 		return rc;
 	/* a one-way message needs at least one line to cross: a median
