@@ -351,7 +351,8 @@ static bool stop_after(void *ctx)
  * The score over hand-made points: mean and largest |ln error|, the
  * closest per point, and the gain of each simulator over Kingman with a
  * t-interval: consistent gains decide, scattered ones do not. And the
- * replays and the trace-fed simulation stop when asked.
+ * histogram-fed simulation, the trace-fed one and the replays each stop
+ * when asked.
  */
 static void test_score_and_stop(void)
 {
@@ -363,10 +364,11 @@ static void test_score_and_stop(void)
 	struct lat_knee_point p;
 	struct lat_knee_acc a;
 	struct lat_qsim_config sim;
+	struct lat_qsim_result res;
 	const double k[4] = { 0.10, -0.12, 0.08, 0.11 };
 	const double t[4] = { 0.01, 0.02, -0.015, 0.005 };
 	const double m[4] = { 0.05, -0.30, 0.20, 0.02 };
-	int n;
+	int n, asks;
 
 	T_CHECK(s != NULL);
 	s->done = 5;
@@ -412,15 +414,34 @@ static void test_score_and_stop(void)
 	lat_qsim_config_init(&sim);
 	sim.customers = 20000;
 	sim.warmup = 2000;
-	n = 3; /* into the trace's replications */
+	/* how often the histogram-fed simulation asks: the simulator's own
+	 * count for these customers, warm-up and batches (never stopping) */
+	n = 1000000;
+	sim.stop = stop_after;
+	sim.stop_ctx = &n;
+	memset(&res, 0, sizeof(res));
+	T_EQ_I64(lat_qsim_run(&sim, &res), 0);
+	lat_qsim_result_destroy(&res);
+	sim.stop = NULL;
+	asks = 1000000 - n;
+	T_CHECK(asks >= 2); /* after the warm-up and after each batch */
+	n = 0; /* at its first ask, after the warm-up */
 	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
 		 1);
-	T_CHECK(isnan(p.sim_trace_ns));
-	n = LAT_KNEE_TRACE_REPS + 5; /* into the replays' permutations */
+	T_CHECK(isnan(p.sim_ns) && isnan(p.sim_trace_ns));
+	n = asks - 1; /* at its last ask: the batches done are not kept */
+	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
+		 1);
+	T_CHECK(isnan(p.sim_ns) && isnan(p.sim_trace_ns));
+	n = asks + 3; /* into the trace's replications */
+	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
+		 1);
+	T_CHECK(isfinite(p.sim_ns) && isnan(p.sim_trace_ns));
+	n = asks + LAT_KNEE_TRACE_REPS + 5; /* into the replays' permutations */
 	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
 		 1);
 	T_CHECK(isfinite(p.sim_trace_ns) && isnan(p.attr.replay_ns));
-	n = 1000;
+	n = asks + 1000;
 	T_EQ_I64(lat_knee_point_predict(&p, &a, true, &sim, stop_after, &n),
 		 0);
 	T_CHECK(isfinite(p.attr.replay_ns));

@@ -282,9 +282,10 @@ int lat_knee_point_measure(struct lat_knee_point *p,
  * Kingman, P-K (when @poisson), the simulation (@sim: its customers,
  * warm-up, batches and seed; the distributions and rho are set here),
  * the trace-fed simulation and the replays for a measured @p. @stop (may
- * be NULL) is asked between replications. Returns 0, 1 when @stop asked
- * (the predictions not reached are NaN), or lat_qsim_* errors (-ENOMEM,
- * -EINVAL).
+ * be NULL) is asked inside the simulation (every LAT_QSIM_STOP_EVERY
+ * customers and batch) and between replications. Returns 0, 1 when
+ * @stop asked (the prediction it cut and those not reached are NaN), or
+ * lat_qsim_* errors (-ENOMEM, -EINVAL).
  */
 int lat_knee_point_predict(struct lat_knee_point *p,
 			   const struct lat_knee_acc *a, bool poisson,

@@ -183,9 +183,11 @@ struct lat_sched_result {
 	uint64_t unpaired;    /* wakeups of a thread still on its CPU, stale
 			       * wakeups (arrived too late to order),
 			       * malformed records */
-	uint64_t dropped;     /* records the reader had no memory for (its
-			       * reorder buffer or thread table could not
-			       * grow): seen, not counted */
+	uint64_t dropped;     /* records the reader had no memory for:
+			       * those its reorder buffer could not hold
+			       * (never applied, so not in records) and
+			       * those whose thread its table could not
+			       * add (in records, their effect lost) */
 	/* Switches on watched CPUs whose prev was not the task we saw come
 	 * on: the kernel reported no switch-out for it (this VM's agent
 	 * threads never get one; perf sees none either). */

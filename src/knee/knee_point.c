@@ -62,10 +62,14 @@ int lat_knee_point_measure(struct lat_knee_point *p,
 /*
  * The simulator with the measured gap and service histograms: rho is the
  * ratio of their means (what the queue saw), times come back in units of
- * the service histogram's mean.
+ * the service histogram's mean. @stop reaches the simulator, which asks
+ * it every LAT_QSIM_STOP_EVERY customers (at --customers 1e8 a run takes
+ * seconds); stopped, it returns 1 and sim_ns stays NaN like the other
+ * predictions a stop cuts short (the batches done are not reported).
  */
 static int simulate(struct lat_knee_point *p, const struct lat_knee_acc *a,
-		    const struct lat_qsim_config *sim, double cpn)
+		    const struct lat_qsim_config *sim, double cpn,
+		    lat_knee_stop_fn stop, void *stop_ctx)
 {
 	struct lat_qsim_config c = *sim;
 	struct lat_qsim_result r;
@@ -73,6 +77,8 @@ static int simulate(struct lat_knee_point *p, const struct lat_knee_acc *a,
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	c.stop = stop;
+	c.stop_ctx = stop_ctx;
 	rc = lat_qsim_dist_init_hist(&c.arrival, &a->gap);
 	if (!rc)
 		rc = lat_qsim_dist_init_hist(&c.service, &a->service);
@@ -88,6 +94,8 @@ static int simulate(struct lat_knee_point *p, const struct lat_knee_acc *a,
 				p->sim_half = r.wait.half * tau;
 				p->sim_p99_ns = lat_qsim_hist_tau(&r.wait_hist,
 								  99) * tau;
+			} else if (rc == -EINTR) {
+				rc = 1;
 			}
 		}
 	}
@@ -179,7 +187,7 @@ int lat_knee_point_predict(struct lat_knee_point *p,
 		if (poisson)
 			p->pk_ns = lat_qsim_pk(p->rho, p->cs) * p->tau_ns;
 	}
-	rc = simulate(p, a, sim, cpn);
+	rc = simulate(p, a, sim, cpn, stop, stop_ctx);
 	/* each its own stream: the replays' permutations, the trace's
 	 * service draws and the simulator's must not share uniforms */
 	if (!rc)
