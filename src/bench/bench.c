@@ -210,13 +210,17 @@ int lat_bench_pair_seq(const struct lat_bench_place *p, lat_bench_fn a,
 	return *sum == iters * (iters - 1) / 2 ? 0 : -EPROTO;
 }
 
-/* Both floors' state: the one-line floor uses line only, the two-line
- * floor x (written by a) and y (written by b), each on its own lines. */
+/* The floors' state: the one-line floor uses line only, the two-line
+ * floor x (written by a) and y (written by b), each on its own lines; the
+ * 64-byte floor x and y as marks, pay[0] (a's) and pay[1] (b's) as
+ * payloads, and sum for what came back. */
 struct line_pp {
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t line;
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t x;
 	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t y;
+	_Alignas(LAT_PAD_BYTES) unsigned char pay[2][LAT_CACHELINE];
 	uint64_t iters;
+	uint64_t sum;
 };
 
 /* a: waits for even values, writes odd; b: the reverse. */
@@ -250,9 +254,11 @@ static void line_pp_b(void *arg)
 	}
 }
 
-/* Run a and b on a fresh struct line_pp; one way = round trip / 2. */
+/* Run a and b on a fresh struct line_pp; one way = round trip / 2. With
+ * @check_sum, a left the sum of the answers 1..iters in sum. */
 static int pingpong(const struct lat_bench_place *p, uint64_t iters,
-		    lat_bench_fn a, lat_bench_fn b, double *one_way_ns)
+		    lat_bench_fn a, lat_bench_fn b, bool check_sum,
+		    double *one_way_ns)
 {
 	struct line_pp *pp;
 	double ns;
@@ -263,11 +269,15 @@ static int pingpong(const struct lat_bench_place *p, uint64_t iters,
 	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
 	if (!pp)
 		return -ENOMEM;
+	memset(pp, 0, sizeof(*pp));
 	atomic_init(&pp->line, 0);
 	atomic_init(&pp->x, 0);
 	atomic_init(&pp->y, 0);
 	pp->iters = iters;
 	rc = lat_bench_pair(p, a, b, pp, &ns);
+	/* read after the joins: every answer came back exactly once */
+	if (!rc && check_sum && pp->sum != iters * (iters + 1) / 2)
+		rc = -EPROTO;
 	if (!rc)
 		*one_way_ns = ns / (2.0 * (double)iters);
 	free(pp);
@@ -277,7 +287,7 @@ static int pingpong(const struct lat_bench_place *p, uint64_t iters,
 int lat_bench_line_pingpong(const struct lat_bench_place *p, uint64_t iters,
 			    double *one_way_ns)
 {
-	return pingpong(p, iters, line_pp_a, line_pp_b, one_way_ns);
+	return pingpong(p, iters, line_pp_a, line_pp_b, false, one_way_ns);
 }
 
 static void two_line_a(void *arg)
@@ -307,7 +317,8 @@ static void two_line_b(void *arg)
 int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
 				uint64_t iters, double *one_way_ns)
 {
-	return pingpong(p, iters, two_line_a, two_line_b, one_way_ns);
+	return pingpong(p, iters, two_line_a, two_line_b, false,
+			one_way_ns);
 }
 
 /*
@@ -316,17 +327,10 @@ int lat_bench_two_line_pingpong(const struct lat_bench_place *p,
  * side writes its payload line, then release-stores a counter on a
  * second line; the other waits for the counter (prefetching the payload
  * line, as lat_seqring's consumer does), reads the payload and answers
- * the same way. The payload is read only after the acquire that saw it
- * written and rewritten only after the answer, so no access races.
+ * the same way (struct line_pp: x and y are the counters). The payload
+ * is read only after the acquire that saw it written and rewritten only
+ * after the answer, so no access races.
  */
-struct pp64 {
-	_Alignas(LAT_PAD_BYTES) unsigned char pay[2][LAT_CACHELINE];
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_a;
-	_Alignas(LAT_PAD_BYTES) _Atomic uint64_t flag_b;
-	uint64_t iters;
-	uint64_t sum;
-};
-
 static uint64_t pp64_wait(_Atomic uint64_t *flag, uint64_t want,
 			  const unsigned char *pay)
 {
@@ -346,7 +350,7 @@ static uint64_t pp64_wait(_Atomic uint64_t *flag, uint64_t want,
 
 static void pp64_a(void *arg)
 {
-	struct pp64 *pp = arg;
+	struct line_pp *pp = arg;
 	unsigned char msg[LAT_CACHELINE] = { 0 };
 	uint64_t sum = 0;
 
@@ -354,48 +358,30 @@ static void pp64_a(void *arg)
 		memcpy(msg, &i, sizeof(i));
 		memcpy(pp->pay[0], msg, sizeof(msg));
 		/* release: the payload line is written before the counter */
-		atomic_store_explicit(&pp->flag_a, i, memory_order_release);
-		sum += pp64_wait(&pp->flag_b, i, pp->pay[1]);
+		atomic_store_explicit(&pp->x, i, memory_order_release);
+		sum += pp64_wait(&pp->y, i, pp->pay[1]);
 	}
 	pp->sum = sum;
 }
 
 static void pp64_b(void *arg)
 {
-	struct pp64 *pp = arg;
+	struct line_pp *pp = arg;
 	unsigned char msg[LAT_CACHELINE];
 
 	for (uint64_t i = 1; i <= pp->iters; i++) {
-		uint64_t v = pp64_wait(&pp->flag_a, i, pp->pay[0]);
+		uint64_t v = pp64_wait(&pp->x, i, pp->pay[0]);
 
 		memcpy(msg, pp->pay[0], sizeof(msg));
 		memcpy(msg, &v, sizeof(v));
 		memcpy(pp->pay[1], msg, sizeof(msg));
 		/* release: the answer's payload before its counter */
-		atomic_store_explicit(&pp->flag_b, i, memory_order_release);
+		atomic_store_explicit(&pp->y, i, memory_order_release);
 	}
 }
 
 int lat_bench_line64_pingpong(const struct lat_bench_place *p,
 			      uint64_t iters, double *one_way_ns)
 {
-	struct pp64 *pp;
-	double ns;
-	int rc;
-
-	if (!p->pinned || iters == 0)
-		return -EINVAL;
-	pp = aligned_alloc(LAT_PAD_BYTES, sizeof(*pp));
-	if (!pp)
-		return -ENOMEM;
-	memset(pp, 0, sizeof(*pp));
-	pp->iters = iters;
-	rc = lat_bench_pair(p, pp64_a, pp64_b, pp, &ns);
-	/* read after the joins: every answer came back exactly once */
-	if (!rc && pp->sum != iters * (iters + 1) / 2)
-		rc = -EPROTO;
-	if (!rc)
-		*one_way_ns = ns / (2.0 * (double)iters);
-	free(pp);
-	return rc;
+	return pingpong(p, iters, pp64_a, pp64_b, true, one_way_ns);
 }
