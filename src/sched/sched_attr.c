@@ -37,7 +37,6 @@ struct lat_sched_attr {
 	int stages, n_hot, n_deltas;
 	pid_t tid[LAT_PIPE_MAX_HOT];
 	int cpu[LAT_PIPE_MAX_HOT];
-	pid_t reader_tid;             /* the probe's reader, once stopped */
 	/* the slowest samples: a min-heap on e2e_ns */
 	struct slow *heap;
 	size_t heap_n, heap_cap;
@@ -486,7 +485,8 @@ static void runnable(const struct lat_sched_attr *a, struct lat_sched_state *st,
 				give(acc, LAT_SCHED_CAUSE_WAKEUP, hi - lo, NULL,
 				     0, "idle");
 			else if (h[i].kind == LAT_SCHED_C_OWN &&
-				 a->reader_tid && h[i].pid == a->reader_tid)
+				 a->res.reader_tid &&
+				 h[i].pid == a->res.reader_tid)
 				/* the probe itself: not the pipeline's */
 				give(acc, LAT_SCHED_CAUSE_PROBE, hi - lo, NULL,
 				     h[i].pid, "latlab-sched");
@@ -514,7 +514,7 @@ int lat_sched_attr_runnable_ns(struct lat_sched_state *st, int cpu,
 	if (!a)
 		return -ENOMEM;
 	memset(&acc, 0, sizeof(acc));
-	a->reader_tid = reader_tid;
+	a->res.reader_tid = reader_tid;
 	runnable(a, st, cpu, x, y, &acc);
 	for (int c = 0; c < LAT_SCHED_NCAUSES; c++)
 		ns[c] += acc.ns[c];
@@ -732,8 +732,7 @@ int lat_sched_attr_finish(struct lat_sched_attr *a,
 		return -LAT_EUNSUPP;
 	take_pair(a);
 	rc = lat_sched_stop(a->probe);
-	a->reader_tid = lat_sched_reader_tid(a->probe);
-	a->res.reader_tid = a->reader_tid;
+	a->res.reader_tid = lat_sched_reader_tid(a->probe);
 	a->res.reader_cpu = lat_sched_reader_cpu(a->probe);
 	a->res.ran = true;
 	a->res.probe = lat_sched_result(a->probe);
