@@ -620,6 +620,10 @@ struct lat_mem_rm_cfg {
 				  * lookup */
 	double write_interval_ns;/* the writer sleeps this long between
 				  * updates (it is a read-mostly table) */
+	bool (*stop)(void *ctx); /* optional: asked every ~50 ms, true ends
+				  * the run early (a run may be asked to
+				  * last up to a minute) */
+	void *stop_ctx;
 };
 
 struct lat_mem_rm_result {

@@ -324,8 +324,12 @@ int lat_mem_rm_run(const struct lat_mem_rm_cfg *cfg,
 					   memory_order_acquire) < n)
 		sched_yield();
 	t0 = lat_bench_now_ns();
-	if (!rc)
-		lat_mem_sleep_ns(cfg->duration_ns);
+	/* in slices, so a stop request ends a long run within ~50 ms */
+	for (double left = cfg->duration_ns; !rc && left > 0; left -= 50e6) {
+		if (cfg->stop && cfg->stop(cfg->stop_ctx))
+			break;
+		lat_mem_sleep_ns(left < 50e6 ? left : 50e6);
+	}
 	atomic_store_explicit(&rm->stop, 1, memory_order_relaxed);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

@@ -136,6 +136,7 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 					.duration_ns = s->duration_ns,
 					.write_interval_ns =
 						s->write_interval_ns,
+					.stop = stop, .stop_ctx = ctx,
 				};
 				struct lat_mem_rm_result res;
 				struct lat_mem_rm_cell *c = &s->cell[t][k];
@@ -155,6 +156,9 @@ int lat_mem_rm_sweep_run(struct lat_mem_rm_sweep *s,
 				c->torn += res.torn;
 				c->elapsed_ns += res.elapsed_ns;
 				c->n++;
+				/* a stop cut this run short: not complete */
+				if (stop && stop(ctx))
+					s->complete = false;
 			}
 	finding(s);
 	return 0;
