@@ -446,11 +446,6 @@ static int pipeline_main(int argc, char **argv)
 		cli_usage_error(CMD, "--work-dist %s: %s",
 				    a.cfg.work_dist.name, why);
 	place(&a);
-	/* the directory first: a refusal must not leave an empty hlog */
-	if (a.hgrm_dir)
-		cli_out_dir_check(CMD, "--hgrm", a.hgrm_dir);
-	if (a.profile_dir)
-		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (a.svg)
 		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
 				      a.hlog_path, a.flight_out }, 2,
@@ -461,6 +456,13 @@ static int pipeline_main(int argc, char **argv)
 			      "another output of this run");
 	if (a.flight_out)
 		cli_out_check(CMD, "--flight-out", a.flight_out, NULL, 0, "");
+	/* the directories last, as they are made when missing: a refusal of
+	 * another output must not leave one behind (nor an empty hlog: the
+	 * files are opened only after every check) */
+	if (a.hgrm_dir)
+		cli_out_dir_check(CMD, "--hgrm", a.hgrm_dir);
+	if (a.profile_dir)
+		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
 	if (a.hlog_path)
