@@ -54,4 +54,11 @@ enum lat_error {
  */
 const char *lat_strerror(int code);
 
+/*
+ * CLOCK_MONOTONIC in nanoseconds: the clock of the kernel's own time
+ * stamps (bpf_ktime_get_ns, perf), for joining them to ours and for
+ * deadlines off the hot path (it is a vDSO call, not a cycle read).
+ */
+uint64_t lat_mono_ns(void);
+
 #endif

@@ -1,4 +1,5 @@
 #include <string.h>
+#include <time.h>
 
 #include "latlab/common.h"
 
@@ -23,4 +24,12 @@ const char *lat_strerror(int code)
 	if (code < 0 && -code < LAT_EBASE)
 		return strerror(-code);
 	return "unknown error";
+}
+
+uint64_t lat_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "latlab_config.h"
+#include "latlab/common.h"
 #include "prof_int.h"
 #include "prof_offcpu.h"
 
@@ -134,15 +135,6 @@ int prof_offcpu_attach(struct lat_prof *p)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* One context of a chain from the stack map: a marker, then the ips. */
 static uint32_t put_stack(int stacks_fd, int id, uint64_t marker,
 			  uint64_t *out)
@@ -189,7 +181,7 @@ int prof_offcpu_collect(struct lat_prof *p)
 	s = p->offcpu->skel;
 	lat_prof_offcpu_bpf__detach(s);
 	p->offcpu->attached = false;
-	now = mono_ns();
+	now = lat_mono_ns();
 	stacks_fd = bpf_map__fd(s->maps.stacks);
 	while (!rc && !bpf_map_get_next_key(bpf_map__fd(s->maps.sums),
 					    first ? NULL : &key, &next)) {

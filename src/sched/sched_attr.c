@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab/common.h"
 #include "latlab/sched_attr.h"
 #include "sched/sched_int.h"
 
@@ -84,14 +85,6 @@ const char *lat_sched_cause_text(enum lat_sched_cause c)
 
 /* ---- the clock join ---- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The tightest of three (fenced cycles, CLOCK_MONOTONIC, fenced cycles). */
 static void take_pair(struct lat_sched_attr *a)
 {
@@ -99,7 +92,7 @@ static void take_pair(struct lat_sched_attr *a)
 
 	for (int i = 0; i < 3; i++) {
 		lat_cycles_t c0 = lat_clock_start();
-		uint64_t ns = mono_ns();
+		uint64_t ns = lat_mono_ns();
 		lat_cycles_t c1 = lat_clock_end();
 
 		if (c1 - c0 < best.width) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "latlab_config.h"
+#include "latlab/common.h"
 #include "latlab/topo.h"
 #include "sched/sched_int.h"
 
@@ -132,14 +133,6 @@ void lat_sched_set_window(struct lat_sched *s, uint64_t from_ns,
 }
 
 #if LATLAB_HAVE_BPF
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* On the consumer: apply a window request before the next record. */
 static void apply_window(struct lat_sched *s)
@@ -491,7 +484,7 @@ int lat_sched_start(struct lat_sched *s)
 		lat_sched_bpf__detach(s->skel);
 		return rc;
 	}
-	s->st.from_ns = mono_ns();
+	s->st.from_ns = lat_mono_ns();
 	atomic_store(&s->win_from, s->st.from_ns);
 	/* The consumer takes no signals: Ctrl-C reaches the caller. */
 	sigfillset(&all);
@@ -590,7 +583,7 @@ int lat_sched_stop(struct lat_sched *s)
 		return -EINVAL;
 	atomic_store_explicit(&s->stop, true, memory_order_release);
 	pthread_join(s->thread, NULL);
-	to = mono_ns();
+	to = lat_mono_ns();
 	lat_sched_bpf__detach(s->skel);
 	/*
 	 * A program that started before the detach may still be running on

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab/common.h"
 #include "latlab/sched.h"
 
 int lat_sched_target_spawn(struct lat_sched_target *t, char *const *argv)
@@ -95,23 +96,15 @@ static bool gone(struct lat_sched_target *t, int ms, bool keep_zombie)
 	return t->exited;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 bool lat_sched_target_wait(struct lat_sched_target *t, double duration_ns,
 			   bool keep_zombie, bool (*stop)(void *ctx),
 			   void *ctx)
 {
-	uint64_t end = duration_ns > 0 ? now_ns() + (uint64_t)duration_ns
+	uint64_t end = duration_ns > 0 ? lat_mono_ns() + (uint64_t)duration_ns
 				       : UINT64_MAX;
 
 	for (;;) {
-		uint64_t now = now_ns();
+		uint64_t now = lat_mono_ns();
 		int ms = 50;
 
 		if (stop && stop(ctx))
