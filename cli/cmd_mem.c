@@ -80,52 +80,26 @@ struct mem_opts {
 /* "4096", "4K", "4KiB", "128M", "1G": bytes, binary suffixes. */
 static uint64_t parse_size(const char *flag, const char *arg)
 {
-	char *end;
-	unsigned long long v;
-	int shift = 0;
+	uint64_t v;
 
-	if (!arg || arg[0] < '0' || arg[0] > '9')
-		cli_usage_error(MEM_CMD, "%s needs a size such as 4096, "
-				    "32K or 128M, not '%s'", flag,
-				    arg ? arg : "");
-	v = strtoull(arg, &end, 10);
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (shift && !strcmp(end, "iB"))
-		end += 3;
-	else if (!shift && !strcmp(end, "B"))
-		end++;
-	if (*end || v > (UINT64_C(1) << 40))
+	if (lat_fmt_parse_bytes(arg, &v))
 		cli_usage_error(MEM_CMD, "%s needs a size such as 4096, "
 				    "32K or 128M, not '%s'", flag, arg);
-	return (uint64_t)v << shift;
+	return v;
 }
 
 static void parse_threads(void *args, const char *arg)
 {
 	struct mem_opts *o = args;
-	int v[MEM_MAX_THREADS + 1];
-	int n = lat_topo_list_parse_seq(arg, v, MEM_MAX_THREADS);
+	int n = lat_topo_list_parse_seq(arg, o->threads, MEM_MAX_THREADS);
 
-	if (n == -E2BIG)
-		cli_usage_error(MEM_CMD, "--threads takes at most %d "
-				    "reader counts, not '%s'", MEM_MAX_THREADS,
-				    arg);
+	for (int i = 0; i < n; i++)
+		if (o->threads[i] < 1 || o->threads[i] > LAT_MEM_RM_MAX_READERS)
+			n = -ERANGE;
 	if (n <= 0)
-		cli_usage_error(MEM_CMD, "--threads needs reader counts "
-				    "such as 1,2,4, not '%s'", arg);
-	for (int i = 0; i < n; i++) {
-		if (v[i] < 1 || v[i] > LAT_MEM_RM_MAX_READERS)
-			cli_usage_error(MEM_CMD, "--threads: a reader "
-					    "count must be between 1 and %d, "
-					    "not %d", LAT_MEM_RM_MAX_READERS,
-					    v[i]);
-		o->threads[i] = v[i];
-	}
+		cli_usage_error(MEM_CMD, "--threads needs 1 to %d reader "
+				"counts of 1..%d each, such as 1,2,4, not '%s'",
+				MEM_MAX_THREADS, LAT_MEM_RM_MAX_READERS, arg);
 	o->n_threads = n;
 }
 
