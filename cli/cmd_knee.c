@@ -136,7 +136,7 @@ static void parse_nice(void *args, const char *arg)
 
 #define CLI_ARGS struct knee_opts
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("points", parse_points) },
+	{ CLI_CALL("points", parse_points), .excludes = "rho-list" },
 	{ CLI_CALL("rho-list", parse_rho_list) },
 	{ CLI_CALL("work-ns", parse_work) },
 	{ CLI_CALL("work-dist", parse_dists) },
@@ -169,9 +169,6 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
 	if (cli_given("customers"))
 		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
-	if (cli_given("points") && cli_given("rho-list"))
-		cli_usage_error(CMD, "--points and --rho-list do not go "
-				"together");
 	if (o->hlog_dir)
 		check_dir(o->hlog_dir);
 	if (o->svg)

@@ -56,21 +56,23 @@ static void parse_cs(void *o, const char *arg)
 #define CLI_ARGS struct queue_opts
 static const struct cli_opt opts[] = {
 	{ CLI_STRING("rho", rho) },
-	{ CLI_CALL("ca", parse_ca) },
-	{ CLI_CALL("cs", parse_cs) },
+	{ CLI_CALL("ca", parse_ca), .excludes = "arrival" },
+	{ CLI_CALL("cs", parse_cs), .excludes = "service service-from" },
 	{ CLI_STRING("arrival", arrival) },
-	{ CLI_STRING("service", service) },
+	{ CLI_STRING("service", service), .excludes = "service-from" },
 	{ CLI_STRING("service-from", rep.service_from) },
 	{ CLI_U64("servers", rep.cfg.servers, 1, 100000) },
 	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull) },
 	{ CLI_STRING("warmup", warmup) },
 	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES) },
 	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX) },
-	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15) },
-	{ CLI_STRING("sweep", sweep) },
-	{ CLI_STRING("svg", svg) },
-	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9) },
-	{ CLI_STRING("target-p99", target) },
+	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15),
+	  .excludes = "service-from" },
+	{ CLI_STRING("sweep", sweep), .excludes = "target-p99 rho" },
+	{ CLI_STRING("svg", svg), .needs = "sweep" },
+	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9),
+	  .needs = "sweep" },
+	{ CLI_STRING("target-p99", target), .excludes = "rho" },
 	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
@@ -160,24 +162,9 @@ static void load_service(struct queue_opts *o)
 	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
 }
 
-static void conflict(bool a, bool b, const char *fa, const char *fb)
-{
-	if (a && b)
-		cli_usage_error(CMD, "%s and %s cannot be used together",
-				    fa, fb);
-}
-
 /* Distributions, once every flag is known. */
 static void set_dists(struct queue_opts *o)
 {
-	conflict(cli_given("ca"), o->arrival != NULL, "--ca", "--arrival");
-	conflict(cli_given("cs"), o->service != NULL, "--cs", "--service");
-	conflict(cli_given("cs"), o->rep.service_from != NULL, "--cs",
-		 "--service-from");
-	conflict(o->service != NULL, o->rep.service_from != NULL, "--service",
-		 "--service-from");
-	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
-		 "--service-mean", "--service-from");
 	if (o->arrival)
 		parse_dist("--arrival", o->arrival, &o->rep.cfg.arrival);
 	else
@@ -216,17 +203,9 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
 	o->ca = o->cs = 1;
 	cli_parse(&cli_cmd_queue, o, argc, argv);
-	conflict(o->sweep != NULL, o->target != NULL, "--sweep",
-		 "--target-p99");
-	conflict(o->sweep != NULL, o->rho != NULL, "--sweep", "--rho");
-	conflict(o->target != NULL, o->rho != NULL, "--target-p99", "--rho");
-	if (o->svg && !o->sweep)
-		cli_usage_error(CMD, "--svg needs --sweep");
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
 				      o->rep.service_from }, 1, "the input");
-	if (cli_given("knee-slope") && !o->sweep)
-		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (o->sweep) {
 		struct lat_qsim_sweep s;
 
