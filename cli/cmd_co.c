@@ -17,32 +17,6 @@
 extern const struct cli_cmd cli_cmd_co;
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
 
-static const char usage[] =
-"latlab co: make the benchmark lie (coordinated omission)\n"
-"\n"
-"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
-"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
-"                 [--json] [--svg <file>]\n"
-"\n"
-"A toy service does --service of work per request; request --stall-at\n"
-"stalls for --stall more. Requests are due on a fixed schedule at\n"
-"--rate. One run, three measurements: the closed loop (latency from\n"
-"the client's actual send; it waits for each reply), the open loop\n"
-"(latency from the intended send time) and the closed loop corrected\n"
-"with the histogram's expected interval 1/rate. One thread: the\n"
-"arrivals come from the schedule, so no generator thread can be late.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"EXAMPLES:\n"
-"  latlab co                          # the lesson, about 1 s\n"
-"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
-"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
-"  latlab co --clock cpu              # on a busy machine\n"
-"  latlab co --svg co.svg             # the lesson as a picture\n";
-
 struct co_opts {
 	struct lat_co_config cfg;
 	bool json;
@@ -57,28 +31,16 @@ static void parse_svg(void *args, const char *path)
 
 #define CLI_ARGS struct co_opts
 static const struct cli_opt opts[] = {
-	{ CLI_U64("requests", cfg.requests, 1, 100000000), .short_name = 'n',
-	  .arg = "<n>", .help = "requests (default 10000)" },
-	{ CLI_DOUBLE("rate", cfg.rate_per_s, 1, 1e7), .short_name = 'r',
-	  .arg = "<per-s>", .help = "intended sends per second (default "
-	  "10000);\nrate x service must stay below 1" },
+	{ CLI_U64("requests", cfg.requests, 1, 100000000), .short_name = 'n' },
+	{ CLI_DOUBLE("rate", cfg.rate_per_s, 1, 1e7), .short_name = 'r' },
 	{ CLI_DURATION("service", cfg.service_ns, 1e3, 100, 1e9),
-	  .short_name = 's', .arg = "<t>",
-	  .help = "work per request (default 20us; bare number\nin us)" },
+	  .short_name = 's' },
 	{ CLI_DURATION("stall", cfg.stall_ns, 1e6, 0, 60e9),
-	  .short_name = 'S', .arg = "<t>",
-	  .help = "extra work of the stalled request (default\n"
-	  "50ms; bare number in ms; 0 for none)" },
-	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX), .arg = "<i>",
-	  .help = "index of the stalled request (default n/2)" },
-	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c',
-	  .arg = "<c>", .help = "wall: real time, preemptions by other load\n"
-	  "included (default); cpu: the thread's CPU\n"
-	  "time, so only the injected stall stalls" },
-	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
-	{ CLI_CALL("svg", parse_svg), .arg = "<file>",
-	  .help = "the three measurements by percentile, one\n"
-	  "picture (x: percentile, log 1/(1-p); y: log)" },
+	  .short_name = 'S' },
+	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX) },
+	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c' },
+	{ CLI_FLAG("json", json) },
+	{ CLI_CALL("svg", parse_svg) },
 	{ 0 },
 };
 
@@ -151,9 +113,6 @@ static int co_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_co = {
 	.name = "co",
-	.summary = "coordinated omission: one stall, three measurements",
-	.usage = usage,
 	.opts = opts,
-	.usage_tail = usage_tail,
 	.run = co_main,
 };

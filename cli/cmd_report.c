@@ -14,38 +14,6 @@
 #include "latlab/hist_io.h"
 #include "latlab/svg.h"
 
-static const char report_usage[] =
-"latlab report: percentiles of an HdrHistogram interval log or .hgrm file\n"
-"\n"
-"usage: latlab report [<options>] <file.hlog | file.hgrm>\n"
-"       latlab report --svg <out.svg> [<options>] <file>...\n"
-"       latlab report --compare [<options>] <baseline> <file>...\n"
-"\n"
-"Prints, per tag and in total, count, min, p50, p90, p99, p99.9, p99.99,\n"
-"max and mean. Reads .hlog files written by latlab, jHiccup or any\n"
-"HdrHistogram HistogramLogWriter (format 1.x, V2 encoding), and .hgrm\n"
-"percentile distributions (rebuilt from their rows: counts between two\n"
-"printed percentiles are placed at the upper one).\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Exit: 0 ok, 1 output could not be written, 2 bad usage or unreadable\n"
-"file.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab report run.hlog                   # per-tag and total percentiles\n"
-"  latlab report --tag e2e --json run.hlog  # one tag, for scripts\n"
-"  latlab report run.hlog --hgrm run.hgrm --hgrm-ratio 1e6\n"
-"                                           # merged, in ms, for the plotter\n"
-"  latlab report --unit-ns-per-value 1e6 old.hgrm\n"
-"                                           # .hgrm written in milliseconds\n"
-"  latlab report --svg tail.svg run.hlog    # one line per tag\n"
-"  latlab report --svg ab.svg --tag e2e a.hlog b.hlog\n"
-"                                           # two runs' e2e in one picture\n"
-"  latlab report --compare a.hlog b.hlog    # b against a, noise or not\n";
-
 #define CMD "report"
 #define MAX_FILES LAT_COMPARE_MAX_FILES
 
@@ -68,36 +36,15 @@ struct report_opts {
 
 #define CLI_ARGS struct report_opts
 static const struct cli_opt opts[] = {
-	{ CLI_STRING("tag", tag), .arg = "<t>",
-	  .help = "only intervals tagged <t> ('' = untagged lines)\n"
-	  "(default: every tag)" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
-	{ CLI_STRING("hgrm", hgrm_out), .arg = "<out>",
-	  .help = "write the merged distribution (the selected tag,\n"
-	  "else every interval) as .hgrm text to <out>" },
-	{ CLI_DOUBLE("hgrm-ratio", hgrm_ratio, 1e-9, 1e15), .arg = "<r>",
-	  .help = "divide values in --hgrm output by <r>\n"
-	  "(default 1: the file's unit; 1e6 turns ns into ms)" },
-	{ CLI_U64("ticks", ticks, 1, 1000), .arg = "<n>",
-	  .help = "percentile ticks per half distance in --hgrm\n"
-	  "output, 1..1000 (default 5, as HdrHistogram)" },
-	{ CLI_STRING("svg", svg_out), .arg = "<out.svg>",
-	  .help = "draw the percentile spectrum of every file (one\n"
-	  "line per file and tag; x = percentile on a\n"
-	  "log(1/(1-p)) axis, y = latency)" },
-	{ CLI_FLAG("linear", linear),
-	  .help = "linear latency axis in --svg (default log)" },
-	{ CLI_FLAG("compare", compare),
-	  .help = "percentiles of every file beside the first's,\n"
-	  "with ratios and a verdict per percentile: 'noise'\n"
-	  "when the files' interval-to-interval spreads\n"
-	  "overlap, else 'higher' or 'lower' (files must hold\n"
-	  "the same tags)" },
-	{ CLI_DOUBLE("unit-ns-per-value", ns_per_value, 1e-9, 1e15),
-	  .arg = "<x>",
-	  .help = "nanoseconds per value in the file (default 1, or\n"
-	  "what a latlab .hgrm file says; jHiccup logs are\n"
-	  "in ns; a .hgrm in ms needs 1e6)" },
+	{ CLI_STRING("tag", tag) },
+	{ CLI_FLAG("json", json) },
+	{ CLI_STRING("hgrm", hgrm_out) },
+	{ CLI_DOUBLE("hgrm-ratio", hgrm_ratio, 1e-9, 1e15), .needs = "hgrm" },
+	{ CLI_U64("ticks", ticks, 1, 1000), .needs = "hgrm" },
+	{ CLI_STRING("svg", svg_out) },
+	{ CLI_FLAG("linear", linear), .needs = "svg" },
+	{ CLI_FLAG("compare", compare) },
+	{ CLI_DOUBLE("unit-ns-per-value", ns_per_value, 1e-9, 1e15) },
 	{ 0 },
 };
 
@@ -123,8 +70,6 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 				o->paths[0], o->paths[1]);
 	if (o->npaths > 1 && o->hgrm_out)
 		cli_usage_error(CMD, "--hgrm takes one input file");
-	if (o->linear && !o->svg_out)
-		cli_usage_error(CMD, "--linear only applies to --svg");
 	if (o->svg_out)
 		cli_out_check(CMD, "--svg", o->svg_out, o->paths,
 			      o->npaths, "an input file");
@@ -134,10 +79,6 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->hgrm_out && o->svg_out && !strcmp(o->hgrm_out, o->svg_out))
 		cli_usage_error(CMD, "--hgrm and --svg are the same "
 				"file '%s'", o->svg_out);
-	if (!o->hgrm_out && (cli_given("hgrm-ratio") || cli_given("ticks")))
-		cli_usage_error(CMD, "%s only applies to --hgrm "
-				    "output", cli_given("hgrm-ratio") ? "--hgrm-ratio" :
-				    "--ticks");
 }
 
 static int report_main(int argc, char **argv)
@@ -193,11 +134,7 @@ static int report_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_report = {
 	.name = CMD,
-	.summary = "percentiles of an .hlog interval log or .hgrm file",
-	.usage = report_usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.operands = true,
 	.run = report_main,
 };
