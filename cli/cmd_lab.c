@@ -59,7 +59,8 @@ static const struct cli_opt opts[] = {
 	{ CLI_U64("events", o.events, 1000, 1000000000ULL) },
 	{ CLI_DOUBLE("rate", o.rate, 100, 1e9) },
 	{ CLI_CALL("only", parse_only) },
-	{ CLI_FLAG("sham", o.sham_only) },
+	/* --sham runs null alone */
+	{ CLI_FLAG("sham", o.sham_only), .excludes = "only" },
 	{ CLI_FLAG("quick", quick) },
 	{ CLI_FLAG("json", json) },
 	{ CLI_CALL("svg", parse_svg) },
@@ -73,8 +74,6 @@ static void check(const struct args *a)
 
 	if (!lat_lab_opts_check(&a->o, &why))
 		return;
-	if (a->o.sham_only && cli_given("only"))
-		cli_usage_error(CMD, "--sham runs null alone: no --only");
 	if (!a->o.sham_only && !strncmp(why, "want", 4))
 		cli_usage_error(CMD, "--only names no disease: null runs in "
 				"every lab (--sham runs it alone)");
@@ -86,8 +85,8 @@ static void parse(struct args *a, int argc, char **argv)
 	lat_lab_opts_init(&a->o);
 	cli_parse(&cli_cmd_lab, a, argc, argv);
 	if (a->o.sham_only) {
-		for (int e = 0; e < LAT_LAB_N_EXP; e++)
-			a->o.want[e] = cli_given("only") && a->o.want[e];
+		for (int e = 0; e < LAT_LAB_N_EXP; e++) /* no --only */
+			a->o.want[e] = false;
 		/* one null between two baselines judges nothing: their
 		 * spread needs a few more */
 		if (!cli_given("rounds"))

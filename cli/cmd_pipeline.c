@@ -78,7 +78,8 @@ static void parse_stall(void *args, const char *v)
 /* Syntax only: the ranges are the library's (check_config, below). */
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_U64("events", cfg.events, 0, UINT64_MAX) },
+	{ CLI_U64("events", cfg.events, 0, UINT64_MAX),
+	  .excludes = "duration" },
 	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY) },
 	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY) },
 	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson") },
@@ -90,12 +91,12 @@ static const struct cli_opt opts[] = {
 	{ CLI_WORDS("wait", cfg.wait, "spin yield block") },
 	/* 0 would mean "the default": refused as a value */
 	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX) },
-	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT) },
+	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .excludes = "no-pin" },
 	{ CLI_SET("no-pin", cfg.pin, false) },
 	{ CLI_FLAG("json", json) },
 	{ CLI_STRING("hlog", hlog_path) },
 	{ CLI_DURATION("interval", cfg.interval_s, 1e9, 0, INFINITY),
-	  .div = 1e9 },
+	  .div = 1e9, .needs = "hlog" },
 	{ CLI_STRING("hgrm", hgrm_dir) },
 	{ CLI_STRING("svg", svg) },
 	{ CLI_SET("no-stamps", cfg.stamps, false) },
@@ -103,10 +104,11 @@ static const struct cli_opt opts[] = {
 	{ CLI_FLAG("sched", sched) },
 	{ CLI_SET("no-counters", instr.counters, false) },
 	{ CLI_SET("perf-counters", instr.perf_flags, 0) },
-	{ CLI_CALL("freeze-above", parse_freeze) },
+	/* the flight recorder keeps the per-stage stamps */
+	{ CLI_CALL("freeze-above", parse_freeze), .excludes = "no-stamps" },
 	{ CLI_U64("flight-post", instr.flight_post, 0,
-		  LAT_FLIGHT_DEFAULT_CAPACITY - 1) },
-	{ CLI_STRING("flight-out", flight_out) },
+		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .needs = "freeze-above" },
+	{ CLI_STRING("flight-out", flight_out), .needs = "freeze-above" },
 	/* 0 would mean "off": refused as a value */
 	{ CLI_U64("alloc", cfg.alloc_bytes, 1, SIZE_MAX), .optional = true,
 	  .absent = 256 },
@@ -116,8 +118,9 @@ static const struct cli_opt opts[] = {
 	/* percent of one CPU; the range is the library's */
 	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100 },
 	{ CLI_DURATION("cpu-period", cfg.cpu_period_us, 0, 0, 1e10),
-	  .div = 1e3 },
-	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000) },
+	  .div = 1e3, .needs = "cpu-quota" },
+	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000),
+	  .needs = "cpu-quota" },
 	{ 0 },
 };
 
@@ -162,10 +165,6 @@ static void check_quota(const struct args *a)
 	struct lat_cgroup where;
 	int rc;
 
-	if ((cli_given("cpu-period") || cli_given("burst-threads")) &&
-	    !cli_given("cpu-quota"))
-		cli_usage_error(CMD, "--cpu-period and --burst-threads need "
-				"--cpu-quota");
 	if (!cli_given("cpu-quota"))
 		return;
 	if (!(a->cfg.cpu_quota > 0))
@@ -193,21 +192,10 @@ static void parse(struct args *a, int argc, char **argv)
 	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
 	a->instr.flight_post = 64;
 	cli_parse(&cli_cmd_pipeline, a, argc, argv);
-	if ((cli_given("flight-post") || a->flight_out) && !a->instr.flight)
-		cli_usage_error(CMD, "--flight-post and --flight-out need "
-				    "--freeze-above");
-	/* options that would change nothing: the command is not what the
-	 * user thinks it is */
-	if (cli_given("interval") && !a->hlog_path)
-		cli_usage_error(CMD, "--interval needs --hlog");
+	/* options that would change nothing (the table's .needs too): the
+	 * command is not what the user thinks it is */
 	if (cli_given("seed") && a->cfg.arrivals != LAT_PACE_POISSON)
 		cli_usage_error(CMD, "--seed needs --arrivals poisson");
-	if (a->instr.flight && !a->cfg.stamps)
-		cli_usage_error(CMD, "--freeze-above needs the per-stage "
-				    "stamps that --no-stamps turns off");
-	if (a->duration_ns > 0 && cli_given("events"))
-		cli_usage_error(CMD, "--events and --duration exclude each "
-				    "other");
 	if (a->duration_ns > 0) {
 		int rc = lat_pipe_config_duration(&a->cfg, a->duration_ns);
 
@@ -230,8 +218,6 @@ static void parse(struct args *a, int argc, char **argv)
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
 				    (unsigned long long)a->cfg.events);
-	if (a->cpus.n && !a->cfg.pin)
-		cli_usage_error(CMD, "--cpus and --no-pin exclude each other");
 }
 
 static void place(struct args *a)

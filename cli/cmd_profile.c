@@ -58,8 +58,8 @@ static const struct cli_opt opts[] = {
 	{ CLI_STRING("render", render) },
 	{ CLI_WORDS("palette", palette, "hot cold") },
 	{ CLI_FLAG("overhead", overhead) },
-	{ CLI_U64("events", events, 1000, 100000000) },
-	{ CLI_U64("rounds", rounds, 1, 100) },
+	{ CLI_U64("events", events, 1000, 100000000), .needs = "overhead" },
+	{ CLI_U64("rounds", rounds, 1, 100), .needs = "overhead" },
 	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
@@ -123,8 +123,6 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
-	if ((o->events || o->rounds) && !o->overhead)
-		cli_usage_error(CMD, "--events and --rounds go with --overhead");
 	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
 			    o->folded || o->svg || o->freq_hz ||
 			    o->duration_ns || o->offcpu || o->user_only))

@@ -39,10 +39,10 @@ static const struct cli_opt opts[] = {
 	{ CLI_STRING("tag", tag) },
 	{ CLI_FLAG("json", json) },
 	{ CLI_STRING("hgrm", hgrm_out) },
-	{ CLI_DOUBLE("hgrm-ratio", hgrm_ratio, 1e-9, 1e15) },
-	{ CLI_U64("ticks", ticks, 1, 1000) },
+	{ CLI_DOUBLE("hgrm-ratio", hgrm_ratio, 1e-9, 1e15), .needs = "hgrm" },
+	{ CLI_U64("ticks", ticks, 1, 1000), .needs = "hgrm" },
 	{ CLI_STRING("svg", svg_out) },
-	{ CLI_FLAG("linear", linear) },
+	{ CLI_FLAG("linear", linear), .needs = "svg" },
 	{ CLI_FLAG("compare", compare) },
 	{ CLI_DOUBLE("unit-ns-per-value", ns_per_value, 1e-9, 1e15) },
 	{ 0 },
@@ -70,8 +70,6 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 				o->paths[0], o->paths[1]);
 	if (o->npaths > 1 && o->hgrm_out)
 		cli_usage_error(CMD, "--hgrm takes one input file");
-	if (o->linear && !o->svg_out)
-		cli_usage_error(CMD, "--linear only applies to --svg");
 	if (o->svg_out)
 		cli_out_check(CMD, "--svg", o->svg_out, o->paths,
 			      o->npaths, "an input file");
@@ -81,10 +79,6 @@ static void parse_args(int argc, char **argv, struct report_opts *o)
 	if (o->hgrm_out && o->svg_out && !strcmp(o->hgrm_out, o->svg_out))
 		cli_usage_error(CMD, "--hgrm and --svg are the same "
 				"file '%s'", o->svg_out);
-	if (!o->hgrm_out && (cli_given("hgrm-ratio") || cli_given("ticks")))
-		cli_usage_error(CMD, "%s only applies to --hgrm "
-				    "output", cli_given("hgrm-ratio") ? "--hgrm-ratio" :
-				    "--ticks");
 }
 
 static int report_main(int argc, char **argv)

@@ -136,6 +136,27 @@ static void store(const char *cmd, void *args, const struct cli_opt *o,
 	}
 }
 
+/* @o was given: its .needs and .excludes hold, or exit 2 naming both. */
+static void check_rules(const char *cmd, const struct cli_opt *o)
+{
+	const char *rules[2] = { o->needs, o->excludes };
+	char name[64];
+	size_t len;
+
+	for (int r = 0; r < 2; r++)
+		for (const char *w = rules[r]; w && *(w += strspn(w, " "));
+		     w += len) {
+			len = strcspn(w, " ");
+			snprintf(name, sizeof(name), "%.*s", (int)len, w);
+			if (r == 0 && !cli_given(name))
+				cli_usage_error(cmd, "--%s needs --%s", o->name,
+						name);
+			if (r == 1 && cli_given(name))
+				cli_usage_error(cmd, "--%s and --%s exclude each "
+						"other", o->name, name);
+		}
+}
+
 int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 {
 	const struct cli_opt *t = cmd->opts;
@@ -195,6 +216,9 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 		store(cmd->name, args, &t[i], optarg);
 		idx = -1;
 	}
+	for (int i = 0; i < n; i++)
+		if (given[i])
+			check_rules(cmd->name, &t[i]);
 	if (!cmd->operands)
 		cli_no_operands(cmd->name, argc, argv);
 	return optind;

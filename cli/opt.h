@@ -22,6 +22,8 @@
  * The value lands in the field named (offsetof into CLI_ARGS, stored by
  * the field's size and type, so an int, a uint32_t or a double field all
  * work); cli_given("rounds") says afterwards whether the flag was given.
+ * Rules between options are data too: { CLI_DURATION("interval", ...),
+ * .needs = "hlog" }, { CLI_U64("events", ...), .excludes = "duration" }.
  */
 #ifndef LATLAB_CLI_OPT_H
 #define LATLAB_CLI_OPT_H
@@ -68,6 +70,13 @@ struct cli_opt {
 	uint64_t absent;
 	const char *words;    /* CLI_OPT_WORDS: "fixed poisson" */
 	void (*fn)(void *args, const char *value); /* CLI_OPT_CALL */
+	/* Rules between options, checked once all are parsed, each refusal
+	 * in one form: given without every option in .needs (long names,
+	 * space-separated) "--a needs --b"; given with any in .excludes
+	 * "--a and --b exclude each other". A rule that depends on a value
+	 * (--seed needs --arrivals poisson) stays in the command's parse(). */
+	const char *needs;
+	const char *excludes;
 };
 
 /*

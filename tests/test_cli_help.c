@@ -4,7 +4,10 @@
  * options line of its page, with its short name, and every option a page
  * lists is one the command parses. Every page has its title, usage line
  * and EXAMPLES:, and latlab's own page lists exactly the commands built.
+ * The tables' rules (.needs, .excludes) name options of the same table,
+ * and cli_parse enforces them.
  */
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +106,7 @@ static int drift(const char *cmd, const struct cli_opt *t, const char *page)
  * proves nothing). */
 static void test_drift_is_found(void)
 {
+	fprintf(stderr, "the checker on pages that drift (5 lines):\n");
 	struct args { bool a, b; };
 #define CLI_ARGS struct args
 	static const struct cli_opt t[] = {
@@ -119,6 +123,89 @@ static void test_drift_is_found(void)
 	/* --alphabet is not --alpha; prose mentioning --beta is no line */
 	T_EQ_I64(drift("t", t, "  -a, --alphabet\nsee --beta\n  --beta\n"),
 		 2);
+}
+
+/* Every name in @rules (space-separated) is an option of @t. */
+static int unknown_names(const char *cmd, const struct cli_opt *t,
+			 const char *rules)
+{
+	int bad = 0;
+
+	for (const char *w = rules; w && *(w += strspn(w, " "));
+	     w += strcspn(w, " "))
+		if (!find(t, w, strcspn(w, " "))) {
+			fprintf(stderr, "%s: a rule names --%.*s, not in its "
+				"table\n", cmd, (int)strcspn(w, " "), w);
+			bad++;
+		}
+	return bad;
+}
+
+static void test_rules_name_options(void)
+{
+	for (const struct cli_cmd *const *c = cli_cmd_table; *c; c++)
+		for (const struct cli_opt *o = (*c)->opts;
+		     o && o->kind != CLI_OPT_END; o++) {
+			T_EQ_I64(unknown_names((*c)->name, (*c)->opts,
+					       o->needs), 0);
+			T_EQ_I64(unknown_names((*c)->name, (*c)->opts,
+					       o->excludes), 0);
+		}
+}
+
+static jmp_buf exited;
+
+static int argc_of(char **argv)
+{
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	return n;
+}
+
+static void on_exit_hook(int code)
+{
+	longjmp(exited, code + 1000); /* 0 would read as "not exited" */
+}
+
+/* cli_parse of @argv (NULL-terminated) with a small table: the exit
+ * code it would have exited with, or -1 when it returned. */
+static int parse_exit(char **argv)
+{
+	struct args { bool a, b, c; } args;
+#define CLI_ARGS struct args
+	static const struct cli_opt t[] = {
+		{ CLI_FLAG("a", a), .needs = "b" },
+		{ CLI_FLAG("b", b), .excludes = "c" },
+		{ CLI_FLAG("c", c) },
+		{ 0 },
+	};
+#undef CLI_ARGS
+	static const struct cli_cmd cmd = { .name = "t", .opts = t };
+	int code;
+
+	optind = 1;
+	opterr = 0;
+	code = setjmp(exited);
+	if (code)
+		return code - 1000;
+	cli_parse(&cmd, &args, argc_of(argv), argv);
+	return -1;
+}
+
+static void test_rules_enforced(void)
+{
+	fprintf(stderr, "the rules refusing (3 lines):\n");
+	cli_exit_hook = on_exit_hook;
+	T_EQ_I64(parse_exit((char *[]){ "t", "--a", "--b", NULL }), -1);
+	T_EQ_I64(parse_exit((char *[]){ "t", "--a", NULL }), CLI_EXIT_USAGE);
+	T_EQ_I64(parse_exit((char *[]){ "t", "--b", "--c", NULL }),
+		 CLI_EXIT_USAGE);
+	T_EQ_I64(parse_exit((char *[]){ "t", "--c", "--b", NULL }),
+		 CLI_EXIT_USAGE);
+	T_EQ_I64(parse_exit((char *[]){ "t", "--c", NULL }), -1);
+	cli_exit_hook = NULL;
 }
 
 static void test_command_pages(void)
@@ -182,5 +269,7 @@ int main(void)
 {
 	test_drift_is_found();
 	test_command_pages();
+	test_rules_name_options();
+	test_rules_enforced();
 	T_DONE();
 }
