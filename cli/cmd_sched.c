@@ -23,41 +23,30 @@
 
 extern const struct cli_cmd cli_cmd_sched;
 
+/* The options land in the session itself; the rest is the CLI's. */
 struct args {
-	pid_t pid;
-	double duration_ns;  /* 0: open-ended */
-	bool per_thread, json, proc_only;
+	struct lat_sched_session s; /* pid, duration_ns (0: open-ended),
+				     * per_thread, proc_only; argv after "--" */
+	bool json;
 	const char *hlog;
 	struct cli_cpus cpus;
-	char **command;      /* after "--" */
 };
-
-static void parse_pid(void *args, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 4194304)
-		cli_usage_error(CMD, "--pid must be a process id, not '%s'", s);
-	((struct args *)args)->pid = (pid_t)v;
-}
 
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("pid", parse_pid), .short_name = 'p' },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9) },
-	{ CLI_FLAG("per-thread", per_thread) },
+	{ CLI_U64("pid", s.pid, 1, 4194304), .short_name = 'p' },
+	{ CLI_DURATION("duration", s.duration_ns, 1e9, 1e6, 86400e9) },
+	{ CLI_FLAG("per-thread", s.per_thread) },
 	{ CLI_CPUS("cpus", cpus, MAX_CPUS_LISTED) },
 	{ CLI_STRING("hlog", hlog) },
-	{ CLI_FLAG("proc", proc_only) },
+	{ CLI_FLAG("proc", s.proc_only) },
 	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
 static void parse(int argc, char **argv, struct args *a)
 {
+	struct lat_sched_session *s = &a->s;
 	int n, first;
 
 	memset(a, 0, sizeof(*a));
@@ -65,14 +54,14 @@ static void parse(int argc, char **argv, struct args *a)
 	 * flags are never taken for ours */
 	first = cli_parse(&cli_cmd_sched, a, argc, argv);
 	if (first < argc)
-		a->command = &argv[first];
-	if (a->command && a->pid)
+		s->argv = &argv[first];
+	if (s->argv && s->pid)
 		cli_usage_error(CMD, "give -p <pid> or a command, not both");
-	if (!a->command && !a->pid)
+	if (!s->argv && !s->pid)
 		cli_usage_error(CMD, "nothing to trace: give -p <pid> or "
 			       "-- <command>");
-	if (a->pid && kill(a->pid, 0) && errno == ESRCH)
-		cli_usage_error(CMD, "no process %d", (int)a->pid);
+	if (s->pid && kill(s->pid, 0) && errno == ESRCH)
+		cli_usage_error(CMD, "no process %d", (int)s->pid);
 	if (a->hlog) /* checked, not created: a refusal keeps the old one */
 		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
 	for (n = 0; n < a->cpus.n; n++)
@@ -87,8 +76,8 @@ static void parse(int argc, char **argv, struct args *a)
  * held reached the command too and ended it before its exec (the release
  * then finds it gone): that is a stop, exit 128 + signal.
  */
-static _Noreturn void start_failed(const struct args *a,
-				   const struct lat_sched_session *s, int rc)
+static _Noreturn void start_failed(const struct lat_sched_session *s,
+				   int rc)
 {
 	static const char *const what[] = {
 		[LAT_SCHED_AT_TARGET] = "cannot start the command",
@@ -101,11 +90,11 @@ static _Noreturn void start_failed(const struct args *a,
 		cli_usage_error(CMD, "no process %d", (int)s->t.pid);
 	if (s->at == LAT_SCHED_AT_RELEASE && cli_stop_signal()) {
 		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
-			a->command[0]);
+			s->argv[0]);
 		cli_exit(128 + cli_stop_signal());
 	}
 	if (s->at == LAT_SCHED_AT_RELEASE)
-		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
+		cli_usage_error(CMD, "cannot run '%s': %s", s->argv[0],
 				lat_strerror(rc));
 	cli_fail(CMD, "%s: %s", what[s->at], lat_strerror(rc));
 }
@@ -113,51 +102,47 @@ static _Noreturn void start_failed(const struct args *a,
 static int sched_main(int argc, char **argv)
 {
 	struct args a;
-	struct lat_sched_session s = { .stop = cli_stop_requested };
+	struct lat_sched_session *s = &a.s;
 	int rc, sig;
 
 	parse(argc, argv, &a);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	cli_catch_stop_signals();
-	s.argv = a.command;
-	s.pid = a.pid;
-	s.duration_ns = a.duration_ns;
-	s.cpus = a.cpus.cpu;
-	s.n_cpus = a.cpus.n;
-	s.per_thread = a.per_thread;
-	s.proc_only = a.proc_only;
-	rc = lat_sched_session_start(&s);
+	s->stop = cli_stop_requested;
+	s->cpus = a.cpus.cpu;
+	s->n_cpus = a.cpus.n;
+	rc = lat_sched_session_start(s);
 	if (rc)
-		start_failed(&a, &s, rc);
-	if (s.probe) /* on stderr, so --json stays one object; tests wait
+		start_failed(s, rc);
+	if (s->probe) /* on stderr, so --json stays one object; tests wait
 		      * for it */
 		fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to "
-			"stop\n", (int)s.t.pid, lat_sched_flavour(s.probe));
-	lat_sched_session_wait(&s);
+			"stop\n", (int)s->t.pid, lat_sched_flavour(s->probe));
+	lat_sched_session_wait(s);
 	sig = cli_stop_signal();
-	rc = lat_sched_session_finish(&s, sig);
+	rc = lat_sched_session_finish(s, sig);
 	if (a.json) {
 		struct lat_json j;
 
 		lat_json_init(&j, stdout);
 		lat_json_obj_begin(&j, NULL);
 		lat_json_str(&j, "command", CMD);
-		lat_sched_session_json(&j, &s);
+		lat_sched_session_json(&j, s);
 		lat_json_obj_end(&j);
 		lat_json_finish(&j);
 	} else {
-		lat_sched_session_print(stdout, &s);
+		lat_sched_session_print(stdout, s);
 	}
 	if (rc) /* what was gathered is printed; no .hlog from it */
 		cli_fail(CMD, "ending the trace: %s", lat_strerror(rc));
-	if (a.hlog && s.probe) {
+	if (a.hlog && s->probe) {
 		FILE *f = cli_out_open(CMD, a.hlog);
 
 		cli_out_close(CMD, a.hlog, f, lat_sched_write_hlog(f,
-				lat_sched_result(s.probe)));
+				lat_sched_result(s->probe)));
 	}
-	lat_sched_session_close(&s);
+	lat_sched_session_close(s);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 
