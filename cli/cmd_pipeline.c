@@ -4,6 +4,7 @@
  * this file maps the library's field names back to flags.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,42 +344,15 @@ static void place(struct args *a)
 			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
 }
 
-/* A session step that failed, as this command's flags and files. */
-static _Noreturn void session_failed(const struct args *a, int rc)
+/* The library words the failure; one is a clash of this command's flags. */
+static _Noreturn void session_failed(int rc)
 {
-	static const char *const what[] = {
-		[LAT_SESSION_INSTR] = "cannot set up counters and flight "
-				      "recorder",
-		[LAT_SESSION_SCHED_LOAD] = "--sched: the probe did not load",
-		[LAT_SESSION_SCHED_ATTACH] = "--sched: the probe did not attach",
-		[LAT_SESSION_SCHED_END] = "--sched",
-		[LAT_SESSION_PROFILE] = "--profile",
-		[LAT_SESSION_PROFILE_WRITE] = "--profile",
-		[LAT_SESSION_START] = "cannot start the pipeline",
-		[LAT_SESSION_RUN] = "run",
-		[LAT_SESSION_OUT] = "cannot write the results",
-		[LAT_SESSION_FLIGHT] = "writing", [LAT_SESSION_HLOG] = "writing",
-		[LAT_SESSION_SVG] = "writing", [LAT_SESSION_HGRM] = "writing",
-	};
-	const char *path[] = {
-		[LAT_SESSION_PROFILE_WRITE] = a->profile_dir,
-		[LAT_SESSION_FLIGHT] = a->flight_out,
-		[LAT_SESSION_HLOG] = a->hlog_path, [LAT_SESSION_SVG] = a->svg,
-		[LAT_SESSION_HGRM] = a->hgrm_dir, [LAT_SESSION_INEXACT] = NULL,
-	};
-	enum lat_session_step at = S.failed;
+	char why[PATH_MAX + 128];
 
-	if (at == LAT_SESSION_SCHED_STAMPS)
+	if (S.failed == LAT_SESSION_SCHED_STAMPS)
 		cli_usage_error(CMD, "--sched needs the per-stage stamps "
 				    "(drop --no-stamps)");
-	if (at == LAT_SESSION_INEXACT)
-		cli_fail(CMD, "accounting is not exact: this is a bug");
-	if (at == LAT_SESSION_PROFILE && *S.why)
-		cli_fail(CMD, "--profile: %s", S.why);
-	if (path[at])
-		cli_fail(CMD, "%s '%s': %s", what[at], path[at],
-			 lat_strerror(rc));
-	cli_fail(CMD, "%s: %s", what[at], lat_strerror(rc));
+	cli_fail(CMD, "%s", lat_session_error(&S, rc, why, sizeof(why)));
 }
 
 /* Each output opened before the run (every check passed), or NULL. */
@@ -427,7 +401,7 @@ static int pipeline_main(int argc, char **argv)
 	S.json = a.json;
 	S.hlog = open_out(S.hlog_name = a.hlog_path);
 	S.flight_csv = open_out(S.flight_csv_name = a.flight_out);
-	S.svg = open_out(a.svg);
+	S.svg = open_out(S.svg_name = a.svg);
 	S.hgrm_dir = a.hgrm_dir;
 	S.note = stderr;
 	S.note_prefix = "latlab " CMD ": ";
@@ -437,11 +411,11 @@ static int pipeline_main(int argc, char **argv)
 	if (!rc)
 		rc = lat_session_run(&S);
 	if (rc && rc != -EINTR)
-		session_failed(&a, rc);
+		session_failed(rc);
 	sig = cli_stop_signal();
 	rc = lat_session_write(&S, sig);
 	if (rc)
-		session_failed(&a, rc);
+		session_failed(rc);
 	if (!lat_session_started(&S)) { /* nothing ran: the outputs stay as
 					 * they were, their temporaries go */
 		cli_out_abandon_all();
@@ -454,7 +428,7 @@ static int pipeline_main(int argc, char **argv)
 	if (S.svg)
 		cli_out_close(CMD, a.svg, S.svg, 0);
 	lat_session_destroy(&S);
-	return sig ? 128 + sig : CLI_EXIT_OK;
+	return cli_exit_status();
 }
 
 const struct cli_cmd cli_cmd_pipeline = {

@@ -401,7 +401,7 @@ static int run_sample(const struct profile_opts *o)
 			close_out(f[i], path[i], 0);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
 		warn_costly(o->freq_hz, &run.st);
-	return cli_stop_signal() ? 128 + cli_stop_signal() : CLI_EXIT_OK;
+	return cli_exit_status();
 }
 
 /* --overhead: the pipeline unprofiled and at 99, 999 and 9999 Hz. */
@@ -435,9 +435,7 @@ static int run_overhead(const struct profile_opts *o)
 		printf("latlab profile --overhead: ");
 		lat_prof_overhead_print(stdout, &c, rows, over);
 	}
-	if (cli_stop_signal())
-		return 128 + cli_stop_signal();
-	return CLI_EXIT_OK;
+	return cli_exit_status();
 }
 
 static int profile_main(int argc, char **argv)

@@ -91,6 +91,7 @@ struct lat_session {
 				     * table of it on .note) */
 	const char *flight_csv_name; /* its name, for the note */
 	FILE *svg;                  /* latency by percentile, per delta */
+	const char *svg_name;       /* its name, for an error */
 	FILE *note;                 /* commentary (stderr), or NULL */
 	const char *note_prefix;    /* e.g. "latlab pipeline: " */
 	bool progress;              /* redraw a progress line on .note
@@ -157,6 +158,14 @@ bool lat_session_started(const struct lat_session *s);
  * -EPROTO, events unaccounted for).
  */
 int lat_session_write(struct lat_session *s, int sig);
+
+/*
+ * @rc, the error a session function returned, as one line into @buf
+ * (@len bytes) naming the step and the file it was writing ("writing
+ * 'run.svg': No space left on device"). Returns @buf.
+ */
+const char *lat_session_error(const struct lat_session *s, int rc,
+			      char *buf, size_t len);
 
 /* Release everything. Safe after a failure at any step, and twice. */
 void lat_session_destroy(struct lat_session *s);

@@ -283,6 +283,47 @@ int lat_session_write(struct lat_session *s, int sig)
 	return 0;
 }
 
+const char *lat_session_error(const struct lat_session *s, int rc,
+			      char *buf, size_t len)
+{
+	static const char *const what[] = {
+		[LAT_SESSION_INSTR] = "cannot set up counters and flight "
+				      "recorder",
+		[LAT_SESSION_SCHED_STAMPS] = "the scheduler probe needs the "
+					     "per-stage stamps",
+		[LAT_SESSION_SCHED_LOAD] = "the scheduler probe did not load",
+		[LAT_SESSION_SCHED_ATTACH] = "the scheduler probe did not "
+					     "attach",
+		[LAT_SESSION_SCHED_END] = "the scheduler probe failed",
+		[LAT_SESSION_PROFILE] = "cannot profile this process",
+		[LAT_SESSION_PROFILE_WRITE] = "writing the profile",
+		[LAT_SESSION_START] = "cannot start the pipeline",
+		[LAT_SESSION_RUN] = "the run failed",
+		[LAT_SESSION_OUT] = "cannot write the results",
+		[LAT_SESSION_FLIGHT] = "writing", [LAT_SESSION_HLOG] = "writing",
+		[LAT_SESSION_SVG] = "writing", [LAT_SESSION_HGRM] = "writing",
+		[LAT_SESSION_INEXACT] = "accounting is not exact: this is a bug",
+	};
+	const char *file[] = {
+		[LAT_SESSION_PROFILE_WRITE] = s->profile_dir,
+		[LAT_SESSION_FLIGHT] = s->flight_csv_name,
+		[LAT_SESSION_HLOG] = s->hlog_name, [LAT_SESSION_SVG] = s->svg_name,
+		[LAT_SESSION_HGRM] = s->hgrm_dir, [LAT_SESSION_INEXACT] = NULL,
+	};
+	enum lat_session_step at = s->failed;
+
+	if (at == LAT_SESSION_OK || at == LAT_SESSION_INEXACT)
+		snprintf(buf, len, "%s", at ? what[at] : lat_strerror(rc));
+	else if (at == LAT_SESSION_PROFILE && *s->why)
+		snprintf(buf, len, "%s: %s", what[at], s->why);
+	else if (file[at])
+		snprintf(buf, len, "%s '%s': %s", what[at], file[at],
+			 lat_strerror(rc));
+	else
+		snprintf(buf, len, "%s: %s", what[at], lat_strerror(rc));
+	return buf;
+}
+
 void lat_session_destroy(struct lat_session *s)
 {
 	struct lat_prof *p = NULL;
