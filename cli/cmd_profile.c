@@ -54,10 +54,14 @@ static const struct cli_opt opts[] = {
 	{ CLI_STRING("offcpu-svg", offcpu_svg) },
 	{ CLI_STRING("offcpu-folded", offcpu_folded) },
 	{ CLI_STRING("title", title) },
-	{ CLI_STRING("diff", diff_before) },
-	{ CLI_STRING("render", render) },
+	/* the three modes that sample nothing take none of -p's options */
+	{ CLI_STRING("diff", diff_before), .excludes = "pid folded freq "
+	  "duration user-only offcpu offcpu-svg offcpu-folded render" },
+	{ CLI_STRING("render", render), .excludes = "pid folded freq duration "
+	  "user-only offcpu offcpu-svg offcpu-folded" },
 	{ CLI_WORDS("palette", palette, "hot cold") },
-	{ CLI_FLAG("overhead", overhead) },
+	{ CLI_FLAG("overhead", overhead), .excludes = "diff render pid folded "
+	  "svg freq duration user-only offcpu offcpu-svg offcpu-folded" },
 	{ CLI_U64("events", events, 1000, 100000000), .needs = "overhead" },
 	{ CLI_U64("rounds", rounds, 1, 100), .needs = "overhead" },
 	{ CLI_FLAG("json", json) },
@@ -117,22 +121,10 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 			cli_usage_error(CMD, "--diff needs two files: "
 					    "--diff <before> <after>");
 		o->diff_after = argv[optind++];
-		if (o->pid || o->cmd || o->folded || o->freq_hz ||
-		    o->duration_ns || o->user_only || o->offcpu)
-			cli_usage_error(CMD, "--diff compares two files; "
-					    "it takes only --svg, --title "
-					    "and --json");
 	}
-	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
-			    o->folded || o->svg || o->freq_hz ||
-			    o->duration_ns || o->offcpu || o->user_only))
-		cli_usage_error(CMD, "--overhead runs its own experiment; it "
-				"takes only --events, --rounds and --json");
-	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
-			  o->freq_hz || o->duration_ns || o->user_only ||
-			  o->offcpu))
-		cli_usage_error(CMD, "--render draws one file; it takes only "
-				"--svg, --title, --palette and --json");
+	if (o->cmd && (o->diff_before || o->render || o->overhead))
+		cli_usage_error(CMD, "a command to profile goes with neither "
+				"--diff, --render nor --overhead");
 	cli_no_operands(CMD, argc, argv);
 	check_outputs(o);
 	if (o->diff_before || o->render || o->overhead)
