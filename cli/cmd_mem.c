@@ -162,8 +162,8 @@ static int mem_main(int argc, char **argv)
 	parse(argc, argv, &a);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
-	s->stop = cli_stop_requested;
+	lat_stop_catch_signals();
+	s->stop = lat_stop_requested;
 	fprintf(stderr, "latlab mem: measuring (Ctrl-C stops it and shows "
 		"what was done)\n");
 	if (a.json)

@@ -88,10 +88,10 @@ static _Noreturn void start_failed(const struct lat_sched_session *s,
 
 	if (rc == -ESRCH && s->at != LAT_SCHED_AT_RELEASE)
 		cli_usage_error(CMD, "no process %d", (int)s->t.pid);
-	if (s->at == LAT_SCHED_AT_RELEASE && cli_stop_signal()) {
+	if (s->at == LAT_SCHED_AT_RELEASE && lat_stop_signal()) {
 		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
 			s->argv[0]);
-		cli_exit(128 + cli_stop_signal());
+		cli_exit(128 + lat_stop_signal());
 	}
 	if (s->at == LAT_SCHED_AT_RELEASE)
 		cli_usage_error(CMD, "cannot run '%s': %s", s->argv[0],
@@ -108,8 +108,8 @@ static int sched_main(int argc, char **argv)
 	parse(argc, argv, &a);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
-	s->stop = cli_stop_requested;
+	lat_stop_catch_signals();
+	s->stop = lat_stop_requested;
 	s->cpus = a.cpus.cpu;
 	s->n_cpus = a.cpus.n;
 	rc = lat_sched_session_start(s);
@@ -120,7 +120,7 @@ static int sched_main(int argc, char **argv)
 		fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to "
 			"stop\n", (int)s->t.pid, lat_sched_flavour(s->probe));
 	lat_sched_session_wait(s);
-	sig = cli_stop_signal();
+	sig = lat_stop_signal();
 	rc = lat_sched_session_finish(s, sig);
 	if (a.json) {
 		struct lat_json j;
