@@ -1,10 +1,9 @@
 /*
  * What every command shares: the exits (removing unfinished outputs),
- * the one-line refusals, the values of flags, the stop signals.
+ * the one-line refusals, the values of flags.
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,52 +142,9 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 	return v;
 }
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-void cli_catch_stop_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-int cli_stop_signal(void)
-{
-	return stop_signal;
-}
-
-bool cli_stop_requested(void *ctx)
-{
-	(void)ctx;
-	return stop_signal != 0;
-}
-
-bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s)
-{
-	(void)produced;
-	(void)elapsed_s;
-	return cli_stop_requested(ctx);
-}
-
-bool cli_qsim_sweep_stop(void *ctx, size_t done, size_t n)
-{
-	(void)done;
-	(void)n;
-	return cli_stop_requested(ctx);
-}
-
 int cli_exit_status(void)
 {
-	return stop_signal ? 128 + stop_signal : CLI_EXIT_OK;
+	return lat_stop_signal() ? 128 + lat_stop_signal() : CLI_EXIT_OK;
 }
 
 void cli_json_end(const char *cmd, struct lat_json *j)

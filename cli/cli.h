@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latlab/stop.h"
 #include "opt.h"
 
 enum cli_exit {
@@ -91,25 +92,9 @@ double cli_double(const char *cmd, const char *flag, const char *arg,
 double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 		       double default_unit_ns, double min_ns, double max_ns);
 
-/*
- * Install SIGINT/SIGTERM handlers that set the flag returned by
- * cli_stop_signal(): 0 while running, else the signal number. Exit
- * with 128 + signal after printing partial results.
- */
-void cli_catch_stop_signals(void);
-int cli_stop_signal(void);
-
-/*
- * Stop callbacks for the library's long loops (lat_qsim_config.stop,
- * lat_prof_sample_until, lat_pipe_stop_fn, lat_qsim_stop_fn, ...): true once
- * cli_catch_stop_signals() has seen SIGINT or SIGTERM.
- */
-bool cli_stop_requested(void *ctx);
-bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s);
-bool cli_qsim_sweep_stop(void *ctx, size_t done, size_t n);
-
 /* What a command returns at its end: 0, or 128 + the signal that stopped
- * it (its partial results printed). */
+ * it (latlab/stop.h: the commands stop on Ctrl-C with lat_stop_*, their
+ * partial results printed). */
 int cli_exit_status(void);
 
 /*

@@ -159,7 +159,7 @@ static int knee_main(int argc, char **argv)
 {
 	static struct knee_opts o; /* the sweeps are large */
 	struct lat_knee_session s = {
-		.rep = &o.rep, .dists = o.dists, .stop = cli_pipe_stop,
+		.rep = &o.rep, .dists = o.dists, .stop = lat_stop_pipe,
 		.progress = stderr, .prefix = "latlab knee: ",
 	};
 	int rc;
@@ -174,7 +174,7 @@ static int knee_main(int argc, char **argv)
 	/* Progress goes to stderr with --json too (stdout is the document):
 	 * a sweep takes minutes. A usage refusal after the first line is
 	 * one only the measured floor could decide. */
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
 	if (o.rep.kp.stage_nice)
@@ -188,7 +188,7 @@ static int knee_main(int argc, char **argv)
 		refuse(&o, &s);
 	if (rc && rc != -EINTR && !s.swept)
 		cli_fail(CMD, "%s: %s", s.step, lat_strerror(rc));
-	o.rep.sig = cli_stop_signal();
+	o.rep.sig = lat_stop_signal();
 	cli_stdout_check(CMD, lat_knee_write(stdout, &o.rep, o.json));
 	if (o.svg) { /* a stopped sweep's chart is marked partial */
 		FILE *f = cli_out_open(CMD, o.svg);

@@ -280,7 +280,7 @@ static int pipeline_main(int argc, char **argv)
 	S.sched = a.sched;
 	S.profile_dir = a.profile_dir;
 	S.placed = &a.placed;
-	S.stop = cli_pipe_stop;
+	S.stop = lat_stop_pipe;
 	S.out = stdout;
 	S.json = a.json;
 	S.hlog = open_out(S.hlog_name = a.hlog_path);
@@ -290,13 +290,13 @@ static int pipeline_main(int argc, char **argv)
 	S.note = stderr;
 	S.note_prefix = "latlab " CMD ": ";
 	S.progress = isatty(STDERR_FILENO);
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	rc = lat_session_begin(&S);
 	if (!rc)
 		rc = lat_session_run(&S);
 	if (rc && rc != -EINTR)
 		session_failed(rc);
-	sig = cli_stop_signal();
+	sig = lat_stop_signal();
 	rc = lat_session_write(&S, sig);
 	if (rc)
 		session_failed(rc);
