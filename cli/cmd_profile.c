@@ -354,16 +354,11 @@ static int run_overhead(const struct profile_opts *o)
 	rc = lat_prof_overhead_run(&c, rows);
 	if (rc && rc != -EINTR)
 		cli_fail(CMD, "--overhead: %s", lat_strerror(rc));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_prof_overhead_json(&j, &c, rows, over);
-		cli_json_end(CMD, &j);
-	} else {
-		printf("latlab profile --overhead: ");
-		lat_prof_overhead_print(stdout, &c, rows, over);
-	}
+	if (lat_prof_overhead_report(stdout, o->json, "latlab profile "
+				     "--overhead: ", &c, rows, over))
+		cli_fail(CMD, "cannot write the results");
+	if (o->json)
+		printf("\n"); /* the blank line after every JSON document */
 	return cli_exit_status();
 }
 
