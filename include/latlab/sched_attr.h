@@ -50,6 +50,10 @@
 #define LAT_SCHED_ATTR_PAIR_MS 50
 /* Events kept as candidates above p99.9, at most. */
 #define LAT_SCHED_ATTR_MAX_SLOW 200000
+/* The probe's records are copied raw during the run and decoded after
+ * it (lat_sched_opts.defer_bytes), up to this much memory: about 40 s of
+ * the default pipeline on 2 vCPUs; past it they are decoded live. */
+#define LAT_SCHED_ATTR_DEFER_BYTES (256u << 20)
 /* The worst events described one by one. */
 #define LAT_SCHED_ATTR_WORST 8
 
@@ -147,6 +151,12 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 
 /* Attach the probe: call right before the run. */
 int lat_sched_attr_start(struct lat_sched_attr *a);
+
+/* Decode the probe's records while the run goes on (0) or after it, up
+ * to @bytes held (the default, LAT_SCHED_ATTR_DEFER_BYTES): for a
+ * benchmark comparing the two. Before lat_sched_attr_start; 0 or
+ * -EINVAL. */
+int lat_sched_attr_set_defer(struct lat_sched_attr *a, size_t bytes);
 
 /*
  * Stop the probe and attribute: @r is the finished run. Returns 0 or the
