@@ -209,6 +209,8 @@ struct lat_sched_result {
 			       * that reason, placed at the earliest time
 			       * possible (the last reported switch) */
 	uint64_t timeline_dropped; /* intervals not kept (memory cap) */
+	uint64_t timeline_cut_ns;  /* the first of them began here
+				    * (CLOCK_MONOTONIC; 0: none) */
 	/* The probe's own cost in user space: CPU time of its reader thread
 	 * while the probe ran (copying only, with opts.defer_bytes), and the
 	 * time lat_sched_stop took to decode what was deferred. */
