@@ -4,6 +4,7 @@
  * this file maps the library's field names back to flags.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,15 +13,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pipeline_sched.h"
-#include "profile.h"
 #include "out_file.h"
 #include "latlab/cgroup.h"
-#include "latlab/flight.h"
-#include "latlab/fmt.h"
-#include "latlab/instr.h"
-#include "latlab/json.h"
-#include "latlab/pipe.h"
+#include "latlab/session.h"
 #include "latlab/topo.h"
 #include "latlab/work.h"
 
@@ -28,48 +23,7 @@
 
 extern const struct cli_cmd cli_cmd_pipeline;
 
-static const char usage[] =
-"latlab pipeline: an instrumented producer -> stages -> consumer pipeline\n"
-"\n"
-"usage: latlab pipeline [--events <n> | --duration <time>] [--rate <r>]\n"
-"                       [--arrivals (fixed|poisson)] [--stages <k>]\n"
-"                       [--work-ns <time>] [--capacity <n>]\n"
-"                       [--wait (spin|yield|block)] [--cpus <list>]\n"
-"                       [--no-pin] [--json] [--hlog <file>]\n"
-"                       [--interval <time>] [--hgrm <dir>] [--svg <file>]\n"
-"                       [--no-counters]\n"
-"                       [--freeze-above (<time>|auto) [--flight-post <n>]\n"
-"                       [--flight-out <file>]] [<experiment>...]\n"
-"\n"
-"An open-loop producer sends events at their intended times through K\n"
-"work stages to a consumer, each a pinned thread joined by SPSC rings.\n"
-"Every event carries its stamps; a cold aggregator records one histogram\n"
-"per delta: pace (late send), q1+wake, work1, q2+wake, ..., e2e.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Every run ends with a USE audit: for each hot CPU, ring, the aggregator,\n"
-"its sample ring and the process's memory, utilization, saturation\n"
-"(run-queue delay, ring depth sampled about every ms, producer lateness)\n"
-"and errors (drops, over-range values, clock backwards, throttling).\n"
-"\n"
-"Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
-"SIGINT/SIGTERM (partial results are printed and files are complete).\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab pipeline                        # the baseline: 2M events, ~10 s\n"
-"  latlab pipeline --events 20000 --json  # a short run for scripts\n"
-"  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
-"  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
-"  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
-"  latlab pipeline --profile prof         # where each thread's time goes\n"
-"  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
-"  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
-"  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
-"                                         # one slow work1, then a backlog\n"
-"  latlab pipeline --cpu-quota 20 --events 100000  # CFS throttling\n";
+static struct lat_session S; /* the run: large (perf state per thread) */
 
 struct args {
 	struct lat_pipe_config cfg;
@@ -121,105 +75,49 @@ static void parse_stall(void *args, const char *v)
 /* Syntax only: the ranges are the library's (check_config, below). */
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_U64("events", cfg.events, 0, UINT64_MAX), .arg = "<n>",
-	  .help = "events to send (default 2000000)" },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY),
-	  .arg = "<time>", .help = "or: send for this long at --rate (e.g. 3s)" },
-	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY), .arg = "<r>",
-	  .help = "offered events per second (default 200000)" },
-	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson"),
-	  .arg = "<kind>", .help = "fixed gaps or poisson (exponential) gaps\n"
-	  "(default fixed)" },
-	{ CLI_U64("seed", cfg.seed, 0, UINT64_MAX), .arg = "<n>",
-	  .help = "seed of the poisson schedule (default 1)" },
-	{ CLI_U64("stages", cfg.stages, 0, INT32_MAX), .arg = "<k>",
-	  .help = "work stages, 1..8 (default 1)" },
-	{ CLI_DURATION("work-ns", cfg.work_ns, 1, 0, INFINITY),
-	  .arg = "<time>", .help = "calibrated busy work per stage "
-	  "(default 100ns)" },
-	{ CLI_CALL("work-dist", parse_work_dist), .arg = "<d>",
-	  .help = "stage 1's work time: det, exp, lognormal:<cv> or\n"
-	  "bimodal:<p>:<slow time>, mean --work-ns (default det)" },
-	{ CLI_U64("capacity", cfg.capacity, 0, SIZE_MAX), .arg = "<n>",
-	  .help = "slots per ring, a power of two (default 4096)" },
-	{ CLI_WORDS("wait", cfg.wait, "spin yield block"), .arg = "<kind>",
-	  .help = "empty/full ring: spin, yield or block (default spin\n"
-	  "with a core per hot thread, else yield)" },
+	{ CLI_U64("events", cfg.events, 0, UINT64_MAX),
+	  .excludes = "duration" },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY) },
+	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY) },
+	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson") },
+	{ CLI_U64("seed", cfg.seed, 0, UINT64_MAX) },
+	{ CLI_U64("stages", cfg.stages, 0, INT32_MAX) },
+	{ CLI_DURATION("work-ns", cfg.work_ns, 1, 0, INFINITY) },
+	{ CLI_CALL("work-dist", parse_work_dist) },
+	{ CLI_U64("capacity", cfg.capacity, 0, SIZE_MAX) },
+	{ CLI_WORDS("wait", cfg.wait, "spin yield block") },
 	/* 0 would mean "the default": refused as a value */
-	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX), .arg = "<n>",
-	  .help = "pauses before a yield or sleep (default 256, or 16\n"
-	  "when hot threads share a CPU)" },
-	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .arg = "<list>",
-	  .help = "CPUs for producer, stages, consumer in order; a\n"
-	  "longer list is a pool to place within (default:\n"
-	  "one physical core each, isolated first)" },
-	{ CLI_SET("no-pin", cfg.pin, false),
-	  .help = "let the scheduler place the threads" },
-	{ CLI_FLAG("json", json),
-	  .help = "print one JSON object instead of the table" },
-	{ CLI_STRING("hlog", hlog_path), .arg = "<file>",
-	  .help = "interval histograms, one tag per delta (.hlog 1.3)" },
+	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX) },
+	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .excludes = "no-pin" },
+	{ CLI_SET("no-pin", cfg.pin, false) },
+	{ CLI_FLAG("json", json) },
+	{ CLI_STRING("hlog", hlog_path) },
 	{ CLI_DURATION("interval", cfg.interval_s, 1e9, 0, INFINITY),
-	  .div = 1e9, .arg = "<time>", .help = "--hlog interval (default 1s)" },
-	{ CLI_STRING("hgrm", hgrm_dir), .arg = "<dir>",
-	  .help = "one percentile distribution per delta, in ns" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "latency by percentile, one line per delta and\n"
-	  "e2e (x: percentile, log 1/(1-p); y: log)" },
-	{ CLI_SET("no-stamps", cfg.stamps, false),
-	  .help = "only t0 and the final stamp (overhead baseline)" },
-	{ CLI_STRING("profile", profile_dir), .arg = "<dir>",
-	  .help = "on- and off-CPU flame graphs of the run, one root\n"
-	  "frame per thread (see latlab profile): <dir>/\n"
-	  "oncpu.svg, offcpu.svg and their .folded stacks" },
-	{ CLI_FLAG("sched", sched),
-	  .help = "trace the scheduler around the run (eBPF; see\n"
-	  "latlab sched) and say why the events above p99.9\n"
-	  "were slow: time by cause, the tasks named" },
-	{ CLI_SET("no-counters", instr.counters, false),
-	  .section = "counters and flight recorder:",
-	  .help = "skip the per-hot-thread counters (task-clock,\n"
-	  "switches, migrations, faults, allocations, IPC)" },
-	{ CLI_SET("perf-counters", instr.perf_flags, 0),
-	  .help = "count task-clock, switches, migrations and faults\n"
-	  "with perf events (default: from /proc, free during\n"
-	  "the run; perf's task-clock leaves the context\n"
-	  "switches out, but each switch costs ~1.5 us more)" },
-	{ CLI_CALL("freeze-above", parse_freeze), .arg = "<t>",
-	  .help = "keep the last 4096 samples and freeze on the first\n"
-	  "e2e above <t>; 'auto' = p99.9 of this run's first\n"
-	  "tenth (the recorder is disarmed during it)" },
+	  .div = 1e9, .needs = "hlog" },
+	{ CLI_STRING("hgrm", hgrm_dir) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_SET("no-stamps", cfg.stamps, false) },
+	{ CLI_STRING("profile", profile_dir) },
+	{ CLI_FLAG("sched", sched) },
+	{ CLI_SET("no-counters", instr.counters, false) },
+	{ CLI_SET("perf-counters", instr.perf_flags, 0) },
+	/* the flight recorder keeps the per-stage stamps */
+	{ CLI_CALL("freeze-above", parse_freeze), .excludes = "no-stamps" },
 	{ CLI_U64("flight-post", instr.flight_post, 0,
-		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .arg = "<n>",
-	  .help = "samples kept after the trigger (default 64)" },
-	{ CLI_STRING("flight-out", flight_out), .arg = "<file>",
-	  .help = "the frozen window as CSV (default: a table of the\n"
-	  "trigger and what followed, on stderr)" },
+		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .needs = "freeze-above" },
+	{ CLI_STRING("flight-out", flight_out), .needs = "freeze-above" },
 	/* 0 would mean "off": refused as a value */
 	{ CLI_U64("alloc", cfg.alloc_bytes, 1, SIZE_MAX), .optional = true,
-	  .absent = 256, .arg = "[=<bytes>]", .section = "experiments:",
-	  .help = "malloc+free per event in stage 1 (default 256)" },
-	{ CLI_FLAG("share-line", cfg.share_line),
-	  .help = "stage 1's and the consumer's counters share a\n"
-	  "cache line (default: 128 bytes apart)" },
-	{ CLI_FLAG("noise", cfg.noise),
-	  .help = "a thread streaming over 64 MiB beside the pipeline" },
-	{ CLI_CALL("stall-at", parse_stall), .arg = "<seq>:<time>",
-	  .help = "stage 1 busy-waits <time> on event <seq>" },
+	  .absent = 256 },
+	{ CLI_FLAG("share-line", cfg.share_line) },
+	{ CLI_FLAG("noise", cfg.noise) },
+	{ CLI_CALL("stall-at", parse_stall) },
 	/* percent of one CPU; the range is the library's */
-	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100,
-	  .arg = "<pct>",
-	  .help = "run in a child cgroup allowed <pct> of one CPU per\n"
-	  "period (CFS bandwidth: cpu.max or\n"
-	  "cpu.cfs_quota_us; needs root); reports periods,\n"
-	  "throttled periods and time, and the fingerprint:\n"
-	  "freezes of up to period - quota, once a period" },
+	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100 },
 	{ CLI_DURATION("cpu-period", cfg.cpu_period_us, 0, 0, 1e10),
-	  .div = 1e3, .arg = "<time>",
-	  .help = "its period, 1ms..1s (default 100ms)" },
-	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000), .arg = "<n>",
-	  .help = "n threads in the group each spinning a quarter of\n"
-	  "every period: a pool bursting past the quota" },
+	  .div = 1e3, .needs = "cpu-quota" },
+	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000),
+	  .needs = "cpu-quota" },
 	{ 0 },
 };
 
@@ -264,10 +162,6 @@ static void check_quota(const struct args *a)
 	struct lat_cgroup where;
 	int rc;
 
-	if ((cli_given("cpu-period") || cli_given("burst-threads")) &&
-	    !cli_given("cpu-quota"))
-		cli_usage_error(CMD, "--cpu-period and --burst-threads need "
-				"--cpu-quota");
 	if (!cli_given("cpu-quota"))
 		return;
 	if (!(a->cfg.cpu_quota > 0))
@@ -288,28 +182,14 @@ static void check_quota(const struct args *a)
 
 static void parse(struct args *a, int argc, char **argv)
 {
-	lat_pipe_config_init(&a->cfg);
-	a->instr.counters = true;
-	/* software counters from /proc: perf events would make every yield
-	 * of the hot threads cost more (latlab/perfctr.h) */
-	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
-	a->instr.flight_post = 64;
+	lat_session_init(&S); /* the library's defaults */
+	a->cfg = S.cfg;
+	a->instr = S.instr;
 	cli_parse(&cli_cmd_pipeline, a, argc, argv);
-	if ((cli_given("flight-post") || a->flight_out) && !a->instr.flight)
-		cli_usage_error(CMD, "--flight-post and --flight-out need "
-				    "--freeze-above");
-	/* options that would change nothing: the command is not what the
-	 * user thinks it is */
-	if (cli_given("interval") && !a->hlog_path)
-		cli_usage_error(CMD, "--interval needs --hlog");
+	/* options that would change nothing (the table's .needs too): the
+	 * command is not what the user thinks it is */
 	if (cli_given("seed") && a->cfg.arrivals != LAT_PACE_POISSON)
 		cli_usage_error(CMD, "--seed needs --arrivals poisson");
-	if (a->instr.flight && !a->cfg.stamps)
-		cli_usage_error(CMD, "--freeze-above needs the per-stage "
-				    "stamps that --no-stamps turns off");
-	if (a->duration_ns > 0 && cli_given("events"))
-		cli_usage_error(CMD, "--events and --duration exclude each "
-				    "other");
 	if (a->duration_ns > 0) {
 		int rc = lat_pipe_config_duration(&a->cfg, a->duration_ns);
 
@@ -332,8 +212,6 @@ static void parse(struct args *a, int argc, char **argv)
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
 				    (unsigned long long)a->cfg.events);
-	if (a->cpus.n && !a->cfg.pin)
-		cli_usage_error(CMD, "--cpus and --no-pin exclude each other");
 }
 
 static void place(struct args *a)
@@ -350,94 +228,26 @@ static void place(struct args *a)
 			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
 }
 
-/* After every check that can refuse the run, so errors stay one line. */
-static void warn_oversubscribed(const struct args *a)
+/* The library words the failure; one is a clash of this command's flags. */
+static _Noreturn void session_failed(int rc)
 {
-	if (!a->placed.oversubscribed)
-		return;
-	fputs("latlab pipeline: warning: ", stderr);
-	lat_pipe_placement_warn(stderr, &a->cfg, &a->placed);
+	char why[PATH_MAX + 128];
+
+	if (S.failed == LAT_SESSION_SCHED_STAMPS)
+		cli_usage_error(CMD, "--sched needs the per-stage stamps "
+				    "(drop --no-stamps)");
+	cli_fail(CMD, "%s", lat_session_error(&S, rc, why, sizeof(why)));
 }
 
-/* Set-up is over once events flow: say so for a long run (and a test
- * can wait for this line before it sends a Ctrl-C). */
-static void say_running(void *ctx)
+/* Each output opened before the run (every check passed), or NULL. */
+static FILE *open_out(const char *path)
 {
-	const struct lat_pipe_config *c = ctx;
-
-	if ((double)c->events / c->rate > 2)
-		fprintf(stderr, "latlab pipeline: running, about %.0f s "
-			"(Ctrl-C stops it with a partial result)\n",
-			(double)c->events / c->rate);
-}
-
-static void print(const struct args *a, struct lat_instr *in,
-		  const struct lat_pipe_result *r, int sig,
-		  const struct lat_sched_attr *sched)
-{
-	struct lat_json j;
-
-	if (!a->json) {
-		lat_pipe_print_table(stdout, r);
-		lat_instr_print_counters(stdout, in, r);
-		if (sched)
-			lat_sched_attr_print(stdout, sched, r);
-		return;
-	}
-	lat_json_init(&j, stdout);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_str(&j, "command", CMD);
-	lat_pipe_write_json(&j, r);
-	lat_instr_write_json(&j, in, r);
-	if (sched)
-		lat_sched_attr_write_json(&j, sched, r);
-	if (a->hlog_path)
-		lat_json_str(&j, "hlog", a->hlog_path);
-	if (a->hgrm_dir)
-		lat_json_str(&j, "hgrm_dir", a->hgrm_dir);
-	lat_json_int(&j, "signal", sig);
-	lat_json_obj_end(&j);
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "internal error: unbalanced JSON");
-}
-
-/* The library judges the calibration and words it; we prefix it. */
-static void warn_work(const struct lat_work *w)
-{
-	if (lat_work_check(w) == LAT_WORK_OK)
-		return;
-	fputs("latlab pipeline: warning: ", stderr);
-	lat_work_check_print(stderr, w);
-}
-
-/* The frozen window: CSV to --flight-out, else the trigger's neighbourhood
- * as a table on stderr (chatter, not results). */
-static void dump_flight(const struct args *a, struct lat_instr *in,
-			FILE *csv)
-{
-	if (!a->instr.flight)
-		return;
-	fflush(stdout); /* the results, then the recorder's chatter */
-	if (csv) {
-		cli_out_close(CMD, a->flight_out, csv,
-			      lat_flight_dump_csv(&in->flight, csv));
-	}
-	lat_flight_print_outcome(stderr, &in->flight, a->instr.freeze_auto,
-				 csv ? a->flight_out : NULL);
+	return path ? cli_out_open(CMD, path) : NULL;
 }
 
 static int pipeline_main(int argc, char **argv)
 {
-	static struct lat_instr in; /* perf state per hot thread: large */
-	struct lat_prof_self *prof = NULL;
-	struct lat_sched_attr *sched = NULL;
-	FILE *flight = NULL;
 	struct args a = { .json = false };
-	struct lat_pipe_result r;
-	struct lat_pipe_progress w = { .stop = cli_pipe_stop,
-					 .on_flow = say_running };
-	FILE *hlog = NULL;
-	char cal_ns[LAT_FMT_LEN];
 	const char *why;
 	int rc, sig;
 
@@ -465,93 +275,48 @@ static int pipeline_main(int argc, char **argv)
 		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
-	if (a.hlog_path)
-		a.cfg.hlog = hlog = cli_out_open(CMD, a.hlog_path);
-	if (a.flight_out)
-		flight = cli_out_open(CMD, a.flight_out);
-	rc = lat_instr_init(&in, &a.instr, &a.cfg);
-	if (rc)
-		cli_fail(CMD, "cannot set up counters and flight recorder: "
-			     "%s", lat_strerror(rc));
-	if (a.sched) /* after instr: it chains to instr's hooks */
-		sched = cli_sched_begin(CMD, &a.cfg,
-					a.instr.flight ? &in.flight : NULL);
-	warn_oversubscribed(&a);
+	S.cfg = a.cfg;
+	S.instr = a.instr;
+	S.sched = a.sched;
+	S.profile_dir = a.profile_dir;
+	S.placed = &a.placed;
+	S.stop = cli_pipe_stop;
+	S.out = stdout;
+	S.json = a.json;
+	S.hlog = open_out(S.hlog_name = a.hlog_path);
+	S.flight_csv = open_out(S.flight_csv_name = a.flight_out);
+	S.svg = open_out(S.svg_name = a.svg);
+	S.hgrm_dir = a.hgrm_dir;
+	S.note = stderr;
+	S.note_prefix = "latlab " CMD ": ";
+	S.progress = isatty(STDERR_FILENO);
 	cli_catch_stop_signals();
-	w.stop_ctx = &a.cfg;
-	w.planned = a.cfg.events;
-	if (isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2)
-		w.out = stderr;
-	if (a.profile_dir)
-		prof = cli_profile_self_begin(CMD, a.profile_dir);
-	/* a long calibration (--work-ns 100ms) says so before it starts */
-	if (lat_work_calibrate_cost_ns(a.cfg.work_ns) > 2e9)
-		fprintf(stderr, "latlab pipeline: calibrating %s of work per "
-			"event, about %.0f s (Ctrl-C stops)\n",
-			lat_fmt_ns(cal_ns, sizeof(cal_ns), a.cfg.work_ns),
-			lat_work_calibrate_cost_ns(a.cfg.work_ns) / 1e9);
-	rc = lat_pipe_run_until(&a.cfg, &r, lat_pipe_progress_watch, &w);
-	if (rc == -EINTR && !r.n_deltas) {
-		/* nothing ran: no partial result; the outputs stay as
-		 * they were (their temporaries are removed) */
-		sig = cli_stop_signal();
-		fprintf(stderr, "latlab pipeline: interrupted by %s during "
-			"start-up: no event was sent\n",
-			sig == SIGTERM ? "SIGTERM" : "SIGINT");
-		if (a.json)
-			printf("{\"command\": \"pipeline\", \"interrupted\": "
-			       "true, \"signal\": %d, \"started\": false}\n",
-			       sig);
+	rc = lat_session_begin(&S);
+	if (!rc)
+		rc = lat_session_run(&S);
+	if (rc && rc != -EINTR)
+		session_failed(rc);
+	sig = cli_stop_signal();
+	rc = lat_session_write(&S, sig);
+	if (rc)
+		session_failed(rc);
+	if (!lat_session_started(&S)) { /* nothing ran: the outputs stay as
+					 * they were, their temporaries go */
 		cli_out_abandon_all();
 		return 128 + sig;
 	}
-	if (prof) /* before the report: the profile is of the run alone */
-		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
-	lat_pipe_progress_end(&w);
-	if (rc && !r.n_deltas)
-		cli_fail(CMD, "cannot start the pipeline: %s",
-			     lat_strerror(rc));
-	if (sched)
-		cli_sched_end(CMD, sched, &r);
-	sig = cli_stop_signal();
-	lat_instr_fill_result(&in, &r); /* USE counts hot time by task-clock */
-	warn_work(&r.work);
-	print(&a, &in, &r, sig, sched);
-	dump_flight(&a, &in, flight);
-	/* an interrupted run's hlog holds whole intervals: it is kept,
-	 * marked partial by a comment line (readers skip comments) */
-	if (hlog && sig && !rc)
-		rc = lat_pipe_hlog_mark_partial(hlog, &r, a.cfg.events,
-						sig == SIGTERM
-						? "interrupted by SIGTERM"
-						: "interrupted by SIGINT");
-	if (hlog)
-		rc = cli_out_commit(hlog, rc);
-	if (rc)
-		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
-			     lat_strerror(rc));
-	if (a.svg) {
-		FILE *f = cli_out_open(CMD, a.svg);
-
-		cli_out_close(CMD, a.svg, f, lat_pipe_write_svg(f, &r));
-	}
-	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
-		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
-			     lat_strerror(rc));
-	if (!r.exact)
-		cli_fail(CMD, "accounting is not exact: this is a bug");
-	lat_pipe_result_destroy(&r);
-	lat_sched_attr_free(sched);
-	lat_instr_destroy(&in);
-	return sig ? 128 + sig : CLI_EXIT_OK;
+	if (S.hlog)
+		cli_out_close(CMD, a.hlog_path, S.hlog, 0);
+	if (S.flight_csv)
+		cli_out_close(CMD, a.flight_out, S.flight_csv, 0);
+	if (S.svg)
+		cli_out_close(CMD, a.svg, S.svg, 0);
+	lat_session_destroy(&S);
+	return cli_exit_status();
 }
 
 const struct cli_cmd cli_cmd_pipeline = {
 	.name = "pipeline",
-	.summary = "instrumented producer -> stages -> consumer pipeline",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.run = pipeline_main,
 };

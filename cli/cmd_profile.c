@@ -16,38 +16,6 @@
 #include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
 
-static const char usage[] =
-"latlab profile: where the time goes, as folded stacks and flame graphs\n"
-"\n"
-"usage: latlab profile -p <pid> [--duration <time>] [<options>]\n"
-"       latlab profile [<options>] -- <command> [<args>...]\n"
-"       latlab profile --diff <before.folded> <after.folded> [--svg <out>]\n"
-"       latlab profile --render <in.folded> [--palette cold] [--svg <out>]\n"
-"       latlab profile --overhead [--events <n>] [--rounds <n>] [--json]\n"
-"\n"
-"Samples the stacks of every thread of a process (and of the threads and\n"
-"processes it starts) with perf_event_open: the cpu-clock software event\n"
-"(cycles where a hardware PMU exists), frame-pointer stacks, user and,\n"
-"when perf_event_paranoid allows, kernel frames. Symbols come from\n"
-"elfutils (executables, shared libraries, PIE) and /proc/kallsyms. Every\n"
-"stack's root frame is its thread. Prints the threads and the hottest\n"
-"functions; --folded and --svg write the whole profile.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
-"not allowed to profile it, or a command that cannot be run.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab profile -p 1234 --duration 5s --svg cpu.svg  # a running process\n"
-"  latlab profile --folded out.folded -- ./myprog -n 3 # a command, to its end\n"
-"  latlab profile --freq 999 -p 1234 --json            # finer, for scripts\n"
-"  latlab profile --overhead               # why 99 Hz is the default\n"
-"  latlab profile --diff before.folded after.folded --svg diff.svg\n"
-"                                                      # what changed\n";
-
 struct profile_opts {
 	pid_t pid;
 	double duration_ns;     /* 0: default */
@@ -76,52 +44,27 @@ extern const struct cli_cmd cli_cmd_profile;
 
 #define CLI_ARGS struct profile_opts
 static const struct cli_opt opts[] = {
-	{ CLI_U64("pid", pid, 1, 4194304), .short_name = 'p', .arg = "<pid>",
-	  .help = "profile a running process" },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9),
-	  .arg = "<time>", .help = "how long to sample (default 10s with -p; a\n"
-	  "command runs to its end unless this is given,\n"
-	  "then it gets SIGTERM when the time is up)" },
-	{ CLI_U64("freq", freq_hz, 1, LAT_PROF_MAX_HZ), .arg = "<hz>",
-	  .help = "samples per CPU-second per thread, 1..100000\n"
-	  "(default 99: odd, so it does not alias with\n"
-	  "100 Hz and 1 kHz timers; above 1 kHz the cost\n"
-	  "shows, and a warning says how much)" },
-	{ CLI_FLAG("user-only", user_only),
-	  .help = "no kernel frames even where allowed" },
-	{ CLI_STRING("folded", folded), .arg = "<file>",
-	  .help = "write folded stacks ('-' for stdout)" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "write an interactive SVG flame graph" },
-	{ CLI_FLAG("offcpu", offcpu),
-	  .help = "also trace off-CPU time with eBPF (root, or\n"
-	  "CAP_BPF+CAP_PERFMON): where the threads wait,\n"
-	  "split into blocked, preempted and yielded" },
-	{ CLI_STRING("offcpu-svg", offcpu_svg), .arg = "<file>",
-	  .help = "the off-CPU flame graph (implies --offcpu)" },
-	{ CLI_STRING("offcpu-folded", offcpu_folded), .arg = "<file>",
-	  .help = "off-CPU folded stacks, weights in ns (implies\n--offcpu)" },
-	{ CLI_STRING("title", title), .arg = "<text>",
-	  .help = "the flame graph's title" },
-	{ CLI_STRING("diff", diff_before), .arg = "<before>",
-	  .help = "with a second operand <after>: the differential\n"
-	  "flame graph of two folded files (red grew, blue\n"
-	  "shrank, by share of the total) to --svg or stdout" },
-	{ CLI_STRING("render", render), .arg = "<file>",
-	  .help = "draw a folded file (ours, perf's, any\n"
-	  "stackcollapse's) as a flame graph to --svg or stdout" },
-	{ CLI_WORDS("palette", palette, "hot cold"), .arg = "<p>",
-	  .help = "hot (on-CPU, the default) or cold (off-CPU)" },
-	{ CLI_FLAG("overhead", overhead),
-	  .help = "the profiler's own cost: latlab's pipeline run\n"
-	  "unprofiled and at 99, 999 and 9999 Hz, rounds\n"
-	  "interleaved; e2e p50/p99 against the unprofiled\n"
-	  "runs, samples, and the profiler's CPU" },
-	{ CLI_U64("events", events, 1000, 100000000), .arg = "<n>",
-	  .help = "--overhead: events per run (default 200000)" },
-	{ CLI_U64("rounds", rounds, 1, 100), .arg = "<n>",
-	  .help = "--overhead: runs per rate, 1..100 (default 3)" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ CLI_U64("pid", pid, 1, 4194304), .short_name = 'p' },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9) },
+	{ CLI_U64("freq", freq_hz, 1, LAT_PROF_MAX_HZ) },
+	{ CLI_FLAG("user-only", user_only) },
+	{ CLI_STRING("folded", folded) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_FLAG("offcpu", offcpu) },
+	{ CLI_STRING("offcpu-svg", offcpu_svg) },
+	{ CLI_STRING("offcpu-folded", offcpu_folded) },
+	{ CLI_STRING("title", title) },
+	/* the three modes that sample nothing take none of -p's options */
+	{ CLI_STRING("diff", diff_before), .excludes = "pid folded freq "
+	  "duration user-only offcpu offcpu-svg offcpu-folded render" },
+	{ CLI_STRING("render", render), .excludes = "pid folded freq duration "
+	  "user-only offcpu offcpu-svg offcpu-folded" },
+	{ CLI_WORDS("palette", palette, "hot cold") },
+	{ CLI_FLAG("overhead", overhead), .excludes = "diff render pid folded "
+	  "svg freq duration user-only offcpu offcpu-svg offcpu-folded" },
+	{ CLI_U64("events", events, 1000, 100000000), .needs = "overhead" },
+	{ CLI_U64("rounds", rounds, 1, 100), .needs = "overhead" },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -178,24 +121,10 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 			cli_usage_error(CMD, "--diff needs two files: "
 					    "--diff <before> <after>");
 		o->diff_after = argv[optind++];
-		if (o->pid || o->cmd || o->folded || o->freq_hz ||
-		    o->duration_ns || o->user_only || o->offcpu)
-			cli_usage_error(CMD, "--diff compares two files; "
-					    "it takes only --svg, --title "
-					    "and --json");
 	}
-	if ((o->events || o->rounds) && !o->overhead)
-		cli_usage_error(CMD, "--events and --rounds go with --overhead");
-	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
-			    o->folded || o->svg || o->freq_hz ||
-			    o->duration_ns || o->offcpu || o->user_only))
-		cli_usage_error(CMD, "--overhead runs its own experiment; it "
-				"takes only --events, --rounds and --json");
-	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
-			  o->freq_hz || o->duration_ns || o->user_only ||
-			  o->offcpu))
-		cli_usage_error(CMD, "--render draws one file; it takes only "
-				"--svg, --title, --palette and --json");
+	if (o->cmd && (o->diff_before || o->render || o->overhead))
+		cli_usage_error(CMD, "a command to profile goes with neither "
+				"--diff, --render nor --overhead");
 	cli_no_operands(CMD, argc, argv);
 	check_outputs(o);
 	if (o->diff_before || o->render || o->overhead)
@@ -259,84 +188,76 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
-static int run_diff(const struct profile_opts *o)
+/* --diff and --render: folded files in, one flame graph out. */
+static int run_graph(const struct profile_opts *o)
 {
-	struct lat_prof_folded b, a;
+	struct lat_prof_folded f[2];
+	bool diff = o->diff_before != NULL;
 	struct lat_prof_svg_opts so = {
-		.title = o->title ? o->title : "Differential flame graph",
-		.subtitle = NULL,
+		.title = o->title ? o->title : diff ? "Differential flame graph"
+						    : "Flame graph",
+		.subtitle = diff ? NULL : o->render,
+		.palette = o->palette,
 	};
+	struct lat_json j;
 	FILE *out;
-	int rc;
+	int rc = 0;
 
-	lat_prof_folded_init(&b);
-	lat_prof_folded_init(&a);
-	read_folded(o->diff_before, &b);
-	read_folded(o->diff_after, &a);
+	lat_prof_folded_init(&f[0]);
+	lat_prof_folded_init(&f[1]);
+	read_folded(diff ? o->diff_before : o->render, &f[0]);
+	if (diff)
+		read_folded(o->diff_after, &f[1]);
 	out = open_svg(o);
-	rc = lat_prof_svg_write_diff(&b, &a, &so, out);
-	close_out(out, o->svg ? o->svg : "-", rc);
+	close_out(out, o->svg ? o->svg : "-", diff
+		  ? lat_prof_svg_write_diff(&f[0], &f[1], &so, out)
+		  : lat_prof_svg_write(&f[0], &so, out));
 	if (o->json) {
-		struct lat_json j;
-
 		lat_json_init(&j, stdout);
-		rc = lat_prof_diff_json(&j, &b, &a);
+		if (diff)
+			rc = lat_prof_diff_json(&j, &f[0], &f[1]);
+		else
+			lat_prof_folded_json(&j, NULL, &f[0]);
 		if (rc)
 			cli_fail(CMD, "comparing: %s", lat_strerror(rc));
 		cli_json_end(CMD, &j);
 	}
-	lat_prof_folded_release(&b);
-	lat_prof_folded_release(&a);
+	lat_prof_folded_release(&f[0]);
+	lat_prof_folded_release(&f[1]);
 	return CLI_EXIT_OK;
 }
 
 /* Attach (or spawn) failures are the user's input: exit 2, one line. */
-static _Noreturn void attach_failed(struct lat_prof *p,
-				    const struct profile_opts *o, int rc)
+static _Noreturn void attach_failed(const struct profile_opts *o,
+				    const char *why, int rc)
 {
 	if (o->cmd && rc == -ENOENT)
 		cli_usage_error(CMD, "command '%s' not found", o->cmd[0]);
 	if (o->cmd && (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR) &&
-	    !*lat_prof_error_note(p))
+	    !*why)
 		cli_usage_error(CMD, "cannot run '%s': %s", o->cmd[0],
 				    strerror(-rc));
 	if (rc == -LAT_EUNSUPP)
-		cli_fail(CMD, "unavailable: %s", lat_prof_error_note(p));
+		cli_fail(CMD, "unavailable: %s", why);
 	if (rc == -ESRCH || rc == -EACCES || rc == -EPERM)
-		cli_usage_error(CMD, "%s", lat_prof_error_note(p));
-	cli_fail(CMD, "%s", *lat_prof_error_note(p) ?
-		     lat_prof_error_note(p) : lat_strerror(rc));
+		cli_usage_error(CMD, "%s", why);
+	cli_fail(CMD, "%s", *why ? why : lat_strerror(rc));
 }
 
-/* Where each output goes; at most one of them (or --json) on stdout. */
-struct outputs {
-	FILE *svg, *folded, *off_svg, *off_folded;
-	bool stdout_taken;
-};
-
-static FILE *open_one(const struct profile_opts *o, struct outputs *out,
+/* An output opened before the profile is taken; at most one of them (or
+ * --json) on stdout. */
+static FILE *open_one(const struct profile_opts *o, bool *stdout_taken,
 		      const char *path)
 {
 	if (!path)
 		return NULL;
 	if (!strcmp(path, "-")) {
-		if (out->stdout_taken || o->json)
+		if (*stdout_taken || o->json)
 			cli_usage_error(CMD, "only one output can go to "
 					"stdout ('-'), and not with --json");
-		out->stdout_taken = true;
+		*stdout_taken = true;
 	}
 	return open_out(path);
-}
-
-static void write_graph(const struct profile_opts *o, FILE *f,
-			const char *path, const struct lat_prof_folded *fo,
-			bool off, pid_t pid, const struct lat_prof_stats *st)
-{
-	char what[32];
-
-	snprintf(what, sizeof(what), "pid %d", (int)pid);
-	close_out(f, path, lat_prof_svg_write_run(fo, st, off, what, o->title,
-						  f));
 }
 
 /*
@@ -359,120 +280,57 @@ static void warn_costly(double hz, const struct lat_prof_stats *st)
 	lat_prof_overhead_cost_print(stderr, ratio, us, st);
 }
 
-/* The summary as one JSON document on stdout (--json). */
-static void print_json(pid_t pid, const struct lat_prof_stats *st,
-		       const struct lat_prof_folded *on,
-		       const struct lat_prof_folded *off, bool offcpu,
-		       double wall_s)
-{
-	struct lat_json j;
-	int rc;
-
-	lat_json_init(&j, stdout);
-	rc = lat_prof_json(&j, pid, st, on, off, offcpu, wall_s);
-	if (rc)
-		cli_fail(CMD, "%s", lat_strerror(rc));
-	cli_json_end(CMD, &j);
-}
-
 static int run_sample(const struct profile_opts *o)
 {
-	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
-				       .user_only = o->user_only,
-				       .offcpu = o->offcpu };
-	struct lat_prof_stats st;
-	struct lat_prof_folded on, off;
-	struct outputs out = { 0 };
-	struct lat_prof *p;
-	pid_t pid = o->pid;
-	int rc, status;
+	/* each output by the step that writes it ("-": stdout) */
+	const char *path[] = {
+		[LAT_PROF_RUN_FOLDED] = o->folded,
+		[LAT_PROF_RUN_OFFCPU_FOLDED] = o->offcpu_folded,
+		[LAT_PROF_RUN_SVG] = o->svg,
+		[LAT_PROF_RUN_OFFCPU_SVG] = o->offcpu_svg,
+		[LAT_PROF_RUN_OUT] = "-",
+	};
+	FILE *f[LAT_PROF_RUN_OUT + 1] = { NULL };
+	bool stdout_taken = false;
+	struct lat_prof_run run = {
+		.cfg = { .freq_hz = o->freq_hz, .user_only = o->user_only,
+			 .offcpu = o->offcpu },
+		.pid = o->pid, .argv = o->cmd, .duration_ns = o->duration_ns,
+		.stop = cli_stop_requested, .title = o->title,
+		.json = o->json, .note = stderr,
+		.note_prefix = "latlab " CMD ": ",
+	};
+	int rc;
 
 	/* bad output paths fail before the profile is taken */
-	out.svg = open_one(o, &out, o->svg);
-	out.folded = open_one(o, &out, o->folded);
-	out.off_svg = open_one(o, &out, o->offcpu_svg);
-	out.off_folded = open_one(o, &out, o->offcpu_folded);
-	rc = lat_prof_create(&cfg, &p);
+	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
+		f[i] = open_one(o, &stdout_taken, path[i]);
+	run.folded = f[LAT_PROF_RUN_FOLDED];
+	run.offcpu_folded = f[LAT_PROF_RUN_OFFCPU_FOLDED];
+	run.svg = f[LAT_PROF_RUN_SVG];
+	run.offcpu_svg = f[LAT_PROF_RUN_OFFCPU_SVG];
+	run.out = stdout_taken ? NULL : stdout;
+	cli_catch_stop_signals();
+	rc = lat_prof_run(&run);
+	if (rc && run.failed == LAT_PROF_RUN_ATTACH)
+		attach_failed(o, run.why, rc);
+	if (rc && run.failed == LAT_PROF_RUN_SAMPLE)
+		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
+	if (rc && run.failed == LAT_PROF_RUN_FOLD)
+		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
+	if (rc && run.failed >= LAT_PROF_RUN_FOLDED)
+		close_out(strcmp(path[run.failed], "-") ? f[run.failed]
+			  : stdout, path[run.failed], rc);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
-	cli_catch_stop_signals();
-	if (o->cmd)
-		rc = lat_prof_spawn(p, o->cmd, &pid);
-	else
-		rc = lat_prof_attach_pid(p, pid, false);
-	if (rc)
-		attach_failed(p, o, rc);
-	/* a spawned command's events started at its exec; this starts the
-	 * off-CPU tracer */
-	rc = lat_prof_start(p);
-	if (!rc) /* on stderr: scripts read stdout; tests wait for it */
-		fprintf(stderr, "latlab profile: sampling pid %d (Ctrl-C "
-			"stops and writes what was sampled)\n", (int)pid);
-	if (!rc)
-		rc = lat_prof_sample_until(p, pid, o->cmd != NULL,
-					   o->duration_ns, cli_stop_requested,
-					   NULL, &status);
-	if (rc)
-		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
-	lat_prof_folded_init(&on);
-	lat_prof_folded_init(&off);
-	rc = lat_prof_fold(p, &on);
-	if (!rc)
-		rc = lat_prof_fold_offcpu(p, &off);
-	if (rc)
-		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
-	lat_prof_get_stats(p, &st);
-	if (out.folded)
-		close_out(out.folded, o->folded,
-			  lat_prof_folded_write(&on, out.folded));
-	if (out.off_folded)
-		close_out(out.off_folded, o->offcpu_folded,
-			  lat_prof_folded_write(&off, out.off_folded));
-	if (out.svg)
-		write_graph(o, out.svg, o->svg, &on, false, pid, &st);
-	if (out.off_svg)
-		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		print_json(pid, &st, &on, &off, o->offcpu, st.sampled_s);
-	else if (!out.stdout_taken &&
-		 lat_prof_print(stdout, pid, &st, &on, &off, o->offcpu,
-				st.sampled_s))
-		cli_fail(CMD, "out of memory");
-	if (o->offcpu && !st.offcpu)
-		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
+		printf("\n"); /* the blank line after every JSON document */
+	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
+		if (f[i])
+			close_out(f[i], path[i], 0);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
-		warn_costly(o->freq_hz, &st);
-	lat_prof_folded_release(&on);
-	lat_prof_folded_release(&off);
-	lat_prof_free(p);
-	if (cli_stop_signal())
-		return 128 + cli_stop_signal();
-	return CLI_EXIT_OK;
-}
-
-static int run_render(const struct profile_opts *o)
-{
-	struct lat_prof_folded f;
-	struct lat_prof_svg_opts so = {
-		.title = o->title ? o->title : "Flame graph",
-		.subtitle = o->render,
-		.palette = o->palette,
-	};
-	FILE *out;
-
-	lat_prof_folded_init(&f);
-	read_folded(o->render, &f);
-	out = open_svg(o);
-	close_out(out, o->svg ? o->svg : "-", lat_prof_svg_write(&f, &so, out));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_prof_folded_json(&j, NULL, &f);
-		cli_json_end(CMD, &j);
-	}
-	lat_prof_folded_release(&f);
-	return CLI_EXIT_OK;
+		warn_costly(o->freq_hz, &run.st);
+	return cli_exit_status();
 }
 
 /* --overhead: the pipeline unprofiled and at 99, 999 and 9999 Hz. */
@@ -506,9 +364,7 @@ static int run_overhead(const struct profile_opts *o)
 		printf("latlab profile --overhead: ");
 		lat_prof_overhead_print(stdout, &c, rows, over);
 	}
-	if (cli_stop_signal())
-		return 128 + cli_stop_signal();
-	return CLI_EXIT_OK;
+	return cli_exit_status();
 }
 
 static int profile_main(int argc, char **argv)
@@ -520,20 +376,14 @@ static int profile_main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	if (o.overhead)
 		return run_overhead(&o);
-	if (o.render)
-		return run_render(&o);
-	if (o.diff_before)
-		return run_diff(&o);
+	if (o.render || o.diff_before)
+		return run_graph(&o);
 	return run_sample(&o);
 }
 
 const struct cli_cmd cli_cmd_profile = {
 	.name = "profile",
-	.summary = "on-CPU flame graphs of a process or command; diff two",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.operands = true,
 	.run = profile_main,
 };

@@ -4,62 +4,18 @@
  * utilization that meets a p99 target.
  */
 #include <errno.h>
-#include <signal.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
+#include "stop.h"
 #include "latlab/qsim.h"
-#include "latlab/json.h"
 #include "opt.h"
 
 #define CMD "queue"
-
-static const char usage[] =
-"latlab queue: simulate a G/G/c FCFS queue and compare it with the formulas\n"
-"\n"
-"usage: latlab queue [--rho <r>] [--ca <cv> | --arrival <dist>]\n"
-"                    [--cs <cv> | --service <dist> | --service-from <f.hlog>[:<tag>]]\n"
-"                    [--servers <c>] [--customers <n>] [--warmup <n>]\n"
-"                    [--batches <b>] [--seed <s>] [--service-mean <dur>] [--json]\n"
-"       latlab queue --sweep <lo>:<hi>:<step> [--svg <file>] [--knee-slope <k>] ...\n"
-"       latlab queue --target-p99 <x> ...\n"
-"\n"
-"Times are in units of tau, the mean service time, unless --service-mean (or\n"
-"--service-from) gives tau in ns; then they are shown with units.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"DISTRIBUTIONS (all with mean tau for service, 1/(c rho) tau for arrivals):\n"
-"  det  exp  erlang:<k>  hyper:<cv>  lognormal:<cv>  gamma:<cv>\n"
-"  uniform (0..2 mean)  uniform:<cv> (cv <= 0.577)  cv:<x> (as --ca/--cs)\n"
-"\n"
-"KNEE: the lowest utilization at which the simulated mean wait W_q/tau\n"
-"grows by <k> per unit of rho (default 10: +0.1 tau of wait per +0.01 of\n"
-"load). Slopes are secants between sweep points placed at their midpoints,\n"
-"interpolated linearly. For M/M/1 the knee is 1 - 1/sqrt(k) = 0.684;\n"
-"Kingman's knee, 1 - sqrt((ca^2 + cs^2) / 2k), is printed beside it.\n"
-"\n"
-"Intervals are 95% batch means; an interval whose batches are correlated\n"
-"(lag-1 autocorrelation > 0.4, near saturation) is marked '*': run more\n"
-"customers.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab queue --rho 0.9                  # M/M/1 at 90%: sim vs exact\n"
-"  latlab queue --rho 0.8 --cs 0           # M/D/1: half the wait of M/M/1\n"
-"  latlab queue --rho 0.9 --servers 4      # M/M/4 against Erlang C\n"
-"  latlab queue --arrival det --servers 3  # D/M/3 against the exact GI/M/c\n"
-"  latlab queue --arrival hyper:2 --service lognormal:1.5 --rho 0.7\n"
-"  latlab queue --rho 0.7 --service-mean 20us   # results in time units\n"
-"  latlab queue --sweep 0.1:0.99:0.01 --svg knee.svg  # find the knee\n"
-"  latlab queue --target-p99 20 --cs 0.5   # max load with p99 < 20 tau\n"
-"  latlab queue --service-from run.hlog:work --target-p99 2ms\n";
 
 extern const struct cli_cmd cli_cmd_queue;
 
@@ -97,48 +53,25 @@ static void parse_cs(void *o, const char *arg)
 
 #define CLI_ARGS struct queue_opts
 static const struct cli_opt opts[] = {
-	{ CLI_STRING("rho", rho), .arg = "<r>",
-	  .help = "utilization per server, 0 < r < 1 (default 0.9)" },
-	{ CLI_CALL("ca", parse_ca), .arg = "<cv>",
-	  .help = "arrival coefficient of variation (default 1): 0 det,\n"
-	  "1 exp, below 1 Erlang/gamma, above 1 hyperexponential" },
-	{ CLI_CALL("cs", parse_cs), .arg = "<cv>",
-	  .help = "service coefficient of variation, same mapping" },
-	{ CLI_STRING("arrival", arrival), .arg = "<dist>",
-	  .help = "inter-arrival distribution (see DISTRIBUTIONS)" },
-	{ CLI_STRING("service", service), .arg = "<dist>",
-	  .help = "service distribution" },
-	{ CLI_STRING("service-from", rep.service_from), .arg = "<f>",
-	  .help = "empirical service times from a latlab .hlog file, all\n"
-	  "intervals merged (or those tagged <tag>); tau = their\nmean in ns" },
-	{ CLI_U64("servers", rep.cfg.servers, 1, 100000), .arg = "<c>",
-	  .help = "number of servers, 1..100000 (default 1)" },
-	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull),
-	  .arg = "<n>", .help = "measured customers per run (default 1M)" },
-	{ CLI_STRING("warmup", warmup), .arg = "<n>",
-	  .help = "customers simulated first and discarded\n"
-	  "(default customers/10)" },
-	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES),
-	  .arg = "<b>", .help = "batches for the 95% confidence intervals, "
-	  "2..1024\n(default 32)" },
-	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX), .arg = "<s>",
-	  .help = "random seed (default 1); same seed, same result" },
+	{ CLI_STRING("rho", rho) },
+	{ CLI_CALL("ca", parse_ca), .excludes = "arrival" },
+	{ CLI_CALL("cs", parse_cs), .excludes = "service service-from" },
+	{ CLI_STRING("arrival", arrival) },
+	{ CLI_STRING("service", service), .excludes = "service-from" },
+	{ CLI_STRING("service-from", rep.service_from) },
+	{ CLI_U64("servers", rep.cfg.servers, 1, 100000) },
+	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull) },
+	{ CLI_STRING("warmup", warmup) },
+	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES) },
+	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX) },
 	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15),
-	  .arg = "<d>", .help = "tau as a duration (500ns, 20us, ...): show "
-	  "times in ns" },
-	{ CLI_STRING("sweep", sweep), .arg = "<lo>:<hi>:<step>",
-	  .help = "one run per utilization, same seed at every point\n"
-	  "(common random numbers: a smooth curve); points with\n"
-	  "rho >= 1 are reported unstable, not simulated" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "with --sweep: draw the curves as SVG" },
-	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9), .arg = "<k>",
-	  .help = "knee threshold (default 10), see KNEE" },
-	{ CLI_STRING("target-p99", target), .arg = "<x>",
-	  .help = "highest rho whose simulated p99 sojourn stays below x\n"
-	  "(x in tau, or a duration with a unit when tau is in ns);\n"
-	  "bisection over 0.001..0.999 to within 0.001 of rho" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	  .excludes = "service-from" },
+	{ CLI_STRING("sweep", sweep), .excludes = "target-p99 rho" },
+	{ CLI_STRING("svg", svg), .needs = "sweep" },
+	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9),
+	  .needs = "sweep" },
+	{ CLI_STRING("target-p99", target), .excludes = "rho" },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -151,32 +84,19 @@ static void parse_dist(const char *flag, const char *spec,
 				    spec);
 }
 
-/* --sweep <lo>:<hi>:<step>: three finite numbers (the library checks
- * their range) */
+/* --sweep <lo>:<hi>:<step>, its layout refused before any output */
 static void parse_sweep(struct queue_opts *o)
 {
-	double *v[3] = { &o->rep.sweep_lo, &o->rep.sweep_hi,
-			 &o->rep.sweep_step };
-	const char *p = o->sweep;
-	char *end;
+	struct lat_qsim_sweep s;
+	int err;
 
-	for (int i = 0; i < 3; i++, p = end + 1) {
-		errno = 0;
-		*v[i] = strtod(p, &end);
-		if (errno || end == p || !isfinite(*v[i]) ||
-		    *end != (i < 2 ? ':' : 0))
-			cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> "
-					"such as 0.1:0.99:0.01, not '%s'",
-					o->sweep);
-	}
-}
-
-/* The sweep's layout, refused before any output or start line. */
-static void sweep_init(const struct queue_opts *o, struct lat_qsim_sweep *s)
-{
-	int err = lat_qsim_sweep_init(s, o->rep.sweep_lo, o->rep.sweep_hi,
-				      o->rep.sweep_step, o->rep.knee_slope);
-
+	if (lat_qsim_parse_range(o->sweep, &o->rep.sweep_lo, &o->rep.sweep_hi,
+				 &o->rep.sweep_step))
+		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
+				"0.1:0.99:0.01, not '%s'", o->sweep);
+	err = lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
+				  o->rep.sweep_step, o->rep.knee_slope);
+	lat_qsim_sweep_destroy(&s);
 	if (err == -EINVAL)
 		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
 				"10, step > 0 and at most %d points",
@@ -186,65 +106,29 @@ static void sweep_init(const struct queue_opts *o, struct lat_qsim_sweep *s)
 		cli_fail(CMD, "%s", lat_strerror(err));
 }
 
-/*
- * --service-from FILE.hlog[:TAG] (the tag follows ".hlog:" or ".hgrm:"):
- * the service times of a latlab log, loaded by lat_qsim_dist_init_hlog.
- */
+/* --service-from FILE.hlog[:TAG]: the service times of a latlab log */
 static void load_service(struct queue_opts *o)
 {
-	const char *spec = o->rep.service_from, *tag = NULL;
-	const char *dot = strstr(spec, ".hlog:");
-	char path[4096], why[512];
-	size_t n = strlen(spec);
+	char why[512] = "";
 	int64_t refused;
-	int rc;
+	int rc = lat_qsim_dist_init_hlog_spec(&o->rep.cfg.service,
+					      o->rep.service_from, &refused,
+					      why, sizeof(why));
 
-	if (!dot)
-		dot = strstr(spec, ".hgrm:");
-	if (dot) {
-		n = (size_t)(dot - spec) + 5;
-		tag = dot + 6;
-	}
-	if (n >= sizeof(path))
-		cli_usage_error(CMD, "--service-from: path too long");
-	if (tag && !*tag)
-		cli_usage_error(CMD, "--service-from '%s': empty tag after "
-				"':'", spec);
-	snprintf(path, sizeof(path), "%.*s", (int)n, spec);
-	rc = lat_qsim_dist_init_hlog(&o->rep.cfg.service, path, tag, &refused,
-				     why, sizeof(why));
-	if (rc && *why)
-		cli_usage_error(CMD, "--service-from: %s", why);
 	if (refused)
 		fprintf(stderr, "latlab queue: --service-from: %lld counts "
 			"did not fit while merging and are left out\n",
 			(long long)refused);
-	if (rc == -ENOMEM)
-		cli_fail(CMD, "out of memory");
+	if (rc && *why)
+		cli_usage_error(CMD, "--service-from: %s", why);
 	if (rc)
-		cli_usage_error(CMD, "--service-from '%s': no positive values "
-				"to sample", spec);
+		cli_fail(CMD, "--service-from: %s", lat_strerror(rc));
 	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
-}
-
-static void conflict(bool a, bool b, const char *fa, const char *fb)
-{
-	if (a && b)
-		cli_usage_error(CMD, "%s and %s cannot be used together",
-				    fa, fb);
 }
 
 /* Distributions, once every flag is known. */
 static void set_dists(struct queue_opts *o)
 {
-	conflict(cli_given("ca"), o->arrival != NULL, "--ca", "--arrival");
-	conflict(cli_given("cs"), o->service != NULL, "--cs", "--service");
-	conflict(cli_given("cs"), o->rep.service_from != NULL, "--cs",
-		 "--service-from");
-	conflict(o->service != NULL, o->rep.service_from != NULL, "--service",
-		 "--service-from");
-	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
-		 "--service-mean", "--service-from");
 	if (o->arrival)
 		parse_dist("--arrival", o->arrival, &o->rep.cfg.arrival);
 	else
@@ -283,24 +167,11 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
 	o->ca = o->cs = 1;
 	cli_parse(&cli_cmd_queue, o, argc, argv);
-	conflict(o->sweep != NULL, o->target != NULL, "--sweep",
-		 "--target-p99");
-	conflict(o->sweep != NULL, o->rho != NULL, "--sweep", "--rho");
-	conflict(o->target != NULL, o->rho != NULL, "--target-p99", "--rho");
-	if (o->svg && !o->sweep)
-		cli_usage_error(CMD, "--svg needs --sweep");
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
 				      o->rep.service_from }, 1, "the input");
-	if (cli_given("knee-slope") && !o->sweep)
-		cli_usage_error(CMD, "--knee-slope needs --sweep");
-	if (o->sweep) {
-		struct lat_qsim_sweep s;
-
+	if (o->sweep)
 		parse_sweep(o);
-		sweep_init(o, &s);
-		lat_qsim_sweep_destroy(&s);
-	}
 	if (o->rho) {
 		o->rep.cfg.rho = cli_double(CMD, "--rho", o->rho, -1e9, 1e9);
 		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
@@ -321,116 +192,17 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 		o->rep.target = parse_target(o, o->target);
 }
 
-static int write_svg(const struct queue_opts *o,
-		     const struct lat_qsim_sweep *s)
-{
-	FILE *f = cli_out_open(CMD, o->svg);
-	int err = cli_out_commit(f, lat_qsim_sweep_svg(f, &o->rep, s));
-
-	if (err)
-		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
-	return err;
-}
-
-/* Ctrl-C: an interrupted run, its partial result, 128 + signal. */
-static int interrupted(const char *what)
-{
-	int sig = cli_stop_signal();
-
-	fprintf(stderr, "latlab queue: interrupted by %s: %s\n",
-		sig == SIGTERM ? "SIGTERM" : "SIGINT", what);
-	return 128 + sig;
-}
-
-static int run_point(const struct queue_opts *o)
-{
-	struct lat_qsim_result r;
-	int err = lat_qsim_run(&o->rep.cfg, &r);
-	char what[256];
-
-	if (err && err != -EINTR) {
-		lat_qsim_result_destroy(&r);
-		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	}
-	if (r.batches >= 2 && lat_qsim_util_warning(&r, what, sizeof(what)))
-		fprintf(stderr, "latlab queue: warning: %s\n", what);
-	if (o->json) { /* a run stopped before two batches is a stub */
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_point(&j, &o->rep, &r);
-		lat_json_finish(&j);
-	} else if (r.batches >= 2) {
-		lat_qsim_print_point(stdout, &o->rep, &r);
-	}
-	lat_qsim_result_destroy(&r);
-	if (err != -EINTR)
-		return CLI_EXIT_OK;
-	if (r.batches < 2)
-		return interrupted("stopped before two batches were done, no "
-				   "result");
-	snprintf(what, sizeof(what), "the result is of the first %u of %u "
-		 "batches", r.batches, o->rep.cfg.batches);
-	return interrupted(what);
-}
-
-static int run_sweep(const struct queue_opts *o)
-{
-	struct lat_qsim_sweep s;
-	int sig, rc = CLI_EXIT_OK, err;
-
-	sweep_init(o, &s);
-	err = lat_qsim_sweep_run(&s, &o->rep.cfg, cli_qsim_sweep_stop, NULL);
-	if (err)
-		cli_fail(CMD, "simulation at rho %.4g failed: %s",
-			 s.pts[s.done].rho, lat_strerror(err));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_sweep(&j, &o->rep, &s);
-		lat_json_finish(&j);
-	} else {
-		lat_qsim_print_sweep(stdout, &o->rep, &s);
-	}
-	if (o->svg && write_svg(o, &s))
-		rc = CLI_EXIT_FAIL;
-	lat_qsim_sweep_destroy(&s);
-	sig = cli_stop_signal();
-	return sig ? 128 + sig : rc;
-}
-
-static int run_target(const struct queue_opts *o)
-{
-	struct lat_qsim_target_run t;
-	int err = lat_qsim_target_search(&o->rep.cfg, o->rep.target, 1e-3, &t);
-
-	if (err && err != -EINTR)
-		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	if (o->json) { /* an interrupted search is a stub */
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_target(&j, &o->rep, &t);
-		lat_json_finish(&j);
-	} else if (!err) {
-		lat_qsim_print_target(stdout, &o->rep, &t);
-	}
-	lat_qsim_result_destroy(&t.at);
-	if (err != -EINTR)
-		return CLI_EXIT_OK;
-	return interrupted(t.status == -EINTR ? "the search for the load was "
-			   "not finished" : "the load was found; its final "
-			   "run was not finished");
-}
-
 static int queue_main(int argc, char **argv)
 {
 	struct queue_opts o;
+	struct lat_qsim_session q = {
+		.rep = &o.rep, .out = stdout, .warn = stderr,
+		.prefix = "latlab queue: ", .stop = cli_qsim_sweep_stop,
+	};
 	int rc;
 
 	parse(&o, argc, argv);
+	q.json = o.json;
 	if (cli_parsed()) {
 		lat_qsim_dist_destroy(&o.rep.cfg.service);
 		return CLI_EXIT_OK;
@@ -445,21 +217,19 @@ static int queue_main(int argc, char **argv)
 			o.rep.cfg.customers + o.rep.cfg.warmup,
 			o.sweep ? " per point" :
 			o.rep.target > 0 ? " per run" : "");
-	if (o.sweep)
-		rc = run_sweep(&o);
-	else if (o.rep.target > 0)
-		rc = run_target(&o);
-	else
-		rc = run_point(&o);
+	if (o.svg)
+		q.svg = cli_out_open(CMD, o.svg);
+	rc = lat_qsim_session_run(&q);
 	lat_qsim_dist_destroy(&o.rep.cfg.service);
-	return rc;
+	if (rc && rc != -EINTR)
+		cli_fail(CMD, "%s: %s", q.why, lat_strerror(rc));
+	if (o.svg) /* a stopped sweep's chart is marked partial */
+		cli_out_close(CMD, o.svg, q.svg, q.svg_rc);
+	return rc ? cli_interrupted(CMD, ": %s", q.why) : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_queue = {
 	.name = "queue",
-	.summary = "simulate G/G/c queues: formulas, knee, capacity for a p99",
-	.usage = usage,
 	.opts = opts,
-	.usage_tail = usage_tail,
 	.run = queue_main,
 };

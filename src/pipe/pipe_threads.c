@@ -22,6 +22,7 @@ static bool hot_enter(struct pipe_hot *h)
 
 	if (p->cfg.pin)
 		h->err = lat_topo_pin_self(p->cfg.cpu[h->index]);
+	h->slice_err = pipe_sched_prepare(&p->cfg, &h->nice_err);
 	if (p->cfg.hooks.thread_prepare)
 		p->cfg.hooks.thread_prepare(p->cfg.hooks.ctx, h->index,
 					    h->role);
