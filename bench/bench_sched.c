@@ -10,11 +10,13 @@
  *   filter the probe's programs loaded, following a process that never
  *          runs and watching no CPU: the filter, on every event, with
  *          nothing recorded;
- *   live   the full probe decoding its records while the run goes on
- *          (how `--sched` ran before it deferred the decoding);
+ *   before the full probe as it was before issue 11's cost work: its
+ *          reader decoding while the run goes on, every hand-off timed
+ *          by a CLOCK_MONOTONIC read;
+ *   defer  ... its reader only copying during the run, decoding after;
  *   full   the probe as `latlab pipeline --sched` runs it (lat_sched_attr:
- *          hot CPUs and threads followed, the reader copying records
- *          raw during the run and decoding them after it, the hooks).
+ *          hot CPUs and threads followed, decoding deferred, hand-offs
+ *          timed by the run-queue clock, the hooks).
  * Prints e2e p50 and p99 of each run, the medians and the ratios to off,
  * plus the full probe's records per second and its reader's CPU time
  * during the run (live and deferred).
@@ -56,9 +58,9 @@
 
 #define MAX_REPS 64
 
-enum mode { OFF, NOOP, FILTER, LIVE, FULL, NMODES };
+enum mode { OFF, NOOP, FILTER, BEFORE, DEFER, FULL, NMODES };
 static const char *const mode_name[NMODES] = { "off", "noop", "filter",
-					       "live", "full" };
+					       "before", "defer", "full" };
 
 /* ---- the floor: an empty program on each of the probe's tracepoints ---- */
 
@@ -190,10 +192,13 @@ static int run_once(uint64_t events, enum mode m, pid_t idle, struct run *o)
 	c.events = events;
 	if ((rc = lat_pipe_autoplace(&c, false, NULL)))
 		return rc;
-	if (m == FULL || m == LIVE) {
+	if (m == FULL || m == DEFER || m == BEFORE) {
 		rc = lat_sched_attr_init(&a, &c, NULL);
-		if (!rc && m == LIVE)
-			rc = lat_sched_attr_set_defer(a, 0);
+		if (!rc && m == BEFORE)
+			rc = lat_sched_set_defer(lat_sched_attr_probe(a), 0);
+		if (!rc && m != FULL)
+			rc = lat_sched_set_hop_mono(lat_sched_attr_probe(a),
+						    true);
 		if (!rc)
 			rc = lat_sched_attr_start(a);
 		if (rc) {
@@ -389,14 +394,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("pipeline e2e, %llu events at the default rate, in modes "
-	       "off / noop / filter / full, alternated %u times\n",
+	       "off / noop / filter / before / defer / full, alternated %u times\n",
 	       (unsigned long long)events, reps);
 	printf("%4s", "rep");
 	for (m = 0; m < NMODES; m++)
 		printf(" %7s p50", mode_name[m]);
 	for (m = 0; m < NMODES; m++)
 		printf(" %7s p99", mode_name[m]);
-	printf(" %12s %9s %9s\n", "full rec/s", "rd% live", "rd% full");
+	printf(" %12s %9s %9s\n", "full rec/s", "rd%before", "rd% full");
 	for (unsigned i = 0; i < reps && !rc; i++) {
 		struct run r[NMODES];
 
@@ -414,7 +419,7 @@ int main(int argc, char **argv)
 			printf(" %8.0f ns", r[m].p99);
 		}
 		rec[i] = r[FULL].records_per_s;
-		rd_live[i] = r[LIVE].reader_pct;
+		rd_live[i] = r[BEFORE].reader_pct;
 		rd_full[i] = r[FULL].reader_pct;
 		printf(" %12.0f %8.1f%% %8.1f%%\n", rec[i], rd_live[i],
 		       rd_full[i]);
@@ -451,7 +456,7 @@ int main(int argc, char **argv)
 		       median(r99, reps));
 	}
 	printf("full probe: %.0f records/s; its reader used %.1f%% of a CPU "
-	       "decoding live, %.2f%% copying for later\n", median(rec, reps),
+	       "before, %.2f%% now (copying only)\n", median(rec, reps),
 	       median(rd_live, reps), median(rd_full, reps));
 
 	printf("\ncost per context switch: two threads pinned to one CPU, "

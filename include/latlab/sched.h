@@ -255,6 +255,12 @@ int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu);
  * Returns 0 or -EINVAL (started). */
 int lat_sched_set_defer(struct lat_sched *s, size_t bytes);
 
+/* Time every batched hand-off by CLOCK_MONOTONIC (a clock read each,
+ * ~70 ns in a VM) instead of the run-queue clock from its batch's first
+ * (the default; see sched_event.h): for a benchmark of the difference.
+ * Before lat_sched_start; 0, -EINVAL or -LAT_EUNSUPP. */
+int lat_sched_set_hop_mono(struct lat_sched *s, bool on);
+
 /*
  * Follow thread @tid from now on (e.g. a pipeline thread, from its own
  * prepare hook). Any thread. Returns 0, -EINVAL, -ENOSPC (set full).

@@ -152,11 +152,10 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 /* Attach the probe: call right before the run. */
 int lat_sched_attr_start(struct lat_sched_attr *a);
 
-/* Decode the probe's records while the run goes on (0) or after it, up
- * to @bytes held (the default, LAT_SCHED_ATTR_DEFER_BYTES): for a
- * benchmark comparing the two. Before lat_sched_attr_start; 0 or
- * -EINVAL. */
-int lat_sched_attr_set_defer(struct lat_sched_attr *a, size_t bytes);
+/* The probe lat_sched_attr_init opened (NULL when it did not load), for
+ * its settings before lat_sched_attr_start (a benchmark comparing
+ * lat_sched_set_defer and lat_sched_set_hop_mono choices). */
+struct lat_sched *lat_sched_attr_probe(struct lat_sched_attr *a);
 
 /*
  * Stop the probe and attribute: @r is the finished run. Returns 0 or the

@@ -366,9 +366,9 @@ int lat_sched_attr_start(struct lat_sched_attr *a)
 	return lat_sched_start(a->probe);
 }
 
-int lat_sched_attr_set_defer(struct lat_sched_attr *a, size_t bytes)
+struct lat_sched *lat_sched_attr_probe(struct lat_sched_attr *a)
 {
-	return a && a->probe ? lat_sched_set_defer(a->probe, bytes) : -EINVAL;
+	return a ? a->probe : NULL;
 }
 
 void lat_sched_attr_free(struct lat_sched_attr *a)

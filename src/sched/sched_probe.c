@@ -101,6 +101,20 @@ int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu)
 	return 0;
 }
 
+int lat_sched_set_hop_mono(struct lat_sched *s, bool on)
+{
+#if LATLAB_HAVE_BPF
+	if (!s || s->started || !s->skel)
+		return -EINVAL;
+	s->skel->bss->hop_mono = on;
+	return 0;
+#else
+	(void)s;
+	(void)on;
+	return -LAT_EUNSUPP;
+#endif
+}
+
 int lat_sched_set_defer(struct lat_sched *s, size_t bytes)
 {
 	if (!s || s->started)

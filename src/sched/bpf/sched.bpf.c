@@ -57,6 +57,10 @@ const volatile __u32 n_tgids = 0;
 const volatile __u32 tgid_list[LAT_SCHED_MAX_TGIDS] = {};
 const volatile __u8 cpu_on[LAT_SCHED_MAX_CPUS] = {};
 
+/* Set by the loader: time every hand-off by CLOCK_MONOTONIC, as every
+ * other record (what the probe did before; a benchmark compares). */
+__u32 hop_mono = 0;
+
 /* Set by the loader once the first TID is in the map. */
 __u32 tids_any = 0;
 
@@ -244,6 +248,8 @@ static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
 	int pi, ni;
 	__u32 n;
 
+	if (hop_mono)
+		clk = 0;
 	if (b->n && b->n <= LAT_SCHED_BATCH && clk && b->clk0)
 		now = batch_time(b, clk);
 	if (!now || b->n >= LAT_SCHED_BATCH ||
