@@ -90,6 +90,25 @@ struct {
 	__type(value, struct lat_sched_batch);
 } batch SEC(".maps");
 
+/* The latest CLOCK_MONOTONIC stamp of a record sent from this CPU: a
+ * hop timed by the run-queue clock is never placed before it (a thread
+ * woken here is not switched in before its wakeup record's time). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} mono_seen SEC(".maps");
+
+static __always_inline void saw_mono(__u64 ts)
+{
+	__u32 zero = 0;
+	__u64 *m = bpf_map_lookup_elem(&mono_seen, &zero);
+
+	if (m && ts > *m)
+		*m = ts;
+}
+
 /* Entry time of the hard interrupt / softirq running on this CPU
  * (slot 0 hardirq, 1 softirq: a hardirq can nest in a softirq). */
 struct {
@@ -126,6 +145,7 @@ static __always_inline struct lat_sched_ev *reserve(__u64 ts)
 {
 	struct lat_sched_ev *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
+	saw_mono(ts);
 	if (!ev) {
 		__u32 zero = 0;
 		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
@@ -226,13 +246,16 @@ static __always_inline __u64 rq_clock_of(int direct, struct task_struct *t,
 static __always_inline __u64 batch_time(const struct lat_sched_batch *b,
 					__u64 clk)
 {
-	__u32 last = b->n - 1;
-	__u64 dt = clk - b->clk0;
+	__u32 last = b->n - 1, zero = 0;
+	__u64 dt = clk - b->clk0, *seen;
 
 	asm volatile("" : "+r"(last));
 	last &= LAT_SCHED_BATCH - 1;
 	if (clk < b->clk0 || dt < b->hop[last].dt)
 		dt = b->hop[last].dt;
+	seen = bpf_map_lookup_elem(&mono_seen, &zero);
+	if (seen && *seen > b->ts + dt)
+		dt = *seen - b->ts;
 	return b->ts + dt;
 }
 
@@ -250,13 +273,21 @@ static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
 
 	if (hop_mono)
 		clk = 0;
-	if (b->n && b->n <= LAT_SCHED_BATCH && clk && b->clk0)
-		now = batch_time(b, clk);
+	if (b->n && b->n <= LAT_SCHED_BATCH) {
+		if (clk && b->clk0) {
+			now = batch_time(b, clk);
+		} else if (!clk && !b->clk0) {
+			/* a batch timed by CLOCK_MONOTONIC, hop by hop */
+			mono = bpf_ktime_get_ns();
+			now = mono;
+		}
+	}
 	if (!now || b->n >= LAT_SCHED_BATCH ||
 	    now - b->ts > LAT_SCHED_BATCH_AGE_NS) {
 		/* a new batch: read the clock before sending the old one
 		 * (the copy into the ring is not this switch's time) */
-		mono = bpf_ktime_get_ns();
+		if (!mono)
+			mono = bpf_ktime_get_ns();
 		batch_flush(b);
 	}
 	pi = batch_thread(direct, b, prev, ppid, ptgid);
@@ -294,6 +325,16 @@ static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
 				b->anchor_clk = clk;
 			}
 			now = clk + off;
+			if (now > mono)
+				now = mono;
+			{
+				__u32 zero = 0;
+				__u64 *seen = bpf_map_lookup_elem(&mono_seen,
+								  &zero);
+
+				if (seen && *seen > now)
+					now = *seen;
+			}
 		}
 		b->ts = now;
 		b->clk0 = clk;
