@@ -299,6 +299,9 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 	lat_json_uint(j, "chain_breaks", r->chain_breaks);
 	lat_json_uint(j, "inferred", r->inferred);
 	lat_json_uint(j, "timeline_dropped", r->timeline_dropped);
+	lat_json_uint(j, "reader_cpu_ns", r->reader_cpu_ns);
+	lat_json_uint(j, "decode_ns", r->decode_ns);
+	lat_json_uint(j, "deferred_bytes", r->deferred_bytes);
 	if (r->timeline_dropped)
 		lat_json_uint(j, "timeline_cut_after_ns",
 			      r->timeline_cut_ns - r->from_ns);
