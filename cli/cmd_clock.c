@@ -35,7 +35,6 @@ static int clock_main(int argc, char **argv)
 		.drift_s = 3, .calib_ms = 200, .pairs = 200000, .json = false,
 	};
 	static struct lat_clock_report r;
-	char buf[160];
 	int rc;
 
 	cli_parse(&cli_cmd_clock, &o, argc, argv);
@@ -47,23 +46,19 @@ static int clock_main(int argc, char **argv)
 	/* caught only from here: a Ctrl-C during the calibrations (which
 	 * cannot be cut short and leave nothing to show) ends the command,
 	 * where a caught one would be seen only after the whole drift wait */
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	if (o.drift_s > 2) /* a long wait says so, and how to end it */
 		fprintf(stderr, "latlab clock: measuring the drift over %g s "
 			"(Ctrl-C ends it early)\n", o.drift_s);
 	rc = lat_clock_report_measure(&r, o.drift_s, o.pairs,
-				      cli_stop_requested, NULL);
+				      lat_stop_requested, NULL);
 	if (rc)
 		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
 	if (o.json) {
 		struct lat_json j;
 
 		/* Scripts read stdout; a person watching still sees these. */
-		for (unsigned w = 1; w <= LAT_CLOCK_WARN_LAST; w <<= 1)
-			if (r.warnings & w)
-				fprintf(stderr, "latlab clock: warning: %s\n",
-					lat_clock_warning_text(&r, w, buf,
-							       sizeof(buf)));
+		lat_clock_warnings_print(stderr, "latlab clock: ", &r);
 		lat_json_init(&j, stdout);
 		lat_clock_report_json(&j, &r);
 		if (lat_json_finish(&j))

@@ -207,12 +207,12 @@ static int knee_main(int argc, char **argv)
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	/* kp.stage_nice was set by parse */
-	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, cli_pipe_stop, NULL,
+	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, lat_stop_pipe, NULL,
 				   &r);
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline: %s",
 			 lat_strerror(rc));
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
 	if (o.rep.kp.stage_nice)
@@ -226,11 +226,11 @@ static int knee_main(int argc, char **argv)
 	 * in the report, not fatal */
 	(void)lat_knee_report_raise(&o.rep);
 	floor_and_work(&o, &r);
-	o.rep.sig = cli_stop_signal();
+	o.rep.sig = lat_stop_signal();
 	if (!o.rep.sig)
 		rc = lat_knee_report_sweep(&o.rep, o.dists, o.n_dists, &r,
 					   stderr);
-	o.rep.sig = cli_stop_signal();
+	o.rep.sig = lat_stop_signal();
 	cli_stdout_check(CMD, lat_knee_write(stdout, &o.rep, o.json));
 	if (o.svg) { /* a stopped sweep's chart is marked partial */
 		FILE *f = cli_out_open(CMD, o.svg);

@@ -103,15 +103,15 @@ static int lab_main(int argc, char **argv)
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline's threads: %s",
 			 lat_strerror(rc));
-	cli_catch_stop_signals();
-	rc = lat_lab_run(&L, cli_pipe_stop, NULL, stderr);
+	lat_stop_catch_signals();
+	rc = lat_lab_run(&L, lat_stop_pipe, NULL, stderr);
 	/* stopped while a run was setting up: the runs done are the result */
-	if (rc == -EINTR && cli_stop_signal())
+	if (rc == -EINTR && lat_stop_signal())
 		rc = 0;
 	if (rc)
 		cli_fail(CMD, "run %d (%s) failed: %s", L.n_rows + 1,
 			 L.row[L.n_rows].name, lat_strerror(rc));
-	if (lat_lab_report(stdout, a.json, CMD, cli_stop_signal(), &L))
+	if (lat_lab_report(stdout, a.json, CMD, lat_stop_signal(), &L))
 		cli_fail(CMD, "cannot write the results");
 	if (a.svg && L.n_e2e) {
 		FILE *f = cli_out_open(CMD, a.svg);

@@ -233,16 +233,12 @@ static _Noreturn void session_failed(int rc)
 {
 	char why[PATH_MAX + 128];
 
+	lat_session_error(&S, rc, why, sizeof(why));
+	lat_session_destroy(&S); /* its temporary outputs go */
 	if (S.failed == LAT_SESSION_SCHED_STAMPS)
 		cli_usage_error(CMD, "--sched needs the per-stage stamps "
 				    "(drop --no-stamps)");
-	cli_fail(CMD, "%s", lat_session_error(&S, rc, why, sizeof(why)));
-}
-
-/* Each output opened before the run (every check passed), or NULL. */
-static FILE *open_out(const char *path)
-{
-	return path ? cli_out_open(CMD, path) : NULL;
+	cli_fail(CMD, "%s", why);
 }
 
 static int pipeline_main(int argc, char **argv)
@@ -280,37 +276,26 @@ static int pipeline_main(int argc, char **argv)
 	S.sched = a.sched;
 	S.profile_dir = a.profile_dir;
 	S.placed = &a.placed;
-	S.stop = cli_pipe_stop;
+	S.stop = lat_stop_pipe;
 	S.out = stdout;
 	S.json = a.json;
-	S.hlog = open_out(S.hlog_name = a.hlog_path);
-	S.flight_csv = open_out(S.flight_csv_name = a.flight_out);
-	S.svg = open_out(S.svg_name = a.svg);
+	S.hlog_name = a.hlog_path; /* the session writes them whole or not */
+	S.flight_csv_name = a.flight_out;
+	S.svg_name = a.svg;
 	S.hgrm_dir = a.hgrm_dir;
 	S.note = stderr;
 	S.note_prefix = "latlab " CMD ": ";
 	S.progress = isatty(STDERR_FILENO);
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	rc = lat_session_begin(&S);
 	if (!rc)
 		rc = lat_session_run(&S);
 	if (rc && rc != -EINTR)
 		session_failed(rc);
-	sig = cli_stop_signal();
+	sig = lat_stop_signal();
 	rc = lat_session_write(&S, sig);
 	if (rc)
 		session_failed(rc);
-	if (!lat_session_started(&S)) { /* nothing ran: the outputs stay as
-					 * they were, their temporaries go */
-		cli_out_abandon_all();
-		return 128 + sig;
-	}
-	if (S.hlog)
-		cli_out_close(CMD, a.hlog_path, S.hlog, 0);
-	if (S.flight_csv)
-		cli_out_close(CMD, a.flight_out, S.flight_csv, 0);
-	if (S.svg)
-		cli_out_close(CMD, a.svg, S.svg, 0);
 	lat_session_destroy(&S);
 	return cli_exit_status();
 }

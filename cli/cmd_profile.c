@@ -296,7 +296,7 @@ static int run_sample(const struct profile_opts *o)
 		.cfg = { .freq_hz = o->freq_hz, .user_only = o->user_only,
 			 .offcpu = o->offcpu },
 		.pid = o->pid, .argv = o->cmd, .duration_ns = o->duration_ns,
-		.stop = cli_stop_requested, .title = o->title,
+		.stop = lat_stop_requested, .title = o->title,
 		.json = o->json, .note = stderr,
 		.note_prefix = "latlab " CMD ": ",
 	};
@@ -310,7 +310,7 @@ static int run_sample(const struct profile_opts *o)
 	run.svg = f[LAT_PROF_RUN_SVG];
 	run.offcpu_svg = f[LAT_PROF_RUN_OFFCPU_SVG];
 	run.out = stdout_taken ? NULL : stdout;
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	rc = lat_prof_run(&run);
 	if (rc && run.failed == LAT_PROF_RUN_ATTACH)
 		attach_failed(o, run.why, rc);
@@ -349,21 +349,16 @@ static int run_overhead(const struct profile_opts *o)
 	rc = lat_pipe_autoplace(&c.pipe, false, &over);
 	if (rc)
 		cli_fail(CMD, "placing the pipeline: %s", lat_strerror(rc));
-	c.stop = cli_pipe_stop;
-	cli_catch_stop_signals();
+	c.stop = lat_stop_pipe;
+	lat_stop_catch_signals();
 	rc = lat_prof_overhead_run(&c, rows);
 	if (rc && rc != -EINTR)
 		cli_fail(CMD, "--overhead: %s", lat_strerror(rc));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_prof_overhead_json(&j, &c, rows, over);
-		cli_json_end(CMD, &j);
-	} else {
-		printf("latlab profile --overhead: ");
-		lat_prof_overhead_print(stdout, &c, rows, over);
-	}
+	if (lat_prof_overhead_report(stdout, o->json, "latlab profile "
+				     "--overhead: ", &c, rows, over))
+		cli_fail(CMD, "cannot write the results");
+	if (o->json)
+		printf("\n"); /* the blank line after every JSON document */
 	return cli_exit_status();
 }
 

@@ -197,7 +197,7 @@ static int queue_main(int argc, char **argv)
 	struct queue_opts o;
 	struct lat_qsim_session q = {
 		.rep = &o.rep, .out = stdout, .warn = stderr,
-		.prefix = "latlab queue: ", .stop = cli_qsim_sweep_stop,
+		.prefix = "latlab queue: ", .stop = lat_stop_sweep,
 	};
 	int rc;
 
@@ -207,8 +207,8 @@ static int queue_main(int argc, char **argv)
 		lat_qsim_dist_destroy(&o.rep.cfg.service);
 		return CLI_EXIT_OK;
 	}
-	cli_catch_stop_signals();
-	o.rep.cfg.stop = cli_stop_requested;
+	lat_stop_catch_signals();
+	o.rep.cfg.stop = lat_stop_requested;
 	/* a long simulation says so (and how to stop it) before it starts */
 	if (o.sweep || o.rep.target > 0 ||
 	    o.rep.cfg.customers + o.rep.cfg.warmup >= 10000000)

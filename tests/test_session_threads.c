@@ -6,12 +6,16 @@
  * delta's tag; an SVG; a flight recorder CSV; a note stream with the
  * recorder's outcome. A run stopped before its first event writes only
  * the interruption stub; an output directory that cannot be made fails
- * at its step, after the results, naming the step.
+ * at its step, after the results, naming the step. Outputs given by name
+ * are renamed into place at the end, and a run stopped before its first
+ * event leaves the file that stood there and no temporary.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "latlab/session.h"
 #include "t_test.h"
@@ -163,6 +167,76 @@ static void test_unstarted(void)
 	free(note.buf);
 }
 
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) /* temporaries are ".name.XXXXXX" */
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static bool file_has(const char *path, const char *what)
+{
+	static char buf[1 << 20]; /* the whole file: the hlog's e2e is last */
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, what) != NULL;
+}
+
+/* Outputs given by name: written whole at the end, or not at all. */
+static void test_named_outputs(void)
+{
+	char dir[] = "/tmp/latlab-session-XXXXXX", svg[64], hlog[64];
+	FILE *old;
+
+	T_CHECK(mkdtemp(dir) != NULL);
+	snprintf(svg, sizeof(svg), "%s/run.svg", dir);
+	snprintf(hlog, sizeof(hlog), "%s/run.hlog", dir);
+	old = fopen(svg, "w");
+	T_CHECK(old && fputs("old\n", old) >= 0 && !fclose(old));
+	/* stopped before the first event: the old file stays, no other */
+	small(2000);
+	S.svg_name = svg;
+	S.hlog_name = hlog;
+	S.stop = stop_now;
+	T_EQ_I64(lat_session_begin(&S), 0);
+	T_EQ_I64(lat_session_run(&S), -EINTR);
+	T_EQ_I64(lat_session_write(&S, SIGINT), 0);
+	lat_session_destroy(&S);
+	T_CHECK(file_has(svg, "old"));
+	T_EQ_I64(entries(dir), 1);
+	/* a whole run: both in place, nothing else left beside them */
+	small(2000);
+	S.svg_name = svg;
+	S.hlog_name = hlog;
+	T_EQ_I64(lat_session_begin(&S), 0);
+	T_EQ_I64(lat_session_run(&S), 0);
+	T_EQ_I64(lat_session_write(&S, 0), 0);
+	lat_session_destroy(&S);
+	T_CHECK(file_has(svg, "<svg"));
+	T_CHECK(file_has(hlog, "Tag=e2e"));
+	T_EQ_I64(entries(dir), 2);
+	/* a name that cannot be created: refused before the run */
+	small(2000);
+	S.svg_name = "/proc/self/no/such/dir/run.svg";
+	T_CHECK(lat_session_begin(&S) < 0);
+	T_EQ_I64(S.failed, LAT_SESSION_CREATE);
+	T_CHECK(!strcmp(S.failed_name, "/proc/self/no/such/dir/run.svg"));
+	lat_session_destroy(&S);
+	remove(svg);
+	remove(hlog);
+	rmdir(dir);
+}
+
 /* An .hgrm directory that cannot be made: the step is named. */
 static void test_failed_step(void)
 {
@@ -181,5 +255,6 @@ int main(void)
 	test_table_partial_hlog();
 	test_unstarted();
 	test_failed_step();
+	test_named_outputs();
 	T_DONE();
 }

@@ -428,8 +428,13 @@ static inline int lat_pipe_n_deltas(int stages)
  * LAT_WAIT_SPIN. Short of CPUs (and not chosen by the user), a consumer
  * that would share a stage's CPU while the producer has one to itself
  * moves beside the producer, and the aggregator yields every
- * LAT_PIPE_AGG_SLICE samples (@c->agg_slice; see docs/pipeline.md for
- * the measurements). Returns true when the placement is oversubscribed.
+ * LAT_PIPE_AGG_SLICE samples (@c->agg_slice). Sharing CPUs, the hot
+ * threads also take nice LAT_PIPE_SHARED_NICE (@c->hot_nice) and a guard
+ * thread per hot CPU every LAT_PIPE_GUARD_NS (@c->guard_ns), so that a
+ * task of another session that got a hot CPU gives it back within a
+ * guard period instead of a scheduler tick; not sharing, both are 0 (see
+ * docs/pipeline.md for the measurements). Returns true when the
+ * placement is oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);

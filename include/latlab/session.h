@@ -22,8 +22,12 @@
  *
  * Invariants:
  *  - Results go to the FILE *s the caller gives (s.out, s.hlog, s.svg,
- *    s.flight_csv), never to a file it opens, except the .hgrm files and
- *    the profile's graphs, written into the directories it names.
+ *    s.flight_csv) or, for a file output given by name alone (s.hlog_name
+ *    with a NULL s.hlog, ...), to that file written whole or not at all
+ *    (lat_outfile: renamed into place at the end of lat_session_write,
+ *    removed on any failure, on a run stopped before its first event and
+ *    by lat_session_destroy before that); the .hgrm files and the
+ *    profile's graphs go into the directories it names.
  *    Commentary (warnings, progress, the flight recorder's outcome) goes
  *    to s.note, each line begun with s.note_prefix; NULL s.note is silent.
  *  - Nothing here exits or names a command-line flag: on an error the
@@ -41,6 +45,7 @@
 #include <stdio.h>
 
 #include "latlab/instr.h"
+#include "latlab/outfile.h"
 #include "latlab/pipe.h"
 #include "latlab/prof.h"
 #include "latlab/sched_attr.h"
@@ -48,6 +53,7 @@
 /* Where a session function failed (s.failed), so the caller can say it. */
 enum lat_session_step {
 	LAT_SESSION_OK,
+	LAT_SESSION_CREATE,     /* an output named could not be created */
 	LAT_SESSION_INSTR,      /* counters and flight recorder set-up */
 	LAT_SESSION_SCHED_STAMPS, /* the probe needs the per-stage stamps */
 	LAT_SESSION_SCHED_LOAD, /* the probe did not load */
@@ -85,13 +91,16 @@ struct lat_session {
 	bool json;
 	const char *command;        /* the JSON's "command" member */
 	FILE *hlog;                 /* interval histograms, one tag a delta */
-	const char *hlog_name;      /* their names for the JSON */
+	const char *hlog_name;      /* its name: for the JSON, and the file
+				     * written when .hlog is NULL */
 	const char *hgrm_dir;
 	FILE *flight_csv;           /* the frozen window as CSV (else a
 				     * table of it on .note) */
-	const char *flight_csv_name; /* its name, for the note */
+	const char *flight_csv_name; /* its name: for the note, and the file
+				     * written when .flight_csv is NULL */
 	FILE *svg;                  /* latency by percentile, per delta */
-	const char *svg_name;       /* its name, for an error */
+	const char *svg_name;       /* its name: the file written when .svg
+				     * is NULL */
 	FILE *note;                 /* commentary (stderr), or NULL */
 	const char *note_prefix;    /* e.g. "latlab pipeline: " */
 	bool progress;              /* redraw a progress line on .note
@@ -99,6 +108,7 @@ struct lat_session {
 
 	/* --- filled by the session --------------------------------------- */
 	enum lat_session_step failed;
+	const char *failed_name;    /* the file a failed step was writing */
 	char why[LAT_PROF_NOTE_LEN]; /* LAT_SESSION_PROFILE: why, or "" */
 	struct lat_pipe_result r;   /* the run (after lat_session_run) */
 	struct lat_instr in;
@@ -106,6 +116,8 @@ struct lat_session {
 	struct lat_prof_self *prof;
 	struct lat_pipe_progress watch; /* the run's stop and progress */
 	int run_err;                /* the run's error once it had started */
+	struct lat_outfile file[3]; /* the outputs given by name (hlog,
+				     * flight CSV, SVG) */
 };
 
 /*
@@ -117,7 +129,8 @@ struct lat_session {
 void lat_session_init(struct lat_session *s);
 
 /*
- * Set the instruments up: counters and flight recorder (lat_instr_init),
+ * Set the instruments up: the outputs given by name created beside their
+ * names (LAT_SESSION_CREATE), counters and flight recorder (lat_instr_init),
  * the scheduler probe loaded and attached (unavailable here is no error:
  * a note says why and the run goes on without it, see
  * lat_session_sched_unavailable), the oversubscription warning, and the
@@ -151,7 +164,8 @@ bool lat_session_started(const struct lat_session *s);
  * hlog of a run stopped by @sig marked partial ("interrupted by
  * SIGINT/SIGTERM"); the SVG; the .hgrm files. A run that failed after
  * it started fails here, after its results (LAT_SESSION_RUN, or
- * LAT_SESSION_HLOG when writing the hlog failed). Not started: the note
+ * LAT_SESSION_HLOG when writing the hlog failed). Last, the outputs given
+ * by name are renamed into place; not started, they are removed. Not started: the note
  * "interrupted by <sig> during start-up: no event was sent" and with
  * .json the stub {"command", "interrupted": true, "signal", "started":
  * false}. Returns 0 or an error with @s->failed set (LAT_SESSION_INEXACT:
@@ -167,7 +181,8 @@ int lat_session_write(struct lat_session *s, int sig);
 const char *lat_session_error(const struct lat_session *s, int rc,
 			      char *buf, size_t len);
 
-/* Release everything. Safe after a failure at any step, and twice. */
+/* Release everything, removing the outputs given by name that were not
+ * renamed into place. Safe after a failure at any step, and twice. */
 void lat_session_destroy(struct lat_session *s);
 
 #endif

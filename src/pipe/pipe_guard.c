@@ -90,11 +90,7 @@ void *pipe_guard_main(void *arg)
 		g->err = nice_err;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load_explicit(&p->noise_stop, memory_order_relaxed)) {
-		long ns = (long)p->cfg.guard_ns;
-
-		next.tv_nsec += ns % 1000000000L;
-		next.tv_sec += ns / 1000000000L + next.tv_nsec / 1000000000L;
-		next.tv_nsec %= 1000000000L;
+		pipe_timespec_add(&next, (int64_t)p->cfg.guard_ns);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
 	return NULL;

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "latlab/cgroup.h"
 #include "latlab/hist_io.h"
@@ -157,6 +158,14 @@ struct lat_pipe {
 
 /* Ring @i of the USE rows: the hot rings q1.., then the sample ring.
  * Depth (a snapshot, off the hot path) and capacity. */
+/* @t += @ns (>= 0), normalised: the periodic helpers' next wake-up. */
+static inline void pipe_timespec_add(struct timespec *t, int64_t ns)
+{
+	t->tv_nsec += ns % 1000000000;
+	t->tv_sec += ns / 1000000000 + t->tv_nsec / 1000000000;
+	t->tv_nsec %= 1000000000;
+}
+
 static inline size_t pipe_ring_count(const struct lat_pipe *p, int i)
 {
 	return i <= p->cfg.stages ? lat_seqring_count(p->ring[i])

@@ -360,10 +360,7 @@ void *pipe_burst_main(void *arg)
 		       !atomic_load_explicit(&p->noise_stop,
 					     memory_order_relaxed))
 			lat_wait_pause();
-		next.tv_nsec += period_ns % 1000000000;
-		next.tv_sec += period_ns / 1000000000 +
-			       next.tv_nsec / 1000000000;
-		next.tv_nsec %= 1000000000;
+		pipe_timespec_add(&next, period_ns);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
 	return NULL;

@@ -26,9 +26,75 @@ void lat_session_init(struct lat_session *s)
 	s->note_prefix = "";
 }
 
+/* Record where it failed, and the file or directory that step writes. */
 static int fail(struct lat_session *s, enum lat_session_step at, int rc)
 {
+	const char *name[] = {
+		[LAT_SESSION_HLOG] = s->hlog_name,
+		[LAT_SESSION_FLIGHT] = s->flight_csv_name,
+		[LAT_SESSION_SVG] = s->svg_name,
+		[LAT_SESSION_HGRM] = s->hgrm_dir,
+		[LAT_SESSION_PROFILE_WRITE] = s->profile_dir,
+		[LAT_SESSION_INEXACT] = NULL,
+	};
+
 	s->failed = at;
+	if (at != LAT_SESSION_CREATE) /* that one names its file itself */
+		s->failed_name = name[at];
+	return rc;
+}
+
+/* The outputs that may be given by name, in s->file[] order. */
+static FILE **named_out(struct lat_session *s, int i, const char **name)
+{
+	FILE **f[] = { &s->hlog, &s->flight_csv, &s->svg };
+	const char *names[] = { s->hlog_name, s->flight_csv_name,
+				s->svg_name };
+
+	*name = names[i];
+	return f[i];
+}
+
+/* Create the outputs given by name alone: each a temporary beside it. */
+static int open_named(struct lat_session *s)
+{
+	for (int i = 0; i < 3; i++) {
+		const char *name;
+		FILE **f = named_out(s, i, &name);
+		int rc;
+
+		if (*f || !name)
+			continue;
+		rc = lat_outfile_open(&s->file[i], name);
+		if (rc) {
+			s->failed_name = name;
+			return fail(s, LAT_SESSION_CREATE, rc);
+		}
+		*f = s->file[i].f;
+	}
+	return 0;
+}
+
+/* Rename them into place, or (@keep false) remove them. */
+static int close_named(struct lat_session *s, bool keep)
+{
+	static const enum lat_session_step step[] = {
+		LAT_SESSION_HLOG, LAT_SESSION_FLIGHT, LAT_SESSION_SVG,
+	};
+	int rc = 0;
+
+	for (int i = 0; i < 3; i++) {
+		const char *name;
+		FILE **f = named_out(s, i, &name);
+
+		if (!s->file[i].f)
+			continue;
+		*f = NULL;
+		if (!keep || rc)
+			lat_outfile_abandon(&s->file[i]);
+		else if ((rc = lat_outfile_commit(&s->file[i], 0)))
+			fail(s, step[i], rc);
+	}
 	return rc;
 }
 
@@ -78,6 +144,8 @@ int lat_session_begin(struct lat_session *s)
 	struct lat_prof_config pc = { .offcpu = true };
 	int rc;
 
+	if ((rc = open_named(s)))
+		return rc;
 	s->cfg.hlog = s->hlog;
 	rc = lat_instr_init(&s->in, &s->instr, &s->cfg);
 	if (rc)
@@ -258,8 +326,10 @@ int lat_session_write(struct lat_session *s, int sig)
 	char why[40];
 	int rc;
 
-	if (!lat_session_started(s))
+	if (!lat_session_started(s)) {
+		close_named(s, false); /* the files there stay as they were */
 		return write_unstarted(s, sig);
+	}
 	if (s->out && (rc = write_results(s, sig)))
 		return fail(s, LAT_SESSION_OUT, rc);
 	if (s->instr.flight && (rc = write_flight(s)))
@@ -280,13 +350,14 @@ int lat_session_write(struct lat_session *s, int sig)
 		return fail(s, LAT_SESSION_HGRM, rc);
 	if (!s->r.exact)
 		return fail(s, LAT_SESSION_INEXACT, -EPROTO);
-	return 0;
+	return close_named(s, true);
 }
 
 const char *lat_session_error(const struct lat_session *s, int rc,
 			      char *buf, size_t len)
 {
 	static const char *const what[] = {
+		[LAT_SESSION_CREATE] = "cannot create",
 		[LAT_SESSION_INSTR] = "cannot set up counters and flight "
 				      "recorder",
 		[LAT_SESSION_SCHED_STAMPS] = "the scheduler probe needs the "
@@ -304,20 +375,14 @@ const char *lat_session_error(const struct lat_session *s, int rc,
 		[LAT_SESSION_SVG] = "writing", [LAT_SESSION_HGRM] = "writing",
 		[LAT_SESSION_INEXACT] = "accounting is not exact: this is a bug",
 	};
-	const char *file[] = {
-		[LAT_SESSION_PROFILE_WRITE] = s->profile_dir,
-		[LAT_SESSION_FLIGHT] = s->flight_csv_name,
-		[LAT_SESSION_HLOG] = s->hlog_name, [LAT_SESSION_SVG] = s->svg_name,
-		[LAT_SESSION_HGRM] = s->hgrm_dir, [LAT_SESSION_INEXACT] = NULL,
-	};
 	enum lat_session_step at = s->failed;
 
 	if (at == LAT_SESSION_OK || at == LAT_SESSION_INEXACT)
 		snprintf(buf, len, "%s", at ? what[at] : lat_strerror(rc));
 	else if (at == LAT_SESSION_PROFILE && *s->why)
 		snprintf(buf, len, "%s: %s", what[at], s->why);
-	else if (file[at])
-		snprintf(buf, len, "%s '%s': %s", what[at], file[at],
+	else if (s->failed_name)
+		snprintf(buf, len, "%s '%s': %s", what[at], s->failed_name,
 			 lat_strerror(rc));
 	else
 		snprintf(buf, len, "%s: %s", what[at], lat_strerror(rc));
@@ -333,6 +398,7 @@ void lat_session_destroy(struct lat_session *s)
 		lat_prof_free(p);
 		s->prof = NULL;
 	}
+	close_named(s, false);
 	lat_pipe_result_destroy(&s->r);
 	lat_sched_attr_free(s->attr);
 	s->attr = NULL;
