@@ -25,8 +25,13 @@ static const char usage[] =
 "different cores (placement printed): one-way handoff latency and\n"
 "throughput, single and batched. A cache-line ping-pong floor is\n"
 "measured on the same CPUs in the same rounds; a latency below it\n"
-"is printed as implausible, not reported. Each figure is the median\n"
-"of several rounds with min and max; one warm-up round is dropped.\n"
+"is printed as implausible, not reported. The latency-mode ring's\n"
+"handoffs are judged against their honest floors, measured alike:\n"
+"a line each way (8 B; any round trip through two rings needs it)\n"
+"and a payload line plus a mark line each way (64 B), with the\n"
+"one-line floor and its distance to the two-line one beside them.\n"
+"Each figure is the median of several rounds with min and max; one\n"
+"warm-up round is dropped.\n"
 "\n"
 ;
 
