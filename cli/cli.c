@@ -30,13 +30,12 @@ bool cli_parsed(void)
 	return cli_parse_only;
 }
 
-void cli_print_help(const struct cli_cmd *cmd)
+const char *cli_help(const char *name)
 {
-	fputs(cmd->usage, stdout);
-	if (!cmd->opts)
-		return;
-	cli_print_opts(cmd, stdout);
-	fputs(cmd->usage_tail, stdout);
+	for (const struct cli_help_page *p = cli_help_pages; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p->text;
+	return NULL;
 }
 
 static void vreport(const char *cmd, const char *fmt, va_list ap)

@@ -24,22 +24,27 @@ enum cli_exit {
 /*
  * One subcommand. Each cli/cmd_<name>.c defines
  *   const struct cli_cmd cli_cmd_<name>;
- * and the build collects them into the table (see CMakeLists.txt). The
+ * and the build collects them into the table (see CMakeLists.txt). Its
+ * --help is the page docs/cli/<name>.txt, embedded at build time; the
  * pattern every command follows is in docs/architecture.md.
  */
 struct cli_cmd {
 	const char *name;
-	const char *summary;  /* one line for 'latlab --help' */
-	/* --help: .usage, the options section generated from .opts (when
-	 * the command has a table, cli/opt.h), then .usage_tail */
-	const char *usage;    /* purpose, synopsis, prose */
 	const struct cli_opt *opts;
-	int help_col;         /* column of the options' help (default 22) */
-	const char *usage_tail; /* more prose, exit status, EXAMPLES: */
 	bool operands;        /* takes arguments after its options */
 	bool options_first;   /* options end at the first operand */
 	int (*run)(int argc, char **argv); /* argv[0] is the name */
 };
+
+/* The embedded pages (generated gen/cli_help.c), ended by { 0 }. */
+struct cli_help_page {
+	const char *name; /* "latlab" for latlab's own, else a command's */
+	const char *text;
+};
+extern const struct cli_help_page cli_help_pages[];
+
+/* The text of docs/cli/@name.txt, or NULL. */
+const char *cli_help(const char *name);
 
 /*
  * Parse-only mode (the CLI fuzz target, fuzz/fuzz_cli_argv.c): every
@@ -56,9 +61,6 @@ bool cli_parsed(void);
  */
 _Noreturn void cli_exit(int code);
 extern void (*cli_exit_hook)(int code);
-
-/* Print the subcommand's usage text to stdout. */
-void cli_print_help(const struct cli_cmd *cmd);
 
 /*
  * Print "latlab <cmd>: <message>" as one line on stderr and exit 2.

@@ -14,34 +14,6 @@
 
 extern const struct cli_cmd cli_cmd_bench;
 
-static const char usage[] =
-"latlab bench: make a microbenchmark lie, then distrust it\n"
-"\n"
-"usage: latlab bench [--reps <n>] [--iters <n>] [--quick] [--json]\n"
-"\n"
-"Times a loop whose result is unused (the compiler deletes it) next\n"
-"to the same loop kept alive by an optimization barrier; the SPSC\n"
-"ring's push+pop on one thread; and across two threads pinned to\n"
-"different cores (placement printed): one-way handoff latency and\n"
-"throughput, single and batched. A cache-line ping-pong floor is\n"
-"measured on the same CPUs in the same rounds; a latency below it\n"
-"is printed as implausible, not reported. The latency-mode ring's\n"
-"handoffs are judged against their honest floors, measured alike:\n"
-"a line each way (8 B; any round trip through two rings needs it)\n"
-"and a payload line plus a mark line each way (64 B), with the\n"
-"one-line floor and its distance to the two-line one beside them.\n"
-"Each figure is the median of several rounds with min and max; one\n"
-"warm-up round is dropped.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"EXAMPLES:\n"
-"  latlab bench                   # the full run, ~a minute\n"
-"  latlab bench --quick --json    # a few seconds, for scripts\n"
-"  taskset -c 2,3 latlab bench    # choose the two CPUs yourself\n";
-
 struct opts {
 	unsigned reps;
 	uint64_t iters;     /* messages per cross-thread throughput round */
@@ -51,14 +23,10 @@ struct opts {
 
 #define CLI_ARGS struct opts
 static const struct cli_opt opts[] = {
-	{ CLI_U64("reps", reps, 1, 64), .short_name = 'r', .arg = "<n>",
-	  .help = "rounds per figure, 1..64 (default 7; 3 with\n--quick)" },
-	{ CLI_U64("iters", iters, 10000, 1000000000), .short_name = 'n',
-	  .arg = "<n>", .help = "messages per throughput round (default 2M;\n"
-	  "100k with --quick); handoffs use n/50" },
-	{ CLI_FLAG("quick", quick),
-	  .help = "small counts, for tests and a first look" },
-	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
+	{ CLI_U64("reps", reps, 1, 64), .short_name = 'r' },
+	{ CLI_U64("iters", iters, 10000, 1000000000), .short_name = 'n' },
+	{ CLI_FLAG("quick", quick) },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -102,10 +70,6 @@ static int bench_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_bench = {
 	.name = "bench",
-	.summary = "microbenchmark traps: dead code, the ring, the floor",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 20,
-	.usage_tail = usage_tail,
 	.run = bench_main,
 };

@@ -13,29 +13,6 @@
 
 extern const struct cli_cmd cli_cmd_clock;
 
-static const char usage[] =
-"latlab clock: own the cycle clock\n"
-"\n"
-"Calibrates the cycle counter (TSC / cntvct_el0) three times against\n"
-"CLOCK_MONOTONIC_RAW, measures its drift, what one read of each kind\n"
-"costs (p50/p99 of back-to-back pairs), and whether the counter is\n"
-"invariant, i.e. whether cycles are time at all.\n"
-"\n"
-"usage: latlab clock [--drift-seconds <s>] [--calib-ms <ms>]\n"
-"                    [--pairs <n>] [--json]\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"EXAMPLES:\n"
-"  latlab clock                        # the full lab, ~4 s\n"
-"  latlab clock --drift-seconds 60     # is the ratio still right a "
-"minute later?\n"
-"  latlab clock --json | jq .read_cost # read costs for a script\n"
-"  latlab clock --calib-ms 20 --drift-seconds 0.5 --pairs 10k"
-"  # quick look\n";
-
 struct clock_opts {
 	double drift_s;
 	unsigned calib_ms;
@@ -45,16 +22,10 @@ struct clock_opts {
 
 #define CLI_ARGS struct clock_opts
 static const struct cli_opt opts[] = {
-	{ CLI_DOUBLE("drift-seconds", drift_s, 0.01, 3600), .arg = "<s>",
-	  .help = "drift interval in seconds, 0.01..3600\n(default 3)" },
-	{ CLI_U64("calib-ms", calib_ms, 10, 60000), .arg = "<ms>",
-	  .help = "length of each of the three calibrations,\n"
-	  "10..60000 (default 200)" },
-	{ CLI_U64("pairs", pairs, 1000, 50000000), .arg = "<n>",
-	  .help = "back-to-back read pairs per kind of read,\n"
-	  "1000..50M, k/M suffixes (default 200k)" },
-	{ CLI_FLAG("json", json),
-	  .help = "print one JSON object instead of the report" },
+	{ CLI_DOUBLE("drift-seconds", drift_s, 0.01, 3600) },
+	{ CLI_U64("calib-ms", calib_ms, 10, 60000) },
+	{ CLI_U64("pairs", pairs, 1000, 50000000) },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -106,10 +77,6 @@ static int clock_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_clock = {
 	.name = "clock",
-	.summary = "own the cycle clock: calibration, drift, read cost",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.run = clock_main,
 };

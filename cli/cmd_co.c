@@ -4,48 +4,18 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
-#include "latlab/clock.h"
+#include "stop.h"
 #include "latlab/co.h"
-#include "latlab/fmt.h"
-#include "latlab/hist.h"
-#include "latlab/json.h"
 
 #define CMD "co"
 
 extern const struct cli_cmd cli_cmd_co;
 /* histogram range: 1 ns to 1 hour, 3 significant digits */
-
-static const char usage[] =
-"latlab co: make the benchmark lie (coordinated omission)\n"
-"\n"
-"usage: latlab co [--requests <n>] [--rate <per-s>] [--service <t>]\n"
-"                 [--stall <t>] [--stall-at <i>] [--clock (wall|cpu)]\n"
-"                 [--json] [--svg <file>]\n"
-"\n"
-"A toy service does --service of work per request; request --stall-at\n"
-"stalls for --stall more. Requests are due on a fixed schedule at\n"
-"--rate. One run, three measurements: the closed loop (latency from\n"
-"the client's actual send; it waits for each reply), the open loop\n"
-"(latency from the intended send time) and the closed loop corrected\n"
-"with the histogram's expected interval 1/rate. One thread: the\n"
-"arrivals come from the schedule, so no generator thread can be late.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"EXAMPLES:\n"
-"  latlab co                          # the lesson, about 1 s\n"
-"  latlab co --stall 200ms            # a longer stall, a worse lie\n"
-"  latlab co -n 2000 --stall 20ms --json   # short run for scripts\n"
-"  latlab co --clock cpu              # on a busy machine\n"
-"  latlab co --svg co.svg             # the lesson as a picture\n";
 
 struct co_opts {
 	struct lat_co_config cfg;
@@ -61,28 +31,16 @@ static void parse_svg(void *args, const char *path)
 
 #define CLI_ARGS struct co_opts
 static const struct cli_opt opts[] = {
-	{ CLI_U64("requests", cfg.requests, 1, 100000000), .short_name = 'n',
-	  .arg = "<n>", .help = "requests (default 10000)" },
-	{ CLI_DOUBLE("rate", cfg.rate_per_s, 1, 1e7), .short_name = 'r',
-	  .arg = "<per-s>", .help = "intended sends per second (default "
-	  "10000);\nrate x service must stay below 1" },
+	{ CLI_U64("requests", cfg.requests, 1, 100000000), .short_name = 'n' },
+	{ CLI_DOUBLE("rate", cfg.rate_per_s, 1, 1e7), .short_name = 'r' },
 	{ CLI_DURATION("service", cfg.service_ns, 1e3, 100, 1e9),
-	  .short_name = 's', .arg = "<t>",
-	  .help = "work per request (default 20us; bare number\nin us)" },
+	  .short_name = 's' },
 	{ CLI_DURATION("stall", cfg.stall_ns, 1e6, 0, 60e9),
-	  .short_name = 'S', .arg = "<t>",
-	  .help = "extra work of the stalled request (default\n"
-	  "50ms; bare number in ms; 0 for none)" },
-	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX), .arg = "<i>",
-	  .help = "index of the stalled request (default n/2)" },
-	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c',
-	  .arg = "<c>", .help = "wall: real time, preemptions by other load\n"
-	  "included (default); cpu: the thread's CPU\n"
-	  "time, so only the injected stall stalls" },
-	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
-	{ CLI_CALL("svg", parse_svg), .arg = "<file>",
-	  .help = "the three measurements by percentile, one\n"
-	  "picture (x: percentile, log 1/(1-p); y: log)" },
+	  .short_name = 'S' },
+	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX) },
+	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c' },
+	{ CLI_FLAG("json", json) },
+	{ CLI_CALL("svg", parse_svg) },
 	{ 0 },
 };
 
@@ -107,88 +65,6 @@ static void parse(int argc, char **argv, struct co_opts *o)
 					    1e9);
 }
 
-/* The sentence under the table: lat_co_judge's finding, in words. */
-static void verdict(char *buf, size_t len, const struct co_opts *o,
-		    const struct lat_co_report *r)
-{
-	const struct lat_co_closed_stats *st = &r->st;
-	const struct lat_co_verdict *v = &r->v;
-	const struct lat_hist *closed = &r->h[LAT_CO_CLOSED];
-	const struct lat_hist *open = &r->h[LAT_CO_OPEN];
-	char cq[LAT_FMT_LEN], op99[LAT_FMT_LEN], cr99[LAT_FMT_LEN];
-	char stall[LAT_FMT_LEN], late[LAT_FMT_LEN], cmax[LAT_FMT_LEN];
-	char omax[LAT_FMT_LEN], maxes[200];
-
-	lat_fmt_ns(cmax, sizeof(cmax), (double)lat_hist_max(closed));
-	lat_fmt_ns(omax, sizeof(omax), (double)lat_hist_max(open));
-	if (v->max_agrees)
-		snprintf(maxes, sizeof(maxes), "The max is the stalled "
-			 "request itself, so every mode agrees on it (%s vs "
-			 "%s): the max alone cannot reveal the omission.",
-			 cmax, omax);
-	else
-		snprintf(maxes, sizeof(maxes), "The open-loop max (%s) "
-			 "exceeds the closed one (%s): requests queued behind "
-			 "the stall also waited out other delays.", omax,
-			 cmax);
-	lat_fmt_ns(op99, sizeof(op99),
-		   (double)lat_hist_value_at_percentile(open, 99));
-	lat_fmt_ns(cr99, sizeof(cr99), (double)lat_hist_value_at_percentile(
-					       &r->h[LAT_CO_CORRECTED], 99));
-	lat_fmt_ns(stall, sizeof(stall), o->cfg.stall_ns);
-	lat_fmt_ns(late, sizeof(late), (double)st->max_send_delay_ns);
-	switch (v->finding) {
-	case LAT_CO_OMISSION:
-		lat_fmt_ns(cq, sizeof(cq), (double)v->healthy_ns);
-		snprintf(buf, len,
-			 "The closed loop says %g%% of requests took at most "
-			 "%s, yet a user sending on schedule saw a p99 of %s: "
-			 "during the %s stall the closed-loop client stopped "
-			 "sending, so the %" PRIu64 " requests it held back "
-			 "(up to %s late) never had their wait measured - "
-			 "coordinated omission; the correction puts them back "
-			 "(p99 %s). %s", v->healthy_pct, cq, op99, stall,
-			 st->sent_late, late, cr99, maxes);
-		break;
-	case LAT_CO_STALL_TOO_SHORT:
-		snprintf(buf, len,
-			 "Here the open-loop p99 (%s) is within 10x of the "
-			 "closed loop's: the %s stall spans only %.0f send "
-			 "intervals, under 1%% of %" PRIu64 " requests, too "
-			 "few to move p99; a longer --stall or higher --rate "
-			 "shows coordinated omission.", op99, stall,
-			 v->held_back, o->cfg.requests);
-		break;
-	case LAT_CO_TAIL_FILLED:
-		lat_fmt_ns(cq, sizeof(cq),
-			   (double)lat_hist_value_at_percentile(closed, 99));
-		snprintf(buf, len,
-			 "Here even the closed loop's p99 (%s) is near the "
-			 "open loop's (%s): with %" PRIu64 " requests the "
-			 "stall itself, or other delays, fill the closed "
-			 "loop's tail, so the comparison shows little; more "
-			 "--requests separates them.", cq, op99,
-			 o->cfg.requests);
-		break;
-	}
-}
-
-/* The line about other load, when it mattered. */
-static void load_note(char *buf, size_t len, const struct co_opts *o,
-		      const struct lat_co_closed_stats *st)
-{
-	buf[0] = '\0';
-	if (o->cfg.clock == LAT_CO_CPU)
-		snprintf(buf, len, "Times are the service thread's CPU time "
-			 "(--clock cpu): preemption by other load is not in "
-			 "them; the injected stall is the only one.");
-	else if (lat_co_cpu_share(st) < 0.9)
-		snprintf(buf, len, "The service thread had a CPU for only "
-			 "%.0f%% of the run: other load preempted it, and "
-			 "every mode includes those delays (--clock cpu "
-			 "leaves them out).", 100 * lat_co_cpu_share(st));
-}
-
 static int co_main(int argc, char **argv)
 {
 	struct co_opts o = {
@@ -196,7 +72,6 @@ static int co_main(int argc, char **argv)
 			 .service_ns = 20e3, .stall_ns = 50e6 },
 	};
 	static struct lat_co_report r;
-	char text[768], note[256];
 	int rc;
 
 	parse(argc, argv, &o);
@@ -205,11 +80,10 @@ static int co_main(int argc, char **argv)
 	cli_catch_stop_signals();
 	o.cfg.stop = cli_stop_requested;
 	rc = lat_co_report_init(&r, &o.cfg);
-	if (rc == -ENOMEM)
-		cli_fail(CMD, "cannot allocate histograms");
 	if (rc)
-		cli_fail(CMD, "cannot calibrate the cycle clock: %s",
-			     lat_strerror(rc));
+		cli_fail(CMD, "cannot %s: %s", rc == -ENOMEM ? "allocate "
+			 "histograms" : "calibrate the cycle clock",
+			 lat_strerror(rc));
 	fprintf(stderr, "latlab co: %" PRIu64 " requests, about %.2f s\n",
 		o.cfg.requests,
 		(double)o.cfg.requests / o.cfg.rate_per_s +
@@ -218,31 +92,13 @@ static int co_main(int argc, char **argv)
 	if (rc && rc != -EINTR)
 		cli_fail(CMD, "run failed: %s", lat_strerror(rc));
 	if (rc == -EINTR)
-		fprintf(stderr, "latlab co: interrupted by %s after %" PRIu64
-			" of %" PRIu64 " requests: the results are of those\n",
-			cli_stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
-			r.st.done, o.cfg.requests);
-	for (int i = 0; i < LAT_CO_MODES; i++)
-		if (r.h[i].overflow_count)
-			cli_fail(CMD, "%" PRId64 " latencies beyond the "
-				     "histogram's range (1 ns..1 h)",
-				     r.h[i].overflow_count);
-	verdict(text, sizeof(text), &o, &r);
-	if (o.json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_co_json(&j, &r, text);
-		if (lat_json_finish(&j))
-			cli_fail(CMD, "internal error writing JSON");
-	} else {
-		lat_co_print(stdout, &r);
-		printf("\n");
-		lat_fmt_paragraph(stdout, text, 0);
-		load_note(note, sizeof(note), &o, &r.st);
-		if (note[0])
-			lat_fmt_paragraph(stdout, note, 0);
-	}
+		cli_interrupted(CMD, " after %" PRIu64 " of %" PRIu64 " requests:"
+				" the results are of those", r.st.done,
+				o.cfg.requests);
+	if (lat_co_over_range(&r))
+		cli_fail(CMD, "%" PRId64 " latencies beyond the histogram's "
+			 "range (1 ns..1 h)", lat_co_over_range(&r));
+	cli_stdout_check(CMD, lat_co_write(stdout, &r, o.json));
 	if (o.svg) {
 		FILE *f = cli_out_open(CMD, o.svg);
 
@@ -257,9 +113,6 @@ static int co_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_co = {
 	.name = "co",
-	.summary = "coordinated omission: one stall, three measurements",
-	.usage = usage,
 	.opts = opts,
-	.usage_tail = usage_tail,
 	.run = co_main,
 };

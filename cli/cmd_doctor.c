@@ -15,41 +15,6 @@
 
 extern const struct cli_cmd cli_cmd_doctor;
 
-static const char usage[] =
-"latlab doctor: is this machine fit to measure latency on?\n"
-"\n"
-"usage: latlab doctor [--json] [--strict] [--steal <time>] [--root <dir>]\n"
-"\n"
-"Checks, one line each with ok / info / warn / bad / n/a and, under every\n"
-"warn and bad, the fix:\n"
-"  clock           invariant TSC, kernel clocksource, TSC vs\n"
-"                  CLOCK_MONOTONIC_RAW over two windows\n"
-"  cpu             online and usable CPUs, isolation (isolcpus, nohz_full,\n"
-"                  rcu_nocbs), SMT, governor and boost, idle states and\n"
-"                  exit latencies, device IRQs on the CPUs the pipeline\n"
-"                  would use, NUMA nodes\n"
-"  virtualisation  hypervisor (CPUID), steal time measured now\n"
-"  cgroup          v1 or v2, CPU quota (tightest up the tree), periods\n"
-"                  throttled so far, cpuset\n"
-"  memory          transparent huge pages, swap, locked-memory limit\n"
-"  privileges      perf_event_paranoid, capabilities, BTF, unprivileged BPF\n"
-"  latlab          what latlab can therefore do here: counters, eBPF\n"
-"                  probes, the pipeline's placement, the CPU-quota\n"
-"                  experiment\n"
-"It runs as any user; what it cannot read it reports as n/a with why.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Exit status: 0 done (warnings included), 1 --strict and a bad finding,\n"
-"or a runtime failure, 2 bad usage.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab doctor                 # the report, about 1 s\n"
-"  latlab doctor --json | jq '.findings[] | select(.level != \"ok\")'\n"
-"  latlab doctor --strict --steal 0  # gate a benchmark job on it\n";
-
 struct doctor_args {
 	struct lat_doctor_opts o;
 	bool json, strict;
@@ -83,17 +48,10 @@ static void parse_root(void *args, const char *v)
 
 #define CLI_ARGS struct doctor_args
 static const struct cli_opt opts[] = {
-	{ CLI_FLAG("json", json),
-	  .help = "one JSON object: findings, summary, facts" },
-	{ CLI_FLAG("strict", strict),
-	  .help = "exit 1 when any finding is bad" },
-	{ CLI_CALL("steal", parse_steal), .arg = "<time>",
-	  .help = "how long to measure steal (default 1s; 0 skips it\n"
-	  "and the clock comparison)" },
-	{ CLI_CALL("root", parse_root), .arg = "<dir>",
-	  .help = "read /proc and /sys under <dir> (a saved copy of\n"
-	  "another machine's files); CPUID and this process's\n"
-	  "limits stay this machine's" },
+	{ CLI_FLAG("json", json) },
+	{ CLI_FLAG("strict", strict) },
+	{ CLI_CALL("steal", parse_steal) },
+	{ CLI_CALL("root", parse_root) },
 	{ 0 },
 };
 
@@ -170,10 +128,6 @@ static int doctor_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_doctor = {
 	.name = "doctor",
-	.summary = "is this machine fit to measure on? (checks and fixes)",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 18,
-	.usage_tail = usage_tail,
 	.run = doctor_main,
 };

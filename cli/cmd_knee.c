@@ -20,59 +20,6 @@
 
 extern const struct cli_cmd cli_cmd_knee;
 
-static const char usage[] =
-"latlab knee: the saturation knee of the real pipeline, beside Kingman and\n"
-"the simulator\n"
-"\n"
-"usage: latlab knee [--points <n> | --rho-list <r,r,...>] [--work-ns <time>]\n"
-"                   [--work-dist <d>[,<d>...]] [--point-time <time>]\n"
-"                   [--arrivals poisson|fixed] [--seed <n>] [--customers <n>]\n"
-"                   [--knee-slope <k>] [--svg <file>] [--hlog-dir <dir>]\n"
-"                   [--nice <n>] [--force] [--json]\n"
-"\n"
-"Stage 1 of the pipeline (producer -> stage 1 -> consumer) is the queue.\n"
-"First the wake-up floor is measured (the p50 time for the idle stage to\n"
-"pick an event up); the mean service time tau must be at least 20 times\n"
-"that, or the queue measured is the wake-up, not the work. Then a run at\n"
-"half the nominal capacity measures tau (work + per-event overhead, and\n"
-"the wake-up an event that finds stage 1 idle pays), then each point runs\n"
-"at the rate for its rho, from the calibration and, after three points, a\n"
-"line fitted to the points measured (a point off by more than 0.01 runs\n"
-"once more): achieved rho (busy / wall), c_a (send gaps), c_s (service\n"
-"times), the wait W_q before stage 1 (mean with a 95% interval, p50, p99,\n"
-"p99.9) and e2e. Each point draws its own arrivals. Beside each: Kingman\n"
-"from the measured c_a, c_s, tau; Pollaczek-Khinchine (M/G/1, with Poisson\n"
-"arrivals); the simulator fed the measured gap and service histograms, and\n"
-"fed the point's own gaps in order; their errors, scored over the sweep.\n"
-"The knee is where W_q/tau rises --knee-slope per unit of rho, as in\n"
-"'latlab queue'.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"SYSTEM STATE: by default the sweep raises priorities while it runs: stage\n"
-"1's and the producer's threads to nice -20 (gone with the process) and\n"
-"this login session's scheduler autogroup to nice -20 (/proc/self/autogroup:\n"
-"the whole session, the shell included). Otherwise, on a shared machine,\n"
-"the waits measured are mostly the neighbours' time slices. It is said on\n"
-"stderr before it is done, in the report and in the JSON (\"priority\"),\n"
-"and the autogroup is given back on every exit the process sees (end,\n"
-"error, Ctrl-C, TERM, HUP and other fatal signals), not after SIGKILL:\n"
-"then 'echo 0 > /proc/self/autogroup' from that session. Without\n"
-"CAP_SYS_NICE nothing changes and the report says so. --nice 0: no change.\n"
-"\n"
-"Exit status: 0 done, 1 runtime failure, 2 bad usage (before any run;\n"
-"a tau under 20 x the floor is refused after the floor is measured, before\n"
-"any point), 130/143 stopped: the finished points are printed.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab knee                                  # about 2 minutes\n"
-"  latlab knee --work-dist det,exp --rho-list 0.5,0.7,0.9\n"
-"                                               # variance moves the knee\n"
-"  latlab knee --work-dist bimodal:0.02:2ms --svg knee.svg\n"
-"  latlab knee --points 6 --point-time 4s --json > knee.json\n";
-
 /* The command's options; rep is what the library fills and prints. */
 struct knee_opts {
 	struct lat_knee_report rep;
@@ -189,43 +136,21 @@ static void parse_nice(void *args, const char *arg)
 
 #define CLI_ARGS struct knee_opts
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("points", parse_points), .arg = "<n>",
-	  .help = "utilizations 0.3 to 0.95, evenly (default 14)" },
-	{ CLI_CALL("rho-list", parse_rho_list), .arg = "<list>",
-	  .help = "these utilizations instead, increasing, each in (0,1)" },
-	{ CLI_CALL("work-ns", parse_work), .arg = "<time>",
-	  .help = "mean work of stage 1, 1us..10ms (default 20 x the\n"
-	  "wake-up floor, at least 20us, rounded up to 10us)" },
-	{ CLI_CALL("work-dist", parse_dists), .arg = "<list>",
-	  .help = "its distribution: det, exp, lognormal:<cv>,\n"
-	  "bimodal:<p>:<slow time>; a comma list sweeps each\n"
-	  "(up to 4) and compares their waits (default det)" },
+	{ CLI_CALL("points", parse_points), .excludes = "rho-list" },
+	{ CLI_CALL("rho-list", parse_rho_list) },
+	{ CLI_CALL("work-ns", parse_work) },
+	{ CLI_CALL("work-dist", parse_dists) },
 	{ CLI_DURATION("point-time", rep.kc.point_s, 0, 1e7, 3600e9),
-	  .div = 1e9, .arg = "<time>",
-	  .help = "run time per point (default 8s)" },
-	{ CLI_WORDS("arrivals", rep.base.arrivals, "fixed poisson"),
-	  .arg = "<kind>", .help = "poisson (default) or fixed" },
-	{ CLI_U64("seed", rep.base.seed, 0, UINT64_MAX), .arg = "<n>",
-	  .help = "seed of the arrivals and the work draws; each point\n"
-	  "draws its own from it (default 1)" },
-	{ CLI_U64("customers", rep.kc.sim.customers, 1000, 100000000),
-	  .arg = "<n>", .help = "simulator customers per point (default 1M)" },
-	{ CLI_DOUBLE("knee-slope", rep.kc.knee_slope, 1e-3, 1e6),
-	  .arg = "<k>",
-	  .help = "knee threshold in W_q/tau per unit rho (default 10)" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "the chart: measured points with 95% intervals,\n"
-	  "Kingman and simulator curves, the knees" },
-	{ CLI_STRING("hlog-dir", hlog_dir), .arg = "<dir>",
-	  .help = "one .hlog per point: <dir>/knee-<dist>-rho<r>.hlog" },
-	{ CLI_FLAG("force", force),
-	  .help = "run even when tau is below 20 x the floor (warns)" },
-	{ CLI_CALL("nice", parse_nice), .arg = "<n>",
-	  .help = "nice value of stage 1's and the producer's threads,\n"
-	  "and of this session's scheduler autogroup while\n"
-	  "the sweep runs (default -20; 0 leaves every\n"
-	  "priority alone): see SYSTEM STATE" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	  .div = 1e9 },
+	{ CLI_WORDS("arrivals", rep.base.arrivals, "fixed poisson") },
+	{ CLI_U64("seed", rep.base.seed, 0, UINT64_MAX) },
+	{ CLI_U64("customers", rep.kc.sim.customers, 1000, 100000000) },
+	{ CLI_DOUBLE("knee-slope", rep.kc.knee_slope, 1e-3, 1e6) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_STRING("hlog-dir", hlog_dir) },
+	{ CLI_FLAG("force", force) },
+	{ CLI_CALL("nice", parse_nice) },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -244,9 +169,6 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
 	if (cli_given("customers"))
 		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
-	if (cli_given("points") && cli_given("rho-list"))
-		cli_usage_error(CMD, "--points and --rho-list do not go "
-				"together");
 	if (o->hlog_dir)
 		check_dir(o->hlog_dir);
 	if (o->svg)
@@ -374,11 +296,6 @@ static int knee_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_knee = {
 	.name = "knee",
-	.summary = "the real pipeline's saturation knee beside Kingman and "
-		   "the simulator",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.run = knee_main,
 };

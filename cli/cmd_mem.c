@@ -19,50 +19,6 @@
 
 extern const struct cli_cmd cli_cmd_mem;
 
-static const char usage[] =
-	"latlab mem: the memory hierarchy and contention, measured here\n"
-	"\n"
-	"usage: latlab mem [chase|c2c|false-sharing|read-mostly|all]...\n"
-	"                  [--hugepages] [--min-size <bytes>] [--max-size "
-	"<bytes>]\n"
-	"                  [--steps <n>] [--samples <n>] [--svg <file>]\n"
-	"                  [--cpus <list>] [--rounds <n>] [--threads <list>]\n"
-	"                  [--duration <time>] [--write-interval <time>]\n"
-	"                  [--rt] [--quick] [--json]\n"
-	"\n"
-	"chase          load-to-use latency by working-set size: a dependent\n"
-	"               pointer chase over a random cycle of 64-byte lines,\n"
-	"               ns and cycles per load (p50, min, p99 over samples),\n"
-	"               the plateaus named after the sysfs cache sizes, and\n"
-	"               the same sizes walked in order (the prefetcher's\n"
-	"               case)\n"
-	"c2c            one-way cache-line hand-off between every pair of\n"
-	"               usable CPUs, labelled SMT sibling / same cache\n"
-	"               domain / cross domain\n"
-	"false-sharing  two threads incrementing their own counters on one\n"
-	"               line, 64 B apart and 128 B apart: on two CPUs and\n"
-	"               forced onto one\n"
-	"read-mostly    N readers + 1 writer over a small table: pthread\n"
-	"               rwlock, RCU-style pointer swap, 64 sharded locks\n"
-	"With no experiment named, all four run (~30 s on 2 vCPUs).\n"
-	"Each ends with a verdict line derived from its numbers. Ctrl-C\n"
-	"prints the sizes/pairs/rows finished so far and exits 130.\n"
-	"\n"
-	;
-
-static const char usage_tail[] =
-	"\n"
-	"EXAMPLES:\n"
-	"  latlab mem                                   # all four, ~30 s\n"
-	"  latlab mem chase --hugepages --svg mem.svg   # the curve; TLB "
-	"misses\n"
-	"  latlab mem chase --max-size 8M --steps 8     # the caches in "
-	"detail\n"
-	"  latlab mem false-sharing read-mostly --json  # for scripts\n"
-	"  latlab mem c2c false-sharing --rt            # on a busy machine\n"
-	"  latlab mem read-mostly --threads 1,2,4,8     # oversubscribe\n"
-	"  latlab mem c2c --cpus 0-7 --rounds 3         # a bigger matrix\n";
-
 /* "4096", "4K", "4KiB", "128M", "1G": bytes, binary suffixes. */
 static uint64_t parse_size(const char *flag, const char *arg)
 {
@@ -168,48 +124,20 @@ static void parse_max(void *o, const char *arg)
 
 #define CLI_ARGS struct mem_opts
 static const struct cli_opt opts[] = {
-	{ CLI_FLAG("hugepages", hugepages),
-	  .help = "chase also on huge pages (MAP_HUGETLB, else\n"
-	  "transparent huge pages; says which and how\n"
-	  "much the kernel gave): TLB misses vs cache\nmisses" },
-	{ CLI_CALL("min-size", parse_min), .arg = "<bytes>",
-	  .help = "smallest working set (default 4K; >= 64)" },
-	{ CLI_CALL("max-size", parse_max), .arg = "<bytes>",
-	  .help = "largest (default 4x the last-level cache;\n"
-	  "at most what is available)" },
-	{ CLI_U64("steps", steps, 1, 16), .arg = "<n>",
-	  .help = "sizes per doubling, 1..16 (default 4)" },
-	{ CLI_U64("samples", samples, 1, 100000), .arg = "<n>",
-	  .help = "timed samples of 1024 loads per size\n(default 100)" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "the chase curve as SVG (log size axis)" },
-	{ CLI_STRING("cpus", cpu_list), .arg = "<list>",
-	  .help = "CPUs to use (default: every usable CPU)" },
-	{ CLI_U64("rounds", rounds, 1, 64), .arg = "<n>",
-	  .help = "interleaved rounds for c2c and false sharing\n"
-	  "(default 5) and read-mostly (at most 2: a\n"
-	  "row is already 200 ms per round)" },
-	{ CLI_CALL("threads", parse_threads), .arg = "<list>",
-	  .help = "reader counts for read-mostly (default 1..\n"
-	  "the CPUs, then 2x the CPUs, oversubscribed)" },
-	{ CLI_DURATION("duration", rm_ns, 0, 1e6, 60e9), .arg = "<time>",
-	  .help = "each read-mostly run (default 200ms)" },
-	{ CLI_DURATION("write-interval", write_interval_ns, 0, 1e3, 1e9),
-	  .arg = "<t>", .help = "the writer's pause between updates (default\n"
-	  "100us)" },
-	{ CLI_FLAG("rt", rt),
-	  .help = "run the two-thread loops (c2c, false sharing\n"
-	  "on two CPUs) at SCHED_FIFO priority 1, each\n"
-	  "loop bounded by a deadline, so that other\n"
-	  "processes cannot keep the two threads from\n"
-	  "running at once; needs root or CAP_SYS_NICE\n"
-	  "(a refusal is counted and shown). Default:\n"
-	  "normal priority, which needs no privilege and\n"
-	  "cannot starve the machine, but on a loaded\n"
-	  "one measures the scheduler too" },
-	{ CLI_FLAG("quick", quick),
-	  .help = "small sizes and short runs, for tests" },
-	{ CLI_FLAG("json", json), .help = "results as JSON on stdout" },
+	{ CLI_FLAG("hugepages", hugepages) },
+	{ CLI_CALL("min-size", parse_min) },
+	{ CLI_CALL("max-size", parse_max) },
+	{ CLI_U64("steps", steps, 1, 16) },
+	{ CLI_U64("samples", samples, 1, 100000) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_STRING("cpus", cpu_list) },
+	{ CLI_U64("rounds", rounds, 1, 64) },
+	{ CLI_CALL("threads", parse_threads) },
+	{ CLI_DURATION("duration", rm_ns, 0, 1e6, 60e9) },
+	{ CLI_DURATION("write-interval", write_interval_ns, 0, 1e3, 1e9) },
+	{ CLI_FLAG("rt", rt) },
+	{ CLI_FLAG("quick", quick) },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -392,11 +320,7 @@ static int mem_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_mem = {
 	.name = "mem",
-	.summary = "the memory hierarchy and contention, measured here",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.operands = true,
 	.run = mem_main,
 };

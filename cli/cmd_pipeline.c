@@ -28,49 +28,6 @@
 
 extern const struct cli_cmd cli_cmd_pipeline;
 
-static const char usage[] =
-"latlab pipeline: an instrumented producer -> stages -> consumer pipeline\n"
-"\n"
-"usage: latlab pipeline [--events <n> | --duration <time>] [--rate <r>]\n"
-"                       [--arrivals (fixed|poisson)] [--stages <k>]\n"
-"                       [--work-ns <time>] [--capacity <n>]\n"
-"                       [--wait (spin|yield|block)] [--cpus <list>]\n"
-"                       [--no-pin] [--json] [--hlog <file>]\n"
-"                       [--interval <time>] [--hgrm <dir>] [--svg <file>]\n"
-"                       [--no-counters]\n"
-"                       [--freeze-above (<time>|auto) [--flight-post <n>]\n"
-"                       [--flight-out <file>]] [<experiment>...]\n"
-"\n"
-"An open-loop producer sends events at their intended times through K\n"
-"work stages to a consumer, each a pinned thread joined by SPSC rings.\n"
-"Every event carries its stamps; a cold aggregator records one histogram\n"
-"per delta: pace (late send), q1+wake, work1, q2+wake, ..., e2e.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Every run ends with a USE audit: for each hot CPU, ring, the aggregator,\n"
-"its sample ring and the process's memory, utilization, saturation\n"
-"(run-queue delay, ring depth sampled about every ms, producer lateness)\n"
-"and errors (drops, over-range values, clock backwards, throttling).\n"
-"\n"
-"Exit status: 0 done, 1 runtime failure, 2 bad usage, 130/143 stopped by\n"
-"SIGINT/SIGTERM (partial results are printed and files are complete).\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab pipeline                        # the baseline: 2M events, ~10 s\n"
-"  latlab pipeline --events 20000 --json  # a short run for scripts\n"
-"  latlab pipeline --stages 3 --work-ns 1us --arrivals poisson\n"
-"  latlab pipeline --hlog run.hlog        # then: latlab report run.hlog\n"
-"  latlab pipeline --svg run.svg          # where the tail is born, drawn\n"
-"  latlab pipeline --profile prof         # where each thread's time goes\n"
-"  latlab pipeline --cpus 2,4,6 --wait block  # choose the cores\n"
-"  latlab pipeline --alloc=1M             # allocator slow paths in work1\n"
-"  latlab pipeline --stall-at 100000:1ms --freeze-above 500us\n"
-"                                         # one slow work1, then a backlog\n"
-"  latlab pipeline --cpu-quota 20 --events 100000  # CFS throttling\n";
-
 struct args {
 	struct lat_pipe_config cfg;
 	struct lat_instr_opts instr;
@@ -121,105 +78,49 @@ static void parse_stall(void *args, const char *v)
 /* Syntax only: the ranges are the library's (check_config, below). */
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_U64("events", cfg.events, 0, UINT64_MAX), .arg = "<n>",
-	  .help = "events to send (default 2000000)" },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY),
-	  .arg = "<time>", .help = "or: send for this long at --rate (e.g. 3s)" },
-	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY), .arg = "<r>",
-	  .help = "offered events per second (default 200000)" },
-	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson"),
-	  .arg = "<kind>", .help = "fixed gaps or poisson (exponential) gaps\n"
-	  "(default fixed)" },
-	{ CLI_U64("seed", cfg.seed, 0, UINT64_MAX), .arg = "<n>",
-	  .help = "seed of the poisson schedule (default 1)" },
-	{ CLI_U64("stages", cfg.stages, 0, INT32_MAX), .arg = "<k>",
-	  .help = "work stages, 1..8 (default 1)" },
-	{ CLI_DURATION("work-ns", cfg.work_ns, 1, 0, INFINITY),
-	  .arg = "<time>", .help = "calibrated busy work per stage "
-	  "(default 100ns)" },
-	{ CLI_CALL("work-dist", parse_work_dist), .arg = "<d>",
-	  .help = "stage 1's work time: det, exp, lognormal:<cv> or\n"
-	  "bimodal:<p>:<slow time>, mean --work-ns (default det)" },
-	{ CLI_U64("capacity", cfg.capacity, 0, SIZE_MAX), .arg = "<n>",
-	  .help = "slots per ring, a power of two (default 4096)" },
-	{ CLI_WORDS("wait", cfg.wait, "spin yield block"), .arg = "<kind>",
-	  .help = "empty/full ring: spin, yield or block (default spin\n"
-	  "with a core per hot thread, else yield)" },
+	{ CLI_U64("events", cfg.events, 0, UINT64_MAX),
+	  .excludes = "duration" },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY) },
+	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY) },
+	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson") },
+	{ CLI_U64("seed", cfg.seed, 0, UINT64_MAX) },
+	{ CLI_U64("stages", cfg.stages, 0, INT32_MAX) },
+	{ CLI_DURATION("work-ns", cfg.work_ns, 1, 0, INFINITY) },
+	{ CLI_CALL("work-dist", parse_work_dist) },
+	{ CLI_U64("capacity", cfg.capacity, 0, SIZE_MAX) },
+	{ CLI_WORDS("wait", cfg.wait, "spin yield block") },
 	/* 0 would mean "the default": refused as a value */
-	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX), .arg = "<n>",
-	  .help = "pauses before a yield or sleep (default 256, or 16\n"
-	  "when hot threads share a CPU)" },
-	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .arg = "<list>",
-	  .help = "CPUs for producer, stages, consumer in order; a\n"
-	  "longer list is a pool to place within (default:\n"
-	  "one physical core each, isolated first)" },
-	{ CLI_SET("no-pin", cfg.pin, false),
-	  .help = "let the scheduler place the threads" },
-	{ CLI_FLAG("json", json),
-	  .help = "print one JSON object instead of the table" },
-	{ CLI_STRING("hlog", hlog_path), .arg = "<file>",
-	  .help = "interval histograms, one tag per delta (.hlog 1.3)" },
+	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX) },
+	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .excludes = "no-pin" },
+	{ CLI_SET("no-pin", cfg.pin, false) },
+	{ CLI_FLAG("json", json) },
+	{ CLI_STRING("hlog", hlog_path) },
 	{ CLI_DURATION("interval", cfg.interval_s, 1e9, 0, INFINITY),
-	  .div = 1e9, .arg = "<time>", .help = "--hlog interval (default 1s)" },
-	{ CLI_STRING("hgrm", hgrm_dir), .arg = "<dir>",
-	  .help = "one percentile distribution per delta, in ns" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "latency by percentile, one line per delta and\n"
-	  "e2e (x: percentile, log 1/(1-p); y: log)" },
-	{ CLI_SET("no-stamps", cfg.stamps, false),
-	  .help = "only t0 and the final stamp (overhead baseline)" },
-	{ CLI_STRING("profile", profile_dir), .arg = "<dir>",
-	  .help = "on- and off-CPU flame graphs of the run, one root\n"
-	  "frame per thread (see latlab profile): <dir>/\n"
-	  "oncpu.svg, offcpu.svg and their .folded stacks" },
-	{ CLI_FLAG("sched", sched),
-	  .help = "trace the scheduler around the run (eBPF; see\n"
-	  "latlab sched) and say why the events above p99.9\n"
-	  "were slow: time by cause, the tasks named" },
-	{ CLI_SET("no-counters", instr.counters, false),
-	  .section = "counters and flight recorder:",
-	  .help = "skip the per-hot-thread counters (task-clock,\n"
-	  "switches, migrations, faults, allocations, IPC)" },
-	{ CLI_SET("perf-counters", instr.perf_flags, 0),
-	  .help = "count task-clock, switches, migrations and faults\n"
-	  "with perf events (default: from /proc, free during\n"
-	  "the run; perf's task-clock leaves the context\n"
-	  "switches out, but each switch costs ~1.5 us more)" },
-	{ CLI_CALL("freeze-above", parse_freeze), .arg = "<t>",
-	  .help = "keep the last 4096 samples and freeze on the first\n"
-	  "e2e above <t>; 'auto' = p99.9 of this run's first\n"
-	  "tenth (the recorder is disarmed during it)" },
+	  .div = 1e9, .needs = "hlog" },
+	{ CLI_STRING("hgrm", hgrm_dir) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_SET("no-stamps", cfg.stamps, false) },
+	{ CLI_STRING("profile", profile_dir) },
+	{ CLI_FLAG("sched", sched) },
+	{ CLI_SET("no-counters", instr.counters, false) },
+	{ CLI_SET("perf-counters", instr.perf_flags, 0) },
+	/* the flight recorder keeps the per-stage stamps */
+	{ CLI_CALL("freeze-above", parse_freeze), .excludes = "no-stamps" },
 	{ CLI_U64("flight-post", instr.flight_post, 0,
-		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .arg = "<n>",
-	  .help = "samples kept after the trigger (default 64)" },
-	{ CLI_STRING("flight-out", flight_out), .arg = "<file>",
-	  .help = "the frozen window as CSV (default: a table of the\n"
-	  "trigger and what followed, on stderr)" },
+		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .needs = "freeze-above" },
+	{ CLI_STRING("flight-out", flight_out), .needs = "freeze-above" },
 	/* 0 would mean "off": refused as a value */
 	{ CLI_U64("alloc", cfg.alloc_bytes, 1, SIZE_MAX), .optional = true,
-	  .absent = 256, .arg = "[=<bytes>]", .section = "experiments:",
-	  .help = "malloc+free per event in stage 1 (default 256)" },
-	{ CLI_FLAG("share-line", cfg.share_line),
-	  .help = "stage 1's and the consumer's counters share a\n"
-	  "cache line (default: 128 bytes apart)" },
-	{ CLI_FLAG("noise", cfg.noise),
-	  .help = "a thread streaming over 64 MiB beside the pipeline" },
-	{ CLI_CALL("stall-at", parse_stall), .arg = "<seq>:<time>",
-	  .help = "stage 1 busy-waits <time> on event <seq>" },
+	  .absent = 256 },
+	{ CLI_FLAG("share-line", cfg.share_line) },
+	{ CLI_FLAG("noise", cfg.noise) },
+	{ CLI_CALL("stall-at", parse_stall) },
 	/* percent of one CPU; the range is the library's */
-	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100,
-	  .arg = "<pct>",
-	  .help = "run in a child cgroup allowed <pct> of one CPU per\n"
-	  "period (CFS bandwidth: cpu.max or\n"
-	  "cpu.cfs_quota_us; needs root); reports periods,\n"
-	  "throttled periods and time, and the fingerprint:\n"
-	  "freezes of up to period - quota, once a period" },
+	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100 },
 	{ CLI_DURATION("cpu-period", cfg.cpu_period_us, 0, 0, 1e10),
-	  .div = 1e3, .arg = "<time>",
-	  .help = "its period, 1ms..1s (default 100ms)" },
-	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000), .arg = "<n>",
-	  .help = "n threads in the group each spinning a quarter of\n"
-	  "every period: a pool bursting past the quota" },
+	  .div = 1e3, .needs = "cpu-quota" },
+	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000),
+	  .needs = "cpu-quota" },
 	{ 0 },
 };
 
@@ -264,10 +165,6 @@ static void check_quota(const struct args *a)
 	struct lat_cgroup where;
 	int rc;
 
-	if ((cli_given("cpu-period") || cli_given("burst-threads")) &&
-	    !cli_given("cpu-quota"))
-		cli_usage_error(CMD, "--cpu-period and --burst-threads need "
-				"--cpu-quota");
 	if (!cli_given("cpu-quota"))
 		return;
 	if (!(a->cfg.cpu_quota > 0))
@@ -295,21 +192,10 @@ static void parse(struct args *a, int argc, char **argv)
 	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
 	a->instr.flight_post = 64;
 	cli_parse(&cli_cmd_pipeline, a, argc, argv);
-	if ((cli_given("flight-post") || a->flight_out) && !a->instr.flight)
-		cli_usage_error(CMD, "--flight-post and --flight-out need "
-				    "--freeze-above");
-	/* options that would change nothing: the command is not what the
-	 * user thinks it is */
-	if (cli_given("interval") && !a->hlog_path)
-		cli_usage_error(CMD, "--interval needs --hlog");
+	/* options that would change nothing (the table's .needs too): the
+	 * command is not what the user thinks it is */
 	if (cli_given("seed") && a->cfg.arrivals != LAT_PACE_POISSON)
 		cli_usage_error(CMD, "--seed needs --arrivals poisson");
-	if (a->instr.flight && !a->cfg.stamps)
-		cli_usage_error(CMD, "--freeze-above needs the per-stage "
-				    "stamps that --no-stamps turns off");
-	if (a->duration_ns > 0 && cli_given("events"))
-		cli_usage_error(CMD, "--events and --duration exclude each "
-				    "other");
 	if (a->duration_ns > 0) {
 		int rc = lat_pipe_config_duration(&a->cfg, a->duration_ns);
 
@@ -332,8 +218,6 @@ static void parse(struct args *a, int argc, char **argv)
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
 				    (unsigned long long)a->cfg.events);
-	if (a->cpus.n && !a->cfg.pin)
-		cli_usage_error(CMD, "--cpus and --no-pin exclude each other");
 }
 
 static void place(struct args *a)
@@ -548,10 +432,6 @@ static int pipeline_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_pipeline = {
 	.name = "pipeline",
-	.summary = "instrumented producer -> stages -> consumer pipeline",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.run = pipeline_main,
 };

@@ -16,38 +16,6 @@
 #include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
 
-static const char usage[] =
-"latlab profile: where the time goes, as folded stacks and flame graphs\n"
-"\n"
-"usage: latlab profile -p <pid> [--duration <time>] [<options>]\n"
-"       latlab profile [<options>] -- <command> [<args>...]\n"
-"       latlab profile --diff <before.folded> <after.folded> [--svg <out>]\n"
-"       latlab profile --render <in.folded> [--palette cold] [--svg <out>]\n"
-"       latlab profile --overhead [--events <n>] [--rounds <n>] [--json]\n"
-"\n"
-"Samples the stacks of every thread of a process (and of the threads and\n"
-"processes it starts) with perf_event_open: the cpu-clock software event\n"
-"(cycles where a hardware PMU exists), frame-pointer stacks, user and,\n"
-"when perf_event_paranoid allows, kernel frames. Symbols come from\n"
-"elfutils (executables, shared libraries, PIE) and /proc/kallsyms. Every\n"
-"stack's root frame is its thread. Prints the threads and the hottest\n"
-"functions; --folded and --svg write the whole profile.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"Exit: 0 ok, 1 sampling or writing failed, 2 bad usage, no such process,\n"
-"not allowed to profile it, or a command that cannot be run.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab profile -p 1234 --duration 5s --svg cpu.svg  # a running process\n"
-"  latlab profile --folded out.folded -- ./myprog -n 3 # a command, to its end\n"
-"  latlab profile --freq 999 -p 1234 --json            # finer, for scripts\n"
-"  latlab profile --overhead               # why 99 Hz is the default\n"
-"  latlab profile --diff before.folded after.folded --svg diff.svg\n"
-"                                                      # what changed\n";
-
 struct profile_opts {
 	pid_t pid;
 	double duration_ns;     /* 0: default */
@@ -76,52 +44,23 @@ extern const struct cli_cmd cli_cmd_profile;
 
 #define CLI_ARGS struct profile_opts
 static const struct cli_opt opts[] = {
-	{ CLI_U64("pid", pid, 1, 4194304), .short_name = 'p', .arg = "<pid>",
-	  .help = "profile a running process" },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9),
-	  .arg = "<time>", .help = "how long to sample (default 10s with -p; a\n"
-	  "command runs to its end unless this is given,\n"
-	  "then it gets SIGTERM when the time is up)" },
-	{ CLI_U64("freq", freq_hz, 1, LAT_PROF_MAX_HZ), .arg = "<hz>",
-	  .help = "samples per CPU-second per thread, 1..100000\n"
-	  "(default 99: odd, so it does not alias with\n"
-	  "100 Hz and 1 kHz timers; above 1 kHz the cost\n"
-	  "shows, and a warning says how much)" },
-	{ CLI_FLAG("user-only", user_only),
-	  .help = "no kernel frames even where allowed" },
-	{ CLI_STRING("folded", folded), .arg = "<file>",
-	  .help = "write folded stacks ('-' for stdout)" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "write an interactive SVG flame graph" },
-	{ CLI_FLAG("offcpu", offcpu),
-	  .help = "also trace off-CPU time with eBPF (root, or\n"
-	  "CAP_BPF+CAP_PERFMON): where the threads wait,\n"
-	  "split into blocked, preempted and yielded" },
-	{ CLI_STRING("offcpu-svg", offcpu_svg), .arg = "<file>",
-	  .help = "the off-CPU flame graph (implies --offcpu)" },
-	{ CLI_STRING("offcpu-folded", offcpu_folded), .arg = "<file>",
-	  .help = "off-CPU folded stacks, weights in ns (implies\n--offcpu)" },
-	{ CLI_STRING("title", title), .arg = "<text>",
-	  .help = "the flame graph's title" },
-	{ CLI_STRING("diff", diff_before), .arg = "<before>",
-	  .help = "with a second operand <after>: the differential\n"
-	  "flame graph of two folded files (red grew, blue\n"
-	  "shrank, by share of the total) to --svg or stdout" },
-	{ CLI_STRING("render", render), .arg = "<file>",
-	  .help = "draw a folded file (ours, perf's, any\n"
-	  "stackcollapse's) as a flame graph to --svg or stdout" },
-	{ CLI_WORDS("palette", palette, "hot cold"), .arg = "<p>",
-	  .help = "hot (on-CPU, the default) or cold (off-CPU)" },
-	{ CLI_FLAG("overhead", overhead),
-	  .help = "the profiler's own cost: latlab's pipeline run\n"
-	  "unprofiled and at 99, 999 and 9999 Hz, rounds\n"
-	  "interleaved; e2e p50/p99 against the unprofiled\n"
-	  "runs, samples, and the profiler's CPU" },
-	{ CLI_U64("events", events, 1000, 100000000), .arg = "<n>",
-	  .help = "--overhead: events per run (default 200000)" },
-	{ CLI_U64("rounds", rounds, 1, 100), .arg = "<n>",
-	  .help = "--overhead: runs per rate, 1..100 (default 3)" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	{ CLI_U64("pid", pid, 1, 4194304), .short_name = 'p' },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9) },
+	{ CLI_U64("freq", freq_hz, 1, LAT_PROF_MAX_HZ) },
+	{ CLI_FLAG("user-only", user_only) },
+	{ CLI_STRING("folded", folded) },
+	{ CLI_STRING("svg", svg) },
+	{ CLI_FLAG("offcpu", offcpu) },
+	{ CLI_STRING("offcpu-svg", offcpu_svg) },
+	{ CLI_STRING("offcpu-folded", offcpu_folded) },
+	{ CLI_STRING("title", title) },
+	{ CLI_STRING("diff", diff_before) },
+	{ CLI_STRING("render", render) },
+	{ CLI_WORDS("palette", palette, "hot cold") },
+	{ CLI_FLAG("overhead", overhead) },
+	{ CLI_U64("events", events, 1000, 100000000), .needs = "overhead" },
+	{ CLI_U64("rounds", rounds, 1, 100), .needs = "overhead" },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -184,8 +123,6 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 					    "it takes only --svg, --title "
 					    "and --json");
 	}
-	if ((o->events || o->rounds) && !o->overhead)
-		cli_usage_error(CMD, "--events and --rounds go with --overhead");
 	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
 			    o->folded || o->svg || o->freq_hz ||
 			    o->duration_ns || o->offcpu || o->user_only))
@@ -529,11 +466,7 @@ static int profile_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_profile = {
 	.name = "profile",
-	.summary = "on-CPU flame graphs of a process or command; diff two",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.operands = true,
 	.run = profile_main,
 };

@@ -19,48 +19,6 @@
 
 #define CMD "queue"
 
-static const char usage[] =
-"latlab queue: simulate a G/G/c FCFS queue and compare it with the formulas\n"
-"\n"
-"usage: latlab queue [--rho <r>] [--ca <cv> | --arrival <dist>]\n"
-"                    [--cs <cv> | --service <dist> | --service-from <f.hlog>[:<tag>]]\n"
-"                    [--servers <c>] [--customers <n>] [--warmup <n>]\n"
-"                    [--batches <b>] [--seed <s>] [--service-mean <dur>] [--json]\n"
-"       latlab queue --sweep <lo>:<hi>:<step> [--svg <file>] [--knee-slope <k>] ...\n"
-"       latlab queue --target-p99 <x> ...\n"
-"\n"
-"Times are in units of tau, the mean service time, unless --service-mean (or\n"
-"--service-from) gives tau in ns; then they are shown with units.\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"DISTRIBUTIONS (all with mean tau for service, 1/(c rho) tau for arrivals):\n"
-"  det  exp  erlang:<k>  hyper:<cv>  lognormal:<cv>  gamma:<cv>\n"
-"  uniform (0..2 mean)  uniform:<cv> (cv <= 0.577)  cv:<x> (as --ca/--cs)\n"
-"\n"
-"KNEE: the lowest utilization at which the simulated mean wait W_q/tau\n"
-"grows by <k> per unit of rho (default 10: +0.1 tau of wait per +0.01 of\n"
-"load). Slopes are secants between sweep points placed at their midpoints,\n"
-"interpolated linearly. For M/M/1 the knee is 1 - 1/sqrt(k) = 0.684;\n"
-"Kingman's knee, 1 - sqrt((ca^2 + cs^2) / 2k), is printed beside it.\n"
-"\n"
-"Intervals are 95% batch means; an interval whose batches are correlated\n"
-"(lag-1 autocorrelation > 0.4, near saturation) is marked '*': run more\n"
-"customers.\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab queue --rho 0.9                  # M/M/1 at 90%: sim vs exact\n"
-"  latlab queue --rho 0.8 --cs 0           # M/D/1: half the wait of M/M/1\n"
-"  latlab queue --rho 0.9 --servers 4      # M/M/4 against Erlang C\n"
-"  latlab queue --arrival det --servers 3  # D/M/3 against the exact GI/M/c\n"
-"  latlab queue --arrival hyper:2 --service lognormal:1.5 --rho 0.7\n"
-"  latlab queue --rho 0.7 --service-mean 20us   # results in time units\n"
-"  latlab queue --sweep 0.1:0.99:0.01 --svg knee.svg  # find the knee\n"
-"  latlab queue --target-p99 20 --cs 0.5   # max load with p99 < 20 tau\n"
-"  latlab queue --service-from run.hlog:work --target-p99 2ms\n";
-
 extern const struct cli_cmd cli_cmd_queue;
 
 /* The command's options; rep is what the library's printers read. */
@@ -97,48 +55,25 @@ static void parse_cs(void *o, const char *arg)
 
 #define CLI_ARGS struct queue_opts
 static const struct cli_opt opts[] = {
-	{ CLI_STRING("rho", rho), .arg = "<r>",
-	  .help = "utilization per server, 0 < r < 1 (default 0.9)" },
-	{ CLI_CALL("ca", parse_ca), .arg = "<cv>",
-	  .help = "arrival coefficient of variation (default 1): 0 det,\n"
-	  "1 exp, below 1 Erlang/gamma, above 1 hyperexponential" },
-	{ CLI_CALL("cs", parse_cs), .arg = "<cv>",
-	  .help = "service coefficient of variation, same mapping" },
-	{ CLI_STRING("arrival", arrival), .arg = "<dist>",
-	  .help = "inter-arrival distribution (see DISTRIBUTIONS)" },
-	{ CLI_STRING("service", service), .arg = "<dist>",
-	  .help = "service distribution" },
-	{ CLI_STRING("service-from", rep.service_from), .arg = "<f>",
-	  .help = "empirical service times from a latlab .hlog file, all\n"
-	  "intervals merged (or those tagged <tag>); tau = their\nmean in ns" },
-	{ CLI_U64("servers", rep.cfg.servers, 1, 100000), .arg = "<c>",
-	  .help = "number of servers, 1..100000 (default 1)" },
-	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull),
-	  .arg = "<n>", .help = "measured customers per run (default 1M)" },
-	{ CLI_STRING("warmup", warmup), .arg = "<n>",
-	  .help = "customers simulated first and discarded\n"
-	  "(default customers/10)" },
-	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES),
-	  .arg = "<b>", .help = "batches for the 95% confidence intervals, "
-	  "2..1024\n(default 32)" },
-	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX), .arg = "<s>",
-	  .help = "random seed (default 1); same seed, same result" },
+	{ CLI_STRING("rho", rho) },
+	{ CLI_CALL("ca", parse_ca), .excludes = "arrival" },
+	{ CLI_CALL("cs", parse_cs), .excludes = "service service-from" },
+	{ CLI_STRING("arrival", arrival) },
+	{ CLI_STRING("service", service), .excludes = "service-from" },
+	{ CLI_STRING("service-from", rep.service_from) },
+	{ CLI_U64("servers", rep.cfg.servers, 1, 100000) },
+	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull) },
+	{ CLI_STRING("warmup", warmup) },
+	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES) },
+	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX) },
 	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15),
-	  .arg = "<d>", .help = "tau as a duration (500ns, 20us, ...): show "
-	  "times in ns" },
-	{ CLI_STRING("sweep", sweep), .arg = "<lo>:<hi>:<step>",
-	  .help = "one run per utilization, same seed at every point\n"
-	  "(common random numbers: a smooth curve); points with\n"
-	  "rho >= 1 are reported unstable, not simulated" },
-	{ CLI_STRING("svg", svg), .arg = "<file>",
-	  .help = "with --sweep: draw the curves as SVG" },
-	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9), .arg = "<k>",
-	  .help = "knee threshold (default 10), see KNEE" },
-	{ CLI_STRING("target-p99", target), .arg = "<x>",
-	  .help = "highest rho whose simulated p99 sojourn stays below x\n"
-	  "(x in tau, or a duration with a unit when tau is in ns);\n"
-	  "bisection over 0.001..0.999 to within 0.001 of rho" },
-	{ CLI_FLAG("json", json), .help = "one JSON document on stdout" },
+	  .excludes = "service-from" },
+	{ CLI_STRING("sweep", sweep), .excludes = "target-p99 rho" },
+	{ CLI_STRING("svg", svg), .needs = "sweep" },
+	{ CLI_DOUBLE("knee-slope", rep.knee_slope, 1e-6, 1e9),
+	  .needs = "sweep" },
+	{ CLI_STRING("target-p99", target), .excludes = "rho" },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -227,24 +162,9 @@ static void load_service(struct queue_opts *o)
 	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
 }
 
-static void conflict(bool a, bool b, const char *fa, const char *fb)
-{
-	if (a && b)
-		cli_usage_error(CMD, "%s and %s cannot be used together",
-				    fa, fb);
-}
-
 /* Distributions, once every flag is known. */
 static void set_dists(struct queue_opts *o)
 {
-	conflict(cli_given("ca"), o->arrival != NULL, "--ca", "--arrival");
-	conflict(cli_given("cs"), o->service != NULL, "--cs", "--service");
-	conflict(cli_given("cs"), o->rep.service_from != NULL, "--cs",
-		 "--service-from");
-	conflict(o->service != NULL, o->rep.service_from != NULL, "--service",
-		 "--service-from");
-	conflict(o->rep.tau_ns > 0, o->rep.service_from != NULL,
-		 "--service-mean", "--service-from");
 	if (o->arrival)
 		parse_dist("--arrival", o->arrival, &o->rep.cfg.arrival);
 	else
@@ -283,17 +203,9 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	o->rep.knee_slope = LAT_QSIM_KNEE_SLOPE;
 	o->ca = o->cs = 1;
 	cli_parse(&cli_cmd_queue, o, argc, argv);
-	conflict(o->sweep != NULL, o->target != NULL, "--sweep",
-		 "--target-p99");
-	conflict(o->sweep != NULL, o->rho != NULL, "--sweep", "--rho");
-	conflict(o->target != NULL, o->rho != NULL, "--target-p99", "--rho");
-	if (o->svg && !o->sweep)
-		cli_usage_error(CMD, "--svg needs --sweep");
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
 				      o->rep.service_from }, 1, "the input");
-	if (cli_given("knee-slope") && !o->sweep)
-		cli_usage_error(CMD, "--knee-slope needs --sweep");
 	if (o->sweep) {
 		struct lat_qsim_sweep s;
 
@@ -457,9 +369,6 @@ static int queue_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_queue = {
 	.name = "queue",
-	.summary = "simulate G/G/c queues: formulas, knee, capacity for a p99",
-	.usage = usage,
 	.opts = opts,
-	.usage_tail = usage_tail,
 	.run = queue_main,
 };

@@ -23,39 +23,6 @@
 
 extern const struct cli_cmd cli_cmd_sched;
 
-static const char usage[] =
-"latlab sched: who took the CPU from a process, with percentiles\n"
-"\n"
-"usage: latlab sched -p <pid> [--duration <time>] [options]\n"
-"       latlab sched [options] -- <command> [<arg>...]\n"
-"\n"
-"Traces the scheduler for every thread of one process (eBPF on the\n"
-"sched_wakeup/sched_switch/sched_migrate_task tracepoints, filtered in the\n"
-"kernel) and prints run-queue latency after a wakeup and after a\n"
-"preemption as HdrHistogram percentiles (p50 .. p99.99, max), off-CPU time\n"
-"blocked by choice, voluntary and involuntary switches, migrations, and\n"
-"the tasks that preempted it. With --cpus it also watches those CPUs:\n"
-"every interval another task held one, and interrupts on it (the\n"
-"silence check). It runs until --duration, the process's exit or Ctrl-C,\n"
-"which prints what was gathered.\n"
-"\n"
-"Needs CAP_BPF+CAP_PERFMON (root has them) and the kernel's BTF; without\n"
-"them it names what is missing and prints the /proc totals instead (run\n"
-"delay, switches: no histogram).\n"
-"\n"
-;
-
-static const char usage_tail[] =
-"\n"
-"exit status: 0 done (the command's own status is printed), 1 the probe\n"
-"failed, 2 bad usage, 130 interrupted (results printed first).\n"
-"\n"
-"EXAMPLES:\n"
-"  latlab sched -- sleep 1                      # trace a command to its exit\n"
-"  latlab sched -p 1234 --duration 10s          # a running process, 10 s\n"
-"  latlab sched -p 1234 --per-thread --cpus 2,3 # per thread; watch CPUs 2, 3\n"
-"  latlab sched -p 1234 --hlog sched.hlog --json\n";
-
 struct args {
 	pid_t pid;
 	double duration_ns;  /* 0: open-ended */
@@ -79,21 +46,13 @@ static void parse_pid(void *args, const char *s)
 
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("pid", parse_pid), .short_name = 'p', .arg = "<pid>",
-	  .help = "trace this process's threads" },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9),
-	  .arg = "<time>", .help = "stop after this long (10s, 500ms; bare = "
-	  "seconds;\ndefault: until the process exits or Ctrl-C)" },
-	{ CLI_FLAG("per-thread", per_thread),
-	  .help = "a table per thread (default: all threads together)" },
-	{ CLI_CPUS("cpus", cpus, MAX_CPUS_LISTED), .arg = "<list>",
-	  .help = "watch these CPUs too (\"1\", \"0-3,6\")" },
-	{ CLI_STRING("hlog", hlog), .arg = "<file>",
-	  .help = "the histograms as an .hlog (tags rq_wakeup,\n"
-	  "rq_preempt, blocked; with --per-thread also\ntid<N>.<name>)" },
-	{ CLI_FLAG("proc", proc_only),
-	  .help = "skip the probe: /proc totals only" },
-	{ CLI_FLAG("json", json), .help = "one JSON object on stdout" },
+	{ CLI_CALL("pid", parse_pid), .short_name = 'p' },
+	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9) },
+	{ CLI_FLAG("per-thread", per_thread) },
+	{ CLI_CPUS("cpus", cpus, MAX_CPUS_LISTED) },
+	{ CLI_STRING("hlog", hlog) },
+	{ CLI_FLAG("proc", proc_only) },
+	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
@@ -287,11 +246,7 @@ static int sched_main(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_sched = {
 	.name = "sched",
-	.summary = "run-queue latency and who took the CPU (eBPF), any process",
-	.usage = usage,
 	.opts = opts,
-	.help_col = 23,
-	.usage_tail = usage_tail,
 	.operands = true,
 	.options_first = true,
 	.run = sched_main,

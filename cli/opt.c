@@ -1,7 +1,6 @@
 /*
- * The shared option parser and --help generator (see opt.h): a command's
- * table is turned into getopt_long's, every value is checked and stored
- * by its kind, and the same table prints the options section of --help.
+ * The shared option parser (see opt.h): a command's table is turned into
+ * getopt_long's, and every value is checked and stored by its kind.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +32,7 @@ static int has_arg(const struct cli_opt *o)
 {
 	if (o->optional)
 		return optional_argument;
-	if (o->kind == CLI_OPT_SET || (o->kind == CLI_OPT_CALL && !o->arg))
+	if (o->kind == CLI_OPT_SET)
 		return no_argument;
 	return required_argument;
 }
@@ -137,6 +136,27 @@ static void store(const char *cmd, void *args, const struct cli_opt *o,
 	}
 }
 
+/* @o was given: its .needs and .excludes hold, or exit 2 naming both. */
+static void check_rules(const char *cmd, const struct cli_opt *o)
+{
+	const char *rules[2] = { o->needs, o->excludes };
+	char name[64];
+	size_t len;
+
+	for (int r = 0; r < 2; r++)
+		for (const char *w = rules[r]; w && *(w += strspn(w, " "));
+		     w += len) {
+			len = strcspn(w, " ");
+			snprintf(name, sizeof(name), "%.*s", (int)len, w);
+			if (r == 0 && !cli_given(name))
+				cli_usage_error(cmd, "--%s needs --%s", o->name,
+						name);
+			if (r == 1 && cli_given(name))
+				cli_usage_error(cmd, "--%s and --%s exclude each "
+						"other", o->name, name);
+		}
+}
+
 int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 {
 	const struct cli_opt *t = cmd->opts;
@@ -196,6 +216,9 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 		store(cmd->name, args, &t[i], optarg);
 		idx = -1;
 	}
+	for (int i = 0; i < n; i++)
+		if (given[i])
+			check_rules(cmd->name, &t[i]);
 	if (!cmd->operands)
 		cli_no_operands(cmd->name, argc, argv);
 	return optind;
@@ -208,40 +231,4 @@ bool cli_given(const char *name)
 			return given[i];
 	fprintf(stderr, "latlab: internal error: no option --%s\n", name);
 	abort();
-}
-
-void cli_print_opts(const struct cli_cmd *cmd, FILE *out)
-{
-	const struct cli_opt *t = cmd->opts;
-	int col = cmd->help_col ? cmd->help_col : 22;
-
-	for (int i = 0; t[i].kind != CLI_OPT_END; i++) {
-		const char *h = t[i].help ? t[i].help : "";
-		int len;
-
-		if (t[i].section || i == 0)
-			fprintf(out, "%s%s\n", i ? "\n" : "",
-				t[i].section ? t[i].section : "options:");
-		if (t[i].short_name)
-			len = fprintf(out, "  -%c, --%s", t[i].short_name,
-				      t[i].name);
-		else
-			len = fprintf(out, "  --%s", t[i].name);
-		if (t[i].arg)
-			len += fprintf(out, "%s%s", t[i].arg[0] == '[' ? ""
-				       : " ", t[i].arg);
-		/* a flag that leaves no blank before the column: its help
-		 * on the next line */
-		if (len >= col) {
-			fputc('\n', out);
-			len = 0;
-		}
-		for (size_t n; *h; h += n + (h[n] == '\n')) {
-			n = strcspn(h, "\n");
-			fprintf(out, "%*s%.*s\n", col - len, "", (int)n, h);
-			len = 0;
-		}
-		if (!t[i].help || !*t[i].help)
-			fprintf(out, "\n");
-	}
 }

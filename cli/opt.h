@@ -2,25 +2,28 @@
  * The option table: each subcommand declares its options once, as data,
  * and the shared parser (cli/opt.c) does the rest: getopt_long, the
  * refusal of a value given twice, the syntax and range of each value with
- * one message per kind (one line on stderr, exit 2), and the options
- * section of --help. So a flag, its range and its help line are written
- * in one place, and every command refuses bad input in the same words.
+ * one message per kind (one line on stderr, exit 2). So a flag and its
+ * range are written in one place, and every command refuses bad input in
+ * the same words. What each option means is told by the command's page,
+ * docs/cli/<cmd>.txt (its --help); tests/test_cli_help.c checks that the
+ * page and the table name the same options.
  *
  * A command file:
  *
  *   struct args { struct lat_lab_opts o; bool json; const char *svg; };
  *   #define CLI_ARGS struct args
  *   static const struct cli_opt opts[] = {
- *     { CLI_U64("rounds", o.rounds, 1, 20), .arg = "<n>",
- *       .help = "rounds of every experiment, 1..20 (default 1)" },
- *     { CLI_FLAG("json", json), .help = "one JSON object" },
- *     { CLI_STRING("svg", svg), .arg = "<file>", .help = "..." },
+ *     { CLI_U64("rounds", o.rounds, 1, 20) },
+ *     { CLI_FLAG("json", json) },
+ *     { CLI_STRING("svg", svg) },
  *     { 0 } };
  *   ...  cli_parse(&cli_cmd_lab, &a, argc, argv);
  *
  * The value lands in the field named (offsetof into CLI_ARGS, stored by
  * the field's size and type, so an int, a uint32_t or a double field all
  * work); cli_given("rounds") says afterwards whether the flag was given.
+ * Rules between options are data too: { CLI_DURATION("interval", ...),
+ * .needs = "hlog" }, { CLI_U64("events", ...), .excludes = "duration" }.
  */
 #ifndef LATLAB_CLI_OPT_H
 #define LATLAB_CLI_OPT_H
@@ -28,7 +31,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "latlab/topo.h"
 
@@ -43,7 +45,8 @@ enum cli_opt_kind {
 	CLI_OPT_STRING,   /* the argument itself (const char *) */
 	CLI_OPT_WORDS,    /* one of .words (space-separated): its index */
 	CLI_OPT_CPUS,     /* a CPU list (2,4,6 or 2-4) into struct cli_cpus */
-	CLI_OPT_CALL,     /* .fn(args, value) does it all (the odd ones) */
+	CLI_OPT_CALL,     /* .fn(args, value) does it all (the odd ones);
+			   always takes a value */
 };
 
 /* The parsed --cpus of a command (CLI_OPT_CPUS): in the order given. */
@@ -67,15 +70,19 @@ struct cli_opt {
 	uint64_t absent;
 	const char *words;    /* CLI_OPT_WORDS: "fixed poisson" */
 	void (*fn)(void *args, const char *value); /* CLI_OPT_CALL */
-	const char *arg;      /* how --help shows the value: "<n>" */
-	const char *help;     /* its help, lines joined by \n */
-	const char *section;  /* a heading printed before this option */
+	/* Rules between options, checked once all are parsed, each refusal
+	 * in one form: given without every option in .needs (long names,
+	 * space-separated) "--a needs --b"; given with any in .excludes
+	 * "--a and --b exclude each other". A rule that depends on a value
+	 * (--seed needs --arrivals poisson) stays in the command's parse(). */
+	const char *needs;
+	const char *excludes;
 };
 
 /*
  * One designator per kind; the command defines CLI_ARGS (its args struct)
- * before its table. The rest of an entry (.arg, .help, .section,
- * .short_name, .div, .optional, ...) follows as designated initializers.
+ * before its table. The rest of an entry (.short_name, .div, .optional,
+ * ...) follows as designated initializers.
  */
 #define CLI_FIELD_(f)                                                     \
 	.off = offsetof(CLI_ARGS, f), .size = sizeof(((CLI_ARGS *)0)->f),  \
@@ -106,8 +113,5 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv);
 
 /* After cli_parse: was --@name given? (@name must be in the table.) */
 bool cli_given(const char *name);
-
-/* The options section of @cmd's --help, generated from its table. */
-void cli_print_opts(const struct cli_cmd *cmd, FILE *out);
 
 #endif

@@ -3,7 +3,7 @@
 # latlab itself) in roff, made from its --help text, so the two cannot
 # drift: the help text is the single source.
 #
-# Layout of a help text (see cli/cmd_*.c): the first line is
+# Layout of a help text (docs/cli/*.txt): the first line is
 # "latlab <cmd>: <summary>"; a line with no indent ending in ':' starts a
 # section ("options:", "EXAMPLES:"); indented lines are kept verbatim;
 # other lines are running text. (GNU help2man expects --version and GNU

@@ -108,8 +108,8 @@ t 2 "--hgrm-ratio needs a number" report --hgrm @OUT --hgrm-ratio nan @IN
 t 2 "--hgrm-ratio needs a number" report --hgrm @OUT --hgrm-ratio inf @IN
 t 2 "--hgrm-ratio must be between.*out of range" report --hgrm @OUT --hgrm-ratio 1e400 @IN
 t 2 "--hgrm-ratio must be between" report --hgrm @OUT --hgrm-ratio 0 @IN
-t 2 "only applies to --hgrm" report --ticks 3 @IN
-t 2 "--linear only applies to --svg" report --linear @IN
+t 2 "^latlab report: --ticks needs --hgrm$" report --ticks 3 @IN
+t 2 "^latlab report: --linear needs --svg$" report --linear @IN
 t 2 "--compare needs two files" report --compare @IN
 t 2 "one file at a time" report @IN @IN
 t 2 "--hgrm takes one input file" report --hgrm @OUT --svg @T/s.svg @IN @HGRM
@@ -139,8 +139,8 @@ t 2 "--customers needs a whole number" queue --customers 1e6
 t 2 "--customers" queue --customers 0
 t 2 "--batches" queue --batches 1
 t 2 "--batches" queue --batches 100000
-t 2 "--svg needs --sweep" queue --svg @OUT
-t 2 "--sweep and --target-p99" queue --sweep 0.1:0.9:0.1 --target-p99 20
+t 2 "^latlab queue: --svg needs --sweep$" queue --svg @OUT
+t 2 "^latlab queue: --sweep and --target-p99 exclude each other$" queue --sweep 0.1:0.9:0.1 --target-p99 20
 t 2 "--sweep and --rho" queue --sweep 0.1:0.9:0.1 --rho 0.5
 t 2 "--sweep needs" queue --sweep 0.1:0.9
 t 2 "--sweep" queue --sweep 0.9:0.1:0.1
@@ -157,6 +157,7 @@ t 2 "--cs" queue --cs nan
 t 2 "--cs must be 0 \(deterministic\) or between 0.001" queue --cs 1e-300
 t 2 "--ca must be 0 \(deterministic\) or between 0.001" queue --ca 1e-200
 t 2 "--cs and --service|--service and --cs" queue --cs 1 --service exp
+t 2 "^latlab queue: --service-mean and --service-from exclude each other$" queue --service-mean 1us --service-from @IN
 t 2 "--service" queue --service nosuch
 t 2 "--service" queue --service lognormal:-1
 t 2 "--arrival" queue --arrival hyper:0
@@ -210,14 +211,18 @@ t 2 "--wait" pipeline --wait forever
 t 2 "--arrivals" pipeline --arrivals chaotic
 t 2 "--duration" pipeline --duration -1s
 t 2 "--duration" pipeline --duration 10lightyears
-t 2 "--events.*--duration|--duration.*--events" pipeline --events 10 --duration 1s
+t 2 "^latlab pipeline: --events and --duration exclude each other$" pipeline --events 10 --duration 1s
 t 2 "--duration is shorter than one event at --rate 0.001/s" pipeline --duration 2min --rate 0.001 --hlog @OUT
 t 2 "--work-ns" pipeline --work-ns -5ns
 t 2 "--work-dist" pipeline --work-dist lognormal:nan
 t 2 "--cpus" pipeline --cpus 99999
 t 2 "--cpus" pipeline --cpus a-b
-t 2 "--interval" pipeline --interval 1s
-t 2 "--flight-post and --flight-out need" pipeline --flight-out @OUT
+t 2 "^latlab pipeline: --interval needs --hlog$" pipeline --interval 1s
+t 2 "^latlab pipeline: --flight-out needs --freeze-above$" pipeline --flight-out @OUT
+t 2 "^latlab pipeline: --flight-post needs --freeze-above$" pipeline --flight-post 3
+t 2 "^latlab pipeline: --cpu-period needs --cpu-quota$" pipeline --cpu-period 50ms
+t 2 "^latlab pipeline: --cpus and --no-pin exclude each other$" pipeline --no-pin --cpus 0
+t 2 "^latlab pipeline: --freeze-above and --no-stamps exclude each other$" pipeline --no-stamps --freeze-above 1ms
 t 2 "--hlog '.*' is another output" pipeline --events 10 --hlog @OUT --freeze-above 1ms --flight-out @OUT
 t 2 "another output" pipeline --events 10 --hlog @OUT --svg @OUT
 t 2 "directory '.*nodir' does not exist" pipeline --events 10 --hlog @T/nodir/x.hlog
@@ -247,7 +252,7 @@ t 2 "--cpus lists more than 64 CPUs" pipeline --cpus 0,1,2,3,4,5,6,7,8,9,10,11,1
 
 # ---- knee
 t 2 "--points" knee --points 0
-t 2 "--points and --rho-list" knee --points 4 --rho-list 0.5,0.6
+t 2 "^latlab knee: --points and --rho-list exclude each other$" knee --points 4 --rho-list 0.5,0.6
 t 2 "--rho-list" knee --rho-list 0.6,0.5
 t 2 "--rho-list" knee --rho-list 1.5
 t 2 "--work-ns" knee --work-ns 1ns
@@ -293,6 +298,7 @@ t 2 "unknown option" doctor --bogus
 t 2 "--rounds" lab --rounds 0
 t 2 "--rounds" lab --rounds 21
 t 2 "--only" lab --only nosuch
+t 2 "^latlab lab: --sham and --only exclude each other$" lab --only stall --sham
 t 2 "--events" lab --events 0
 t 2 "given twice" lab --rounds 2 --rounds 3
 t 2 "directory '.*nodir' does not exist" lab --svg @T/nodir/l.svg
@@ -308,6 +314,7 @@ t 2 "--freq" profile --freq 0 -- true
 t 2 "--palette" profile --palette neon --render @IN
 t 2 "--diff needs two files" profile --diff @IN
 t 2 "--render draws one file" profile --render @IN -p 1
+t 2 "^latlab profile: --rounds needs --overhead$" profile --rounds 2 -- true
 t 2 "an input or another output" profile --render @IN --svg @IN
 t 2 "an input or another output" profile --folded @OUT --svg @OUT -- true
 t 2 "only one output may be '-'" profile --folded - --svg - -- true

@@ -7,11 +7,14 @@
  * command's whole output byte for byte. The test includes only
  * include/latlab headers.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "latlab/compare.h"
 #include "latlab/hist_io.h"
 #include "latlab/json.h"
 #include "t_test.h"
@@ -133,6 +136,105 @@ static void check_file(const char *latlab, const char *src, const char *name)
 	lat_hlog_data_free(&d);
 }
 
+/* @got must equal the output of @cmd, else say so. */
+static void same(const char *cmd, char *got)
+{
+	char *want = run(cmd);
+
+	if (!want || !got || strcmp(want, got)) {
+		fprintf(stderr, "%s: the API wrote\n%s\nthe command\n%s\n",
+			cmd, got ? got : "", want ? want : "");
+		t_failures++;
+	}
+	free(want);
+	free(got);
+}
+
+/*
+ * Several files, as `latlab report` reads them (lat_compare_files_load)
+ * and writes them: the comparison (text and JSON), several files' JSON,
+ * a file's notes on stderr, and --hgrm's file, byte for byte.
+ */
+static void check_files(const char *latlab, const char *src)
+{
+	static struct lat_compare_file f[2];
+	char p[2][4096], cmd[12288], why[512], *got;
+	const char *paths[2] = { p[0], p[1] };
+	char tmp[64];
+	size_t len;
+	FILE *m;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/test_report_api.%d.out", (int)getpid());
+
+	snprintf(p[0], sizeof(p[0]), "%s/tests/data/report-small.hlog", src);
+	snprintf(p[1], sizeof(p[1]), "%s/tests/data/report-mixed.hlog", src);
+	for (int mode = 0; mode < 3; mode++) {
+		bool compare = mode < 2, json = mode > 0;
+
+		T_EQ_I64(lat_compare_files_load(f, 2, paths, NULL, 0, compare,
+						why, sizeof(why)), 0);
+		got = NULL;
+		m = open_memstream(&got, &len);
+		/* report-mixed holds other tags: the comparison refuses */
+		if (compare && lat_compare_files_check(f, 2, why, sizeof(why))) {
+			T_CHECK(strstr(why, "report-") != NULL);
+			fclose(m);
+			free(got);
+			lat_compare_files_release(f, 2);
+			continue;
+		}
+		T_EQ_I64(lat_compare_files_write(m, f, 2, compare, json), 0);
+		fclose(m);
+		snprintf(cmd, sizeof(cmd), "'%s' report %s %s --svg '%s' "
+			 "'%s' '%s' 2>/dev/null", latlab, compare ? "--compare"
+			 : "", json ? "--json" : "", tmp, p[0], p[1]);
+		same(cmd, got);
+		lat_compare_files_release(f, 2);
+	}
+	/* the same file twice compares (as noise, ratio 1) */
+	T_EQ_I64(lat_compare_files_load(f, 2, (const char *[]){ p[0], p[0] },
+					NULL, 0, true, why, sizeof(why)), 0);
+	T_EQ_I64(lat_compare_files_check(f, 2, why, sizeof(why)), 0);
+	got = NULL;
+	m = open_memstream(&got, &len);
+	T_EQ_I64(lat_compare_files_write(m, f, 2, true, true), 0);
+	fclose(m);
+	snprintf(cmd, sizeof(cmd), "'%s' report --compare --json '%s' '%s' "
+		 "2>/dev/null", latlab, p[0], p[0]);
+	same(cmd, got);
+	/* the notes, and the merged distribution as --hgrm writes it */
+	got = NULL;
+	m = open_memstream(&got, &len);
+	lat_hlog_notes(m, "latlab report: ", NULL, f[0].data, false);
+	fclose(m);
+	snprintf(cmd, sizeof(cmd), "'%s' report '%s' 2>&1 >/dev/null", latlab,
+		 p[0]);
+	same(cmd, got);
+	got = NULL;
+	m = open_memstream(&got, &len);
+	T_EQ_I64(lat_hgrm_write_unit(m, f[0].data->total.hist, 5, 1e3,
+				     f[0].ns_per_value), 0);
+	fclose(m);
+	snprintf(cmd, sizeof(cmd), "'%s' report '%s' --hgrm-ratio 1e3 --hgrm "
+		 "'%s' >/dev/null 2>&1 && cat '%s'", latlab, p[0], tmp, tmp);
+	same(cmd, got);
+	unlink(tmp);
+	lat_compare_files_release(f, 2);
+	/* refusals name the file; a tag cannot select in an .hgrm */
+	snprintf(p[1], sizeof(p[1]), "%s/tests/data/report-ones.hgrm", src);
+	T_EQ_I64(lat_compare_files_load(f, 2, paths, "e2e", 0, false, why,
+					sizeof(why)), -ENOTSUP);
+	T_CHECK(strstr(why, "report-ones.hgrm") != NULL);
+	lat_compare_files_release(f, 2);
+	snprintf(p[1], sizeof(p[1]), "%s/tests/data/no-such-file.hlog", src);
+	T_CHECK(lat_compare_files_load(f, 2, paths, NULL, 0, false, why,
+				       sizeof(why)) < 0);
+	T_CHECK(strstr(why, "no-such-file.hlog") != NULL);
+	lat_compare_files_release(f, 2);
+	T_EQ_I64(lat_compare_files_load(f, 0, paths, NULL, 0, false, why,
+					sizeof(why)), -EINVAL);
+}
+
 int main(void)
 {
 	const char *latlab = getenv("LATLAB"), *src = getenv("LATLAB_SRC");
@@ -142,5 +244,6 @@ int main(void)
 	check_file(latlab, src, "report-small.hlog");
 	check_file(latlab, src, "report-mixed.hlog");
 	check_file(latlab, src, "report-ones.hgrm");
+	check_files(latlab, src);
 	T_DONE();
 }

@@ -33,6 +33,8 @@
 #ifndef LATLAB_CO_H
 #define LATLAB_CO_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -176,8 +178,33 @@ void lat_co_report_release(struct lat_co_report *r);
 double lat_co_cpu_share(const struct lat_co_closed_stats *st);
 
 /*
- * For people on @out: the run in one line, then one row per measurement
- * (n, p50, p99, p99.9, max).
+ * The most latencies any one measurement recorded beyond its histogram's
+ * range (1 ns .. 1 h): 0 unless the run was pathological; a report with
+ * any is incomplete and the caller must say so.
+ */
+int64_t lat_co_over_range(const struct lat_co_report *r);
+
+/* Room for any sentence of lat_co_explain or lat_co_load_note. */
+#define LAT_CO_TEXT_LEN 768
+
+/*
+ * The finding (r->v) as one English sentence into @buf: what the closed
+ * loop claimed, what a user on schedule saw, why they differ, and what
+ * the max shows. Names quantities (stall, rate, requests), never flags.
+ */
+void lat_co_explain(char *buf, size_t len, const struct lat_co_report *r);
+
+/*
+ * A sentence on other load, or "" when it did not matter: in CPU time
+ * that preemption is not in the figures; in wall time, when the service
+ * thread had a CPU for under 90% of the run, that it is.
+ */
+void lat_co_load_note(char *buf, size_t len, const struct lat_co_report *r);
+
+/*
+ * For people on @out: the run in one line, one row per measurement (n,
+ * p50, p99, p99.9, max), then lat_co_explain and lat_co_load_note as
+ * wrapped paragraphs.
  */
 void lat_co_print(FILE *out, const struct lat_co_report *r);
 
@@ -185,12 +212,18 @@ void lat_co_print(FILE *out, const struct lat_co_report *r);
  * The same facts as one JSON object into @j (the caller owns
  * lat_json_init / lat_json_finish): config{}, modes{closed, open,
  * corrected: n, over_range, p50_ns, p99_ns, p999_ns, max_ns}, complete,
- * requests_done, the closed loop's lateness, wall/CPU time, @verdict (the
- * caller's sentence; NULL writes null) and finding{kind, healthy_pct,
- * healthy_ns, held_back, max_agrees}.
+ * requests_done, the closed loop's lateness, wall/CPU time, verdict
+ * (lat_co_explain's sentence) and finding{kind, healthy_pct, healthy_ns,
+ * held_back, max_agrees}.
  */
 struct lat_json;
-void lat_co_json(struct lat_json *j, const struct lat_co_report *r,
-		 const char *verdict);
+void lat_co_json(struct lat_json *j, const struct lat_co_report *r);
+
+/*
+ * What `latlab co` writes on stdout: lat_co_print, or with @json one
+ * whole JSON document (lat_co_json). Returns 0, or -EIO / -EINVAL when
+ * the output failed.
+ */
+int lat_co_write(FILE *out, const struct lat_co_report *r, bool json);
 
 #endif

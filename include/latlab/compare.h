@@ -160,8 +160,9 @@ const struct lat_hlog_tag *lat_compare_find_tag(const struct lat_hlog_data *d,
 #define LAT_COMPARE_MAX_FILES 16
 
 /*
- * One file of a comparison; zero it, load it with lat_compare_load (data
- * and spreads in one pass), then set path and ns_per_value.
+ * One file of a comparison or a report: lat_compare_files_load fills it,
+ * or zero it, load it with lat_compare_load (data and spreads in one
+ * pass), then set path and ns_per_value.
  */
 struct lat_compare_file {
 	const char *path;
@@ -169,7 +170,24 @@ struct lat_compare_file {
 	double ns_per_value;                /* lat_hlog_ns_per_value */
 	struct lat_compare_spreads spreads; /* lat_compare_load's; none
 					     * for an .hgrm */
+	struct lat_hlog_data *loaded;       /* = data when
+					     * lat_compare_files_load made it:
+					     * freed by the release */
 };
+
+/*
+ * Load the @n (1..LAT_COMPARE_MAX_FILES) files at @paths into @f, in
+ * order, each read once: with lat_compare_load when @spreads (for a
+ * comparison), else lat_hlog_load; @tag and @ns_per_value as there; path
+ * and ns_per_value set. Returns 0 or the first file's failure with one
+ * line naming it in @why: the load's codes, -ENOTSUP when @tag is given
+ * and the file is an .hgrm (it has no tags), -ENOMEM, -EINVAL (bad @n).
+ * Release with lat_compare_files_release, also after a failure.
+ */
+int lat_compare_files_load(struct lat_compare_file *f, int n,
+			   const char *const *paths, const char *tag,
+			   double ns_per_value, bool spreads, char *why,
+			   size_t len);
 
 /*
  * Check that the @n (1..LAT_COMPARE_MAX_FILES) files hold the same tags
@@ -179,7 +197,7 @@ struct lat_compare_file {
 int lat_compare_files_check(const struct lat_compare_file *f, int n,
 			    char *why, size_t len);
 
-/* Free every file's spreads (also after a failed load). */
+/* Free every file's spreads, and the data lat_compare_files_load made. */
 void lat_compare_files_release(struct lat_compare_file *f, int n);
 
 /*
@@ -199,6 +217,17 @@ int lat_compare_print(FILE *out, const struct lat_compare_file *f, int n);
 struct lat_json;
 int lat_compare_json(struct lat_json *j, const struct lat_compare_file *f,
 		     int n);
+
+/*
+ * What `latlab report` writes on stdout for @n loaded files: with
+ * @compare, lat_compare_print (or, with @json, lat_compare_json as one
+ * document); else each file's lat_hlog_print, or with @json one document:
+ * lat_hlog_json's object for one file, {"files": [...]} of them for
+ * several. Returns 0, lat_compare_cell's error, or -EIO / -EINVAL when
+ * the output failed.
+ */
+int lat_compare_files_write(FILE *out, const struct lat_compare_file *f,
+			    int n, bool compare, bool json);
 
 /* How many lines lat_compare_svg draws for @f: every tag of every file. */
 int lat_compare_svg_lines(const struct lat_compare_file *f, int n);

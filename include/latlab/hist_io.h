@@ -78,6 +78,16 @@
 int lat_hgrm_write(FILE *out, const struct lat_hist *h,
 		   int32_t ticks_per_half, double unit_ratio, bool csv);
 
+/*
+ * lat_hgrm_write (not CSV) after a '#[Value unit: N ns per value]'
+ * comment, N = @ns_per_value (of @h's values) * @unit_ratio: the plotter
+ * ignores it and lat_hgrm_read takes the file's unit from it, so the
+ * numbers read back are the same nanoseconds. Same returns.
+ */
+int lat_hgrm_write_unit(FILE *out, const struct lat_hist *h,
+			int32_t ticks_per_half, double unit_ratio,
+			double ns_per_value);
+
 /* What a .hgrm file said about itself, besides its rows. */
 struct lat_hgrm_info {
 	int32_t sig_figs;        /* decimals of the values, = d */
@@ -425,5 +435,17 @@ void lat_hlog_print(FILE *out, const char *path, const struct lat_hlog_data *d,
  */
 void lat_hlog_json(struct lat_json *j, const char *path,
 		   const struct lat_hlog_data *d, double ns_per_value);
+
+/*
+ * What @d could not keep, one line each on @out, each line starting with
+ * @prefix ("latlab report: "): for an .hgrm, that counts between ticks sit
+ * at the upper tick and, when its values have decimals and neither the
+ * caller (@unit_given) nor the file gave a unit, that 1 value = 1 ns was
+ * assumed; per tag and in total, intervals of mixed precision merged; and
+ * the counts the merge refused. @path names the file in the lines (NULL:
+ * one file, not named). Prints nothing for a file that lost nothing.
+ */
+void lat_hlog_notes(FILE *out, const char *prefix, const char *path,
+		    const struct lat_hlog_data *d, bool unit_given);
 
 #endif

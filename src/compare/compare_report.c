@@ -29,12 +29,6 @@ int lat_compare_files_check(const struct lat_compare_file *f, int n,
 	return lat_compare_same_tags(d, names, (size_t)n, why, len);
 }
 
-void lat_compare_files_release(struct lat_compare_file *f, int n)
-{
-	for (int i = 0; i < n; i++)
-		lat_compare_spreads_free(&f[i].spreads);
-}
-
 /* File @i's tag @tag at percentile @k against the first file's. */
 static int cell(const struct lat_compare_file *f, int i, const char *tag,
 		int k, struct lat_compare_cell *c)

@@ -84,3 +84,15 @@ int lat_hgrm_write(FILE *out, const struct lat_hist *h,
 	}
 	return ferror(out) ? -EIO : 0;
 }
+
+int lat_hgrm_write_unit(FILE *out, const struct lat_hist *h,
+			int32_t ticks_per_half, double unit_ratio,
+			double ns_per_value)
+{
+	/* a comment the plotter ignores and lat_hgrm_read takes the unit
+	 * from */
+	if (fprintf(out, "#[Value unit: %.17g ns per value]\n",
+		    ns_per_value * unit_ratio) < 0)
+		return -EIO;
+	return lat_hgrm_write(out, h, ticks_per_half, unit_ratio, false);
+}

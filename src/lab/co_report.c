@@ -81,6 +81,7 @@ static void print_ns(FILE *out, const char *name, int64_t ns, int width)
 void lat_co_print(FILE *out, const struct lat_co_report *r)
 {
 	char svc[LAT_FMT_LEN], stall[LAT_FMT_LEN], rate[LAT_FMT_LEN];
+	char text[LAT_CO_TEXT_LEN];
 
 	lat_fmt_ns(svc, sizeof(svc), r->cfg.service_ns);
 	lat_fmt_ns(stall, sizeof(stall), r->cfg.stall_ns);
@@ -100,11 +101,18 @@ void lat_co_print(FILE *out, const struct lat_co_report *r)
 		print_ns(out, "max", lat_hist_max(h), 0);
 		fprintf(out, "\n");
 	}
+	lat_co_explain(text, sizeof(text), r);
+	fprintf(out, "\n");
+	lat_fmt_paragraph(out, text, 0);
+	lat_co_load_note(text, sizeof(text), r);
+	if (text[0])
+		lat_fmt_paragraph(out, text, 0);
 }
 
-void lat_co_json(struct lat_json *j, const struct lat_co_report *r,
-		 const char *verdict)
+void lat_co_json(struct lat_json *j, const struct lat_co_report *r)
 {
+	char verdict[LAT_CO_TEXT_LEN];
+
 	const struct lat_co_closed_stats *st = &r->st;
 	const struct lat_co_verdict *v = &r->v;
 
@@ -141,6 +149,7 @@ void lat_co_json(struct lat_json *j, const struct lat_co_report *r,
 	lat_json_uint(j, "wall_ns", st->wall_ns);
 	lat_json_uint(j, "cpu_ns", st->cpu_ns);
 	lat_json_double(j, "cpu_share", lat_co_cpu_share(st));
+	lat_co_explain(verdict, sizeof(verdict), r);
 	lat_json_str(j, "verdict", verdict);
 	lat_json_obj_begin(j, "finding");
 	lat_json_str(j, "kind", lat_co_finding_name(v->finding));
@@ -152,4 +161,17 @@ void lat_co_json(struct lat_json *j, const struct lat_co_report *r,
 	lat_json_bool(j, "max_agrees", v->max_agrees);
 	lat_json_obj_end(j);
 	lat_json_obj_end(j);
+}
+
+int lat_co_write(FILE *out, const struct lat_co_report *r, bool json)
+{
+	struct lat_json j;
+
+	if (!json) {
+		lat_co_print(out, r);
+		return ferror(out) ? -EIO : 0;
+	}
+	lat_json_init(&j, out);
+	lat_co_json(&j, r);
+	return lat_json_finish(&j);
 }
