@@ -25,6 +25,8 @@
  * changed (comma-separated key=value: agg_cpu, agg_slice, agg_idle_us,
  * wait (spin/yield/block), spins, pace_yield (0/1), pace_yield_above_us,
  * pace_sleep_us, cpus=P:S:C, slice_us: the hot threads' EEVDF slice,
+ * nice: the hot threads' and the session autogroup's nice, guard_us: a
+ * guard thread per hot CPU wakes this often,
  * slack_ns: the timer slack its threads inherit). The three sides then
  * rotate which runs first, and the line "vary/latlab" gives the A/B
  * ratio per round and its median: a candidate change measured against
@@ -333,7 +335,6 @@ enum side { SIDE_LATLAB, SIDE_VARY, SIDE_BARE };
 struct vary {
 	bool on;
 	unsigned long slack_ns;  /* 0: inherit */
-	double slice_ns;         /* EEVDF slice of the hot threads, 0 as is */
 	char spec[160];
 };
 
@@ -350,35 +351,6 @@ static double vary_num(const char *key, const char *v, double lo, double hi)
 		exit(2);
 	}
 	return x;
-}
-
-/* --vary slice_us: the hot thread's EEVDF slice (SCHED_OTHER's
- * sched_runtime, Linux 6.12+); a failure shows as no difference, so say
- * it once. */
-static void set_slice(void *ctx, int index, enum lat_pipe_role role)
-{
-	/* linux/sched/types.h's layout (that header clashes with sched.h) */
-	struct {
-		uint32_t size, sched_policy;
-		uint64_t sched_flags;
-		int32_t sched_nice;
-		uint32_t sched_priority;
-		uint64_t sched_runtime, sched_deadline, sched_period;
-		uint32_t sched_util_min, sched_util_max;
-	} a;
-	const struct vary *v = ctx;
-	static atomic_bool said;
-
-	(void)index;
-	(void)role;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.sched_policy = SCHED_OTHER;
-	a.sched_runtime = (uint64_t)v->slice_ns;
-	if (syscall(SYS_sched_setattr, 0, &a, 0) &&
-	    !atomic_exchange(&said, true))
-		fprintf(stderr, "bench_pipe_peer: sched_setattr slice: %s\n",
-			strerror(errno));
 }
 
 /* Apply one key=value of --vary to @c. */
@@ -412,11 +384,13 @@ static void vary_one(struct lat_pipe_config *c, struct vary *v, char *kv)
 		c->pace_yield_above_ns = vary_num(kv, val, 0, 1e6) * 1000;
 	else if (!strcmp(kv, "pace_sleep_us"))
 		c->pace_sleep_ns = vary_num(kv, val, 0, 1e6) * 1000;
-	else if (!strcmp(kv, "slice_us")) {
-		v->slice_ns = vary_num(kv, val, 100, 100000) * 1000;
-		c->hooks.ctx = v;
-		c->hooks.thread_prepare = set_slice;
-	} else if (!strcmp(kv, "slack_ns"))
+	else if (!strcmp(kv, "slice_us"))
+		c->hot_slice_ns = vary_num(kv, val, 100, 100000) * 1000;
+	else if (!strcmp(kv, "nice"))
+		c->hot_nice = (int)vary_num(kv, val, -20, 19);
+	else if (!strcmp(kv, "guard_us"))
+		c->guard_ns = vary_num(kv, val, 0, 100000) * 1000;
+	else if (!strcmp(kv, "slack_ns"))
 		v->slack_ns = (unsigned long)vary_num(kv, val, 1, 1e9);
 	else if (!strcmp(kv, "cpus")) {
 		for (char *cpu = val; *cpu; cpu++)

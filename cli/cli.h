@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latlab/stop.h"
 #include "opt.h"
 
 enum cli_exit {
@@ -74,57 +75,26 @@ _Noreturn void cli_fail(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Report what getopt_long() returned (@c: '?' for an unknown option, ':'
- * for a missing value, which needs a leading ':' in the optstring), then
- * exit 2. Call with opterr = 0 (cli_parse does).
- */
-_Noreturn void cli_bad_option(const char *cmd, char **argv, int c);
-
-/*
  * After getopt_long: exit 2 naming the first operand if any is left (for
  * commands that take options only).
  */
 void cli_no_operands(const char *cmd, int argc, char **argv);
 
 /*
- * Parse @arg as the value of @flag: a whole number in [min, max], with
- * optional k/M/G (10^3/10^6/10^9) suffix. Exits 2 with a message otherwise.
+ * @arg as the value of @flag, read by lat_parse_u64, lat_parse_double or
+ * lat_parse_duration_ns (latlab/parse.h: the syntax, the ranges); on any
+ * refusal exit 2 with one line naming @flag.
  */
 uint64_t cli_u64(const char *cmd, const char *flag, const char *arg,
-		     uint64_t min, uint64_t max);
-
-/* A finite number in [min, max]; exits 2 otherwise. */
+		 uint64_t min, uint64_t max);
 double cli_double(const char *cmd, const char *flag, const char *arg,
-		      double min, double max);
-
-/*
- * A duration with a unit (ns, us, ms, s; a bare number is taken in
- * @default_unit_ns nanoseconds, or refused when @default_unit_ns is 0), in
- * [min_ns, max_ns]. Exits 2 otherwise.
- */
+		  double min, double max);
 double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
-			   double default_unit_ns, double min_ns,
-			   double max_ns);
-
-/*
- * Install SIGINT/SIGTERM handlers that set the flag returned by
- * cli_stop_signal(): 0 while running, else the signal number. Exit
- * with 128 + signal after printing partial results.
- */
-void cli_catch_stop_signals(void);
-int cli_stop_signal(void);
-
-/*
- * Stop callbacks for the library's long loops (lat_qsim_config.stop,
- * lat_prof_sample_until, lat_pipe_stop_fn, lat_qsim_stop_fn, ...): true once
- * cli_catch_stop_signals() has seen SIGINT or SIGTERM.
- */
-bool cli_stop_requested(void *ctx);
-bool cli_pipe_stop(void *ctx, uint64_t produced, double elapsed_s);
-bool cli_qsim_sweep_stop(void *ctx, size_t done, size_t n);
+		       double default_unit_ns, double min_ns, double max_ns);
 
 /* What a command returns at its end: 0, or 128 + the signal that stopped
- * it (its partial results printed). */
+ * it (latlab/stop.h: the commands stop on Ctrl-C with lat_stop_*, their
+ * partial results printed). */
 int cli_exit_status(void);
 
 /*

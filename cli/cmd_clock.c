@@ -47,12 +47,12 @@ static int clock_main(int argc, char **argv)
 	/* caught only from here: a Ctrl-C during the calibrations (which
 	 * cannot be cut short and leave nothing to show) ends the command,
 	 * where a caught one would be seen only after the whole drift wait */
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	if (o.drift_s > 2) /* a long wait says so, and how to end it */
 		fprintf(stderr, "latlab clock: measuring the drift over %g s "
 			"(Ctrl-C ends it early)\n", o.drift_s);
 	rc = lat_clock_report_measure(&r, o.drift_s, o.pairs,
-				      cli_stop_requested, NULL);
+				      lat_stop_requested, NULL);
 	if (rc)
 		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
 	if (o.json) {

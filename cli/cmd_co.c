@@ -77,8 +77,8 @@ static int co_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
-	o.cfg.stop = cli_stop_requested;
+	lat_stop_catch_signals();
+	o.cfg.stop = lat_stop_requested;
 	rc = lat_co_report_init(&r, &o.cfg);
 	if (rc)
 		cli_fail(CMD, "cannot %s: %s", rc == -ENOMEM ? "allocate "

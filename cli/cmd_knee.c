@@ -12,8 +12,8 @@
 
 #include "cli.h"
 #include "out_file.h"
+#include "stop.h"
 #include "latlab/knee.h"
-#include "latlab/json.h"
 #include "latlab/fmt.h"
 
 #define CMD "knee"
@@ -29,65 +29,22 @@ struct knee_opts {
 	const char *svg, *hlog_dir;
 };
 
-static int write_svg(const struct knee_opts *o)
-{
-	FILE *f = cli_out_open(CMD, o->svg);
-	int err = cli_out_commit(f, lat_knee_svg(f, &o->rep));
-
-	if (err)
-		fprintf(stderr, "latlab knee: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
-	return err;
-}
-
 static void parse_rho_list(void *args, const char *arg)
 {
-	struct knee_opts *o = args;
-	char buf[1024], *tok, *save = NULL;
-	const char *why;
-	size_t n = 0;
+	char why[256];
 
-	if (strlen(arg) >= sizeof(buf))
-		cli_usage_error(CMD, "--rho-list is too long");
-	strcpy(buf, arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == LAT_KNEE_MAX_POINTS)
-			cli_usage_error(CMD, "--rho-list: at most %d points",
-					LAT_KNEE_MAX_POINTS);
-		o->rep.kc.rho[n] = cli_double(CMD, "--rho-list", tok, -1e9, 1e9);
-		if (!(o->rep.kc.rho[n] > 0 && o->rep.kc.rho[n] < 1))
-			cli_usage_error(CMD, "--rho-list: '%s' is not a "
-					"utilization in (0, 1): at rho >= 1 "
-					"the queue grows without bound", tok);
-		n++;
-	}
-	o->rep.kc.n_rho = n;
-	if (lat_knee_config_check(&o->rep.kc, &why))
+	if (lat_knee_config_parse_rhos(&((struct knee_opts *)args)->rep.kc,
+				       arg, why, sizeof(why)))
 		cli_usage_error(CMD, "--rho-list '%s': %s", arg, why);
 }
 
 static void parse_dists(void *args, const char *arg)
 {
 	struct knee_opts *o = args;
-	char buf[256], *tok, *save = NULL;
+	char why[256];
 
-	if (strlen(arg) >= sizeof(buf))
-		cli_usage_error(CMD, "--work-dist is too long");
-	strcpy(buf, arg);
-	o->n_dists = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_dists == LAT_KNEE_MAX_DISTS)
-			cli_usage_error(CMD, "--work-dist: at most %d "
-					"distributions", LAT_KNEE_MAX_DISTS);
-		if (lat_work_dist_parse(&o->dists[o->n_dists++], tok))
-			cli_usage_error(CMD, "--work-dist '%s': expected det, "
-					"exp, lognormal:<cv> or "
-					"bimodal:<p>:<slow time>", tok);
-	}
-	if (!o->n_dists)
-		cli_usage_error(CMD, "--work-dist needs a distribution");
+	if (lat_knee_parse_dists(o->dists, &o->n_dists, arg, why, sizeof(why)))
+		cli_usage_error(CMD, "--work-dist: %s", why);
 }
 
 static void check_dir(const char *dir)
@@ -250,12 +207,12 @@ static int knee_main(int argc, char **argv)
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	/* kp.stage_nice was set by parse */
-	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, cli_pipe_stop, NULL,
+	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, lat_stop_pipe, NULL,
 				   &r);
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline: %s",
 			 lat_strerror(rc));
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
 	if (o.rep.kp.stage_nice)
@@ -269,22 +226,17 @@ static int knee_main(int argc, char **argv)
 	 * in the report, not fatal */
 	(void)lat_knee_report_raise(&o.rep);
 	floor_and_work(&o, &r);
-	o.rep.sig = cli_stop_signal();
+	o.rep.sig = lat_stop_signal();
 	if (!o.rep.sig)
 		rc = lat_knee_report_sweep(&o.rep, o.dists, o.n_dists, &r,
 					   stderr);
-	o.rep.sig = cli_stop_signal();
-	if (o.json) {
-		struct lat_json j;
+	o.rep.sig = lat_stop_signal();
+	cli_stdout_check(CMD, lat_knee_write(stdout, &o.rep, o.json));
+	if (o.svg) { /* a stopped sweep's chart is marked partial */
+		FILE *f = cli_out_open(CMD, o.svg);
 
-		lat_json_init(&j, stdout);
-		lat_knee_json(&j, &o.rep);
-		lat_json_finish(&j);
-	} else {
-		lat_knee_print(stdout, &o.rep);
+		cli_out_close(CMD, o.svg, f, lat_knee_svg(f, &o.rep));
 	}
-	if (o.svg && write_svg(&o))
-		return CLI_EXIT_FAIL;
 	/* a stop asked for is not a failure: the points done are shown */
 	if (rc && !(rc == -EINTR && o.rep.sig))
 		cli_fail(CMD, "%s", lat_strerror(rc));

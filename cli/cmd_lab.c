@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "latlab/json.h"
 #include "latlab/lab.h"
 
 #define CMD "lab"
@@ -26,21 +25,11 @@ struct args {
 static void parse_only(void *args, const char *list)
 {
 	struct args *a = args;
-	char buf[256], *save = NULL;
+	char bad[64];
 
-	if (strlen(list) >= sizeof(buf))
-		cli_usage_error(CMD, "--only list too long");
-	snprintf(buf, sizeof(buf), "%s", list);
-	memset(a->o.want, 0, sizeof(a->o.want));
-	for (char *t = strtok_r(buf, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		int e = lat_lab_exp_by_name(t);
-
-		if (e < 0)
-			cli_usage_error(CMD, "--only: no experiment '%s' (see "
-					"latlab lab --help)", t);
-		a->o.want[e] = true;
-	}
+	if (lat_lab_want_parse(&a->o, list, bad, sizeof(bad)))
+		cli_usage_error(CMD, "--only: no experiment '%s' (see "
+				"latlab lab --help)", bad);
 }
 
 static void parse_svg(void *args, const char *path)
@@ -103,7 +92,7 @@ static int lab_main(int argc, char **argv)
 {
 	static struct lat_lab L; /* ~400 KiB of rows: not on the stack */
 	struct args a = { 0 };
-	int rc, sig;
+	int rc;
 
 	parse(&a, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
@@ -114,36 +103,23 @@ static int lab_main(int argc, char **argv)
 	if (rc)
 		cli_fail(CMD, "cannot place the pipeline's threads: %s",
 			 lat_strerror(rc));
-	cli_catch_stop_signals();
-	rc = lat_lab_run(&L, cli_pipe_stop, NULL, stderr);
+	lat_stop_catch_signals();
+	rc = lat_lab_run(&L, lat_stop_pipe, NULL, stderr);
 	/* stopped while a run was setting up: the runs done are the result */
-	if (rc == -EINTR && cli_stop_signal())
+	if (rc == -EINTR && lat_stop_signal())
 		rc = 0;
 	if (rc)
 		cli_fail(CMD, "run %d (%s) failed: %s", L.n_rows + 1,
 			 L.row[L.n_rows].name, lat_strerror(rc));
-	sig = cli_stop_signal();
-	if (a.json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
-		lat_lab_write_json(&j, &L);
-		lat_json_int(&j, "signal", sig);
-		lat_json_obj_end(&j);
-		if (lat_json_finish(&j))
-			cli_fail(CMD, "cannot write the JSON");
-	} else if (lat_lab_print(stdout, &L)) {
+	if (lat_lab_report(stdout, a.json, CMD, lat_stop_signal(), &L))
 		cli_fail(CMD, "cannot write the results");
-	}
 	if (a.svg && L.n_e2e) {
 		FILE *f = cli_out_open(CMD, a.svg);
 
 		cli_out_close(CMD, a.svg, f, lat_lab_write_svg(f, &L));
 	}
 	lat_lab_free_e2e(&L);
-	return sig ? 128 + sig : CLI_EXIT_OK;
+	return cli_exit_status();
 }
 
 const struct cli_cmd cli_cmd_lab = {

@@ -276,7 +276,7 @@ static int mem_main(int argc, char **argv)
 	parse(argc, argv, &o, &env);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	fprintf(stderr, "latlab mem: measuring (Ctrl-C stops it and shows "
 		"what was done)\n");
 	rc = lat_mem_machine_measure(&env.m, 200);
@@ -298,7 +298,7 @@ static int mem_main(int argc, char **argv)
 		done = mem_share(&o, &env, o.json ? &j : NULL);
 	if (done && (o.what & MEM_RM))
 		done = mem_rm(&o, &env, o.json ? &j : NULL);
-	sig = cli_stop_signal();
+	sig = lat_stop_signal();
 	if (o.json) {
 		lat_json_bool(&j, "complete", done);
 		lat_json_bool(&j, "interrupted", !done);

@@ -4,6 +4,7 @@
  * this file maps the library's field names back to flags.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,21 +13,17 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pipeline_sched.h"
-#include "profile.h"
 #include "out_file.h"
 #include "latlab/cgroup.h"
-#include "latlab/flight.h"
-#include "latlab/fmt.h"
-#include "latlab/instr.h"
-#include "latlab/json.h"
-#include "latlab/pipe.h"
+#include "latlab/session.h"
 #include "latlab/topo.h"
 #include "latlab/work.h"
 
 #define CMD "pipeline"
 
 extern const struct cli_cmd cli_cmd_pipeline;
+
+static struct lat_session S; /* the run: large (perf state per thread) */
 
 struct args {
 	struct lat_pipe_config cfg;
@@ -185,12 +182,9 @@ static void check_quota(const struct args *a)
 
 static void parse(struct args *a, int argc, char **argv)
 {
-	lat_pipe_config_init(&a->cfg);
-	a->instr.counters = true;
-	/* software counters from /proc: perf events would make every yield
-	 * of the hot threads cost more (latlab/perfctr.h) */
-	a->instr.perf_flags = LAT_PERF_SOFT_PROC;
-	a->instr.flight_post = 64;
+	lat_session_init(&S); /* the library's defaults */
+	a->cfg = S.cfg;
+	a->instr = S.instr;
 	cli_parse(&cli_cmd_pipeline, a, argc, argv);
 	/* options that would change nothing (the table's .needs too): the
 	 * command is not what the user thinks it is */
@@ -234,94 +228,22 @@ static void place(struct args *a)
 			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
 }
 
-/* After every check that can refuse the run, so errors stay one line. */
-static void warn_oversubscribed(const struct args *a)
+/* The library words the failure; one is a clash of this command's flags. */
+static _Noreturn void session_failed(int rc)
 {
-	if (!a->placed.oversubscribed)
-		return;
-	fputs("latlab pipeline: warning: ", stderr);
-	lat_pipe_placement_warn(stderr, &a->cfg, &a->placed);
-}
+	char why[PATH_MAX + 128];
 
-/* Set-up is over once events flow: say so for a long run (and a test
- * can wait for this line before it sends a Ctrl-C). */
-static void say_running(void *ctx)
-{
-	const struct lat_pipe_config *c = ctx;
-
-	if ((double)c->events / c->rate > 2)
-		fprintf(stderr, "latlab pipeline: running, about %.0f s "
-			"(Ctrl-C stops it with a partial result)\n",
-			(double)c->events / c->rate);
-}
-
-static void print(const struct args *a, struct lat_instr *in,
-		  const struct lat_pipe_result *r, int sig,
-		  const struct lat_sched_attr *sched)
-{
-	struct lat_json j;
-
-	if (!a->json) {
-		lat_pipe_print_table(stdout, r);
-		lat_instr_print_counters(stdout, in, r);
-		if (sched)
-			lat_sched_attr_print(stdout, sched, r);
-		return;
-	}
-	lat_json_init(&j, stdout);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_str(&j, "command", CMD);
-	lat_pipe_write_json(&j, r);
-	lat_instr_write_json(&j, in, r);
-	if (sched)
-		lat_sched_attr_write_json(&j, sched, r);
-	if (a->hlog_path)
-		lat_json_str(&j, "hlog", a->hlog_path);
-	if (a->hgrm_dir)
-		lat_json_str(&j, "hgrm_dir", a->hgrm_dir);
-	lat_json_int(&j, "signal", sig);
-	lat_json_obj_end(&j);
-	if (lat_json_finish(&j))
-		cli_fail(CMD, "internal error: unbalanced JSON");
-}
-
-/* The library judges the calibration and words it; we prefix it. */
-static void warn_work(const struct lat_work *w)
-{
-	if (lat_work_check(w) == LAT_WORK_OK)
-		return;
-	fputs("latlab pipeline: warning: ", stderr);
-	lat_work_check_print(stderr, w);
-}
-
-/* The frozen window: CSV to --flight-out, else the trigger's neighbourhood
- * as a table on stderr (chatter, not results). */
-static void dump_flight(const struct args *a, struct lat_instr *in,
-			FILE *csv)
-{
-	if (!a->instr.flight)
-		return;
-	fflush(stdout); /* the results, then the recorder's chatter */
-	if (csv) {
-		cli_out_close(CMD, a->flight_out, csv,
-			      lat_flight_dump_csv(&in->flight, csv));
-	}
-	lat_flight_print_outcome(stderr, &in->flight, a->instr.freeze_auto,
-				 csv ? a->flight_out : NULL);
+	lat_session_error(&S, rc, why, sizeof(why));
+	lat_session_destroy(&S); /* its temporary outputs go */
+	if (S.failed == LAT_SESSION_SCHED_STAMPS)
+		cli_usage_error(CMD, "--sched needs the per-stage stamps "
+				    "(drop --no-stamps)");
+	cli_fail(CMD, "%s", why);
 }
 
 static int pipeline_main(int argc, char **argv)
 {
-	static struct lat_instr in; /* perf state per hot thread: large */
-	struct lat_prof_self *prof = NULL;
-	struct lat_sched_attr *sched = NULL;
-	FILE *flight = NULL;
 	struct args a = { .json = false };
-	struct lat_pipe_result r;
-	struct lat_pipe_progress w = { .stop = cli_pipe_stop,
-					 .on_flow = say_running };
-	FILE *hlog = NULL;
-	char cal_ns[LAT_FMT_LEN];
 	const char *why;
 	int rc, sig;
 
@@ -349,85 +271,33 @@ static int pipeline_main(int argc, char **argv)
 		cli_out_dir_check(CMD, "--profile", a.profile_dir);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
-	if (a.hlog_path)
-		a.cfg.hlog = hlog = cli_out_open(CMD, a.hlog_path);
-	if (a.flight_out)
-		flight = cli_out_open(CMD, a.flight_out);
-	rc = lat_instr_init(&in, &a.instr, &a.cfg);
+	S.cfg = a.cfg;
+	S.instr = a.instr;
+	S.sched = a.sched;
+	S.profile_dir = a.profile_dir;
+	S.placed = &a.placed;
+	S.stop = lat_stop_pipe;
+	S.out = stdout;
+	S.json = a.json;
+	S.hlog_name = a.hlog_path; /* the session writes them whole or not */
+	S.flight_csv_name = a.flight_out;
+	S.svg_name = a.svg;
+	S.hgrm_dir = a.hgrm_dir;
+	S.note = stderr;
+	S.note_prefix = "latlab " CMD ": ";
+	S.progress = isatty(STDERR_FILENO);
+	lat_stop_catch_signals();
+	rc = lat_session_begin(&S);
+	if (!rc)
+		rc = lat_session_run(&S);
+	if (rc && rc != -EINTR)
+		session_failed(rc);
+	sig = lat_stop_signal();
+	rc = lat_session_write(&S, sig);
 	if (rc)
-		cli_fail(CMD, "cannot set up counters and flight recorder: "
-			     "%s", lat_strerror(rc));
-	if (a.sched) /* after instr: it chains to instr's hooks */
-		sched = cli_sched_begin(CMD, &a.cfg,
-					a.instr.flight ? &in.flight : NULL);
-	warn_oversubscribed(&a);
-	cli_catch_stop_signals();
-	w.stop_ctx = &a.cfg;
-	w.planned = a.cfg.events;
-	if (isatty(STDERR_FILENO) && a.cfg.events / a.cfg.rate > 2)
-		w.out = stderr;
-	if (a.profile_dir)
-		prof = cli_profile_self_begin(CMD, a.profile_dir);
-	/* a long calibration (--work-ns 100ms) says so before it starts */
-	if (lat_work_calibrate_cost_ns(a.cfg.work_ns) > 2e9)
-		fprintf(stderr, "latlab pipeline: calibrating %s of work per "
-			"event, about %.0f s (Ctrl-C stops)\n",
-			lat_fmt_ns(cal_ns, sizeof(cal_ns), a.cfg.work_ns),
-			lat_work_calibrate_cost_ns(a.cfg.work_ns) / 1e9);
-	rc = lat_pipe_run_until(&a.cfg, &r, lat_pipe_progress_watch, &w);
-	if (rc == -EINTR && !r.n_deltas) {
-		/* nothing ran: no partial result; the outputs stay as
-		 * they were (their temporaries are removed) */
-		sig = cli_stop_signal();
-		fprintf(stderr, "latlab pipeline: interrupted by %s during "
-			"start-up: no event was sent\n",
-			sig == SIGTERM ? "SIGTERM" : "SIGINT");
-		if (a.json)
-			printf("{\"command\": \"pipeline\", \"interrupted\": "
-			       "true, \"signal\": %d, \"started\": false}\n",
-			       sig);
-		cli_out_abandon_all();
-		return 128 + sig;
-	}
-	if (prof) /* before the report: the profile is of the run alone */
-		cli_profile_self_end(CMD, prof, a.profile_dir, "latlab pipeline");
-	lat_pipe_progress_end(&w);
-	if (rc && !r.n_deltas)
-		cli_fail(CMD, "cannot start the pipeline: %s",
-			     lat_strerror(rc));
-	if (sched)
-		cli_sched_end(CMD, sched, &r);
-	sig = cli_stop_signal();
-	lat_instr_fill_result(&in, &r); /* USE counts hot time by task-clock */
-	warn_work(&r.work);
-	print(&a, &in, &r, sig, sched);
-	dump_flight(&a, &in, flight);
-	/* an interrupted run's hlog holds whole intervals: it is kept,
-	 * marked partial by a comment line (readers skip comments) */
-	if (hlog && sig && !rc)
-		rc = lat_pipe_hlog_mark_partial(hlog, &r, a.cfg.events,
-						sig == SIGTERM
-						? "interrupted by SIGTERM"
-						: "interrupted by SIGINT");
-	if (hlog)
-		rc = cli_out_commit(hlog, rc);
-	if (rc)
-		cli_fail(CMD, "%s: %s", a.hlog_path ? a.hlog_path : "run",
-			     lat_strerror(rc));
-	if (a.svg) {
-		FILE *f = cli_out_open(CMD, a.svg);
-
-		cli_out_close(CMD, a.svg, f, lat_pipe_write_svg(f, &r));
-	}
-	if (a.hgrm_dir && (rc = lat_pipe_write_hgrm(a.hgrm_dir, &r)))
-		cli_fail(CMD, "writing %s: %s", a.hgrm_dir,
-			     lat_strerror(rc));
-	if (!r.exact)
-		cli_fail(CMD, "accounting is not exact: this is a bug");
-	lat_pipe_result_destroy(&r);
-	lat_sched_attr_free(sched);
-	lat_instr_destroy(&in);
-	return sig ? 128 + sig : CLI_EXIT_OK;
+		session_failed(rc);
+	lat_session_destroy(&S);
+	return cli_exit_status();
 }
 
 const struct cli_cmd cli_cmd_pipeline = {

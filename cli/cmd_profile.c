@@ -54,10 +54,14 @@ static const struct cli_opt opts[] = {
 	{ CLI_STRING("offcpu-svg", offcpu_svg) },
 	{ CLI_STRING("offcpu-folded", offcpu_folded) },
 	{ CLI_STRING("title", title) },
-	{ CLI_STRING("diff", diff_before) },
-	{ CLI_STRING("render", render) },
+	/* the three modes that sample nothing take none of -p's options */
+	{ CLI_STRING("diff", diff_before), .excludes = "pid folded freq "
+	  "duration user-only offcpu offcpu-svg offcpu-folded render" },
+	{ CLI_STRING("render", render), .excludes = "pid folded freq duration "
+	  "user-only offcpu offcpu-svg offcpu-folded" },
 	{ CLI_WORDS("palette", palette, "hot cold") },
-	{ CLI_FLAG("overhead", overhead) },
+	{ CLI_FLAG("overhead", overhead), .excludes = "diff render pid folded "
+	  "svg freq duration user-only offcpu offcpu-svg offcpu-folded" },
 	{ CLI_U64("events", events, 1000, 100000000), .needs = "overhead" },
 	{ CLI_U64("rounds", rounds, 1, 100), .needs = "overhead" },
 	{ CLI_FLAG("json", json) },
@@ -117,22 +121,10 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 			cli_usage_error(CMD, "--diff needs two files: "
 					    "--diff <before> <after>");
 		o->diff_after = argv[optind++];
-		if (o->pid || o->cmd || o->folded || o->freq_hz ||
-		    o->duration_ns || o->user_only || o->offcpu)
-			cli_usage_error(CMD, "--diff compares two files; "
-					    "it takes only --svg, --title "
-					    "and --json");
 	}
-	if (o->overhead && (o->diff_before || o->render || o->pid || o->cmd ||
-			    o->folded || o->svg || o->freq_hz ||
-			    o->duration_ns || o->offcpu || o->user_only))
-		cli_usage_error(CMD, "--overhead runs its own experiment; it "
-				"takes only --events, --rounds and --json");
-	if (o->render && (o->diff_before || o->pid || o->cmd || o->folded ||
-			  o->freq_hz || o->duration_ns || o->user_only ||
-			  o->offcpu))
-		cli_usage_error(CMD, "--render draws one file; it takes only "
-				"--svg, --title, --palette and --json");
+	if (o->cmd && (o->diff_before || o->render || o->overhead))
+		cli_usage_error(CMD, "a command to profile goes with neither "
+				"--diff, --render nor --overhead");
 	cli_no_operands(CMD, argc, argv);
 	check_outputs(o);
 	if (o->diff_before || o->render || o->overhead)
@@ -196,84 +188,76 @@ static void read_folded(const char *path, struct lat_prof_folded *f)
 		cli_usage_error(CMD, "'%s' holds no samples", path);
 }
 
-static int run_diff(const struct profile_opts *o)
+/* --diff and --render: folded files in, one flame graph out. */
+static int run_graph(const struct profile_opts *o)
 {
-	struct lat_prof_folded b, a;
+	struct lat_prof_folded f[2];
+	bool diff = o->diff_before != NULL;
 	struct lat_prof_svg_opts so = {
-		.title = o->title ? o->title : "Differential flame graph",
-		.subtitle = NULL,
+		.title = o->title ? o->title : diff ? "Differential flame graph"
+						    : "Flame graph",
+		.subtitle = diff ? NULL : o->render,
+		.palette = o->palette,
 	};
+	struct lat_json j;
 	FILE *out;
-	int rc;
+	int rc = 0;
 
-	lat_prof_folded_init(&b);
-	lat_prof_folded_init(&a);
-	read_folded(o->diff_before, &b);
-	read_folded(o->diff_after, &a);
+	lat_prof_folded_init(&f[0]);
+	lat_prof_folded_init(&f[1]);
+	read_folded(diff ? o->diff_before : o->render, &f[0]);
+	if (diff)
+		read_folded(o->diff_after, &f[1]);
 	out = open_svg(o);
-	rc = lat_prof_svg_write_diff(&b, &a, &so, out);
-	close_out(out, o->svg ? o->svg : "-", rc);
+	close_out(out, o->svg ? o->svg : "-", diff
+		  ? lat_prof_svg_write_diff(&f[0], &f[1], &so, out)
+		  : lat_prof_svg_write(&f[0], &so, out));
 	if (o->json) {
-		struct lat_json j;
-
 		lat_json_init(&j, stdout);
-		rc = lat_prof_diff_json(&j, &b, &a);
+		if (diff)
+			rc = lat_prof_diff_json(&j, &f[0], &f[1]);
+		else
+			lat_prof_folded_json(&j, NULL, &f[0]);
 		if (rc)
 			cli_fail(CMD, "comparing: %s", lat_strerror(rc));
 		cli_json_end(CMD, &j);
 	}
-	lat_prof_folded_release(&b);
-	lat_prof_folded_release(&a);
+	lat_prof_folded_release(&f[0]);
+	lat_prof_folded_release(&f[1]);
 	return CLI_EXIT_OK;
 }
 
 /* Attach (or spawn) failures are the user's input: exit 2, one line. */
-static _Noreturn void attach_failed(struct lat_prof *p,
-				    const struct profile_opts *o, int rc)
+static _Noreturn void attach_failed(const struct profile_opts *o,
+				    const char *why, int rc)
 {
 	if (o->cmd && rc == -ENOENT)
 		cli_usage_error(CMD, "command '%s' not found", o->cmd[0]);
 	if (o->cmd && (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR) &&
-	    !*lat_prof_error_note(p))
+	    !*why)
 		cli_usage_error(CMD, "cannot run '%s': %s", o->cmd[0],
 				    strerror(-rc));
 	if (rc == -LAT_EUNSUPP)
-		cli_fail(CMD, "unavailable: %s", lat_prof_error_note(p));
+		cli_fail(CMD, "unavailable: %s", why);
 	if (rc == -ESRCH || rc == -EACCES || rc == -EPERM)
-		cli_usage_error(CMD, "%s", lat_prof_error_note(p));
-	cli_fail(CMD, "%s", *lat_prof_error_note(p) ?
-		     lat_prof_error_note(p) : lat_strerror(rc));
+		cli_usage_error(CMD, "%s", why);
+	cli_fail(CMD, "%s", *why ? why : lat_strerror(rc));
 }
 
-/* Where each output goes; at most one of them (or --json) on stdout. */
-struct outputs {
-	FILE *svg, *folded, *off_svg, *off_folded;
-	bool stdout_taken;
-};
-
-static FILE *open_one(const struct profile_opts *o, struct outputs *out,
+/* An output opened before the profile is taken; at most one of them (or
+ * --json) on stdout. */
+static FILE *open_one(const struct profile_opts *o, bool *stdout_taken,
 		      const char *path)
 {
 	if (!path)
 		return NULL;
 	if (!strcmp(path, "-")) {
-		if (out->stdout_taken || o->json)
+		if (*stdout_taken || o->json)
 			cli_usage_error(CMD, "only one output can go to "
 					"stdout ('-'), and not with --json");
-		out->stdout_taken = true;
+		*stdout_taken = true;
 	}
 	return open_out(path);
-}
-
-static void write_graph(const struct profile_opts *o, FILE *f,
-			const char *path, const struct lat_prof_folded *fo,
-			bool off, pid_t pid, const struct lat_prof_stats *st)
-{
-	char what[32];
-
-	snprintf(what, sizeof(what), "pid %d", (int)pid);
-	close_out(f, path, lat_prof_svg_write_run(fo, st, off, what, o->title,
-						  f));
 }
 
 /*
@@ -296,120 +280,57 @@ static void warn_costly(double hz, const struct lat_prof_stats *st)
 	lat_prof_overhead_cost_print(stderr, ratio, us, st);
 }
 
-/* The summary as one JSON document on stdout (--json). */
-static void print_json(pid_t pid, const struct lat_prof_stats *st,
-		       const struct lat_prof_folded *on,
-		       const struct lat_prof_folded *off, bool offcpu,
-		       double wall_s)
-{
-	struct lat_json j;
-	int rc;
-
-	lat_json_init(&j, stdout);
-	rc = lat_prof_json(&j, pid, st, on, off, offcpu, wall_s);
-	if (rc)
-		cli_fail(CMD, "%s", lat_strerror(rc));
-	cli_json_end(CMD, &j);
-}
-
 static int run_sample(const struct profile_opts *o)
 {
-	struct lat_prof_config cfg = { .freq_hz = o->freq_hz,
-				       .user_only = o->user_only,
-				       .offcpu = o->offcpu };
-	struct lat_prof_stats st;
-	struct lat_prof_folded on, off;
-	struct outputs out = { 0 };
-	struct lat_prof *p;
-	pid_t pid = o->pid;
-	int rc, status;
+	/* each output by the step that writes it ("-": stdout) */
+	const char *path[] = {
+		[LAT_PROF_RUN_FOLDED] = o->folded,
+		[LAT_PROF_RUN_OFFCPU_FOLDED] = o->offcpu_folded,
+		[LAT_PROF_RUN_SVG] = o->svg,
+		[LAT_PROF_RUN_OFFCPU_SVG] = o->offcpu_svg,
+		[LAT_PROF_RUN_OUT] = "-",
+	};
+	FILE *f[LAT_PROF_RUN_OUT + 1] = { NULL };
+	bool stdout_taken = false;
+	struct lat_prof_run run = {
+		.cfg = { .freq_hz = o->freq_hz, .user_only = o->user_only,
+			 .offcpu = o->offcpu },
+		.pid = o->pid, .argv = o->cmd, .duration_ns = o->duration_ns,
+		.stop = lat_stop_requested, .title = o->title,
+		.json = o->json, .note = stderr,
+		.note_prefix = "latlab " CMD ": ",
+	};
+	int rc;
 
 	/* bad output paths fail before the profile is taken */
-	out.svg = open_one(o, &out, o->svg);
-	out.folded = open_one(o, &out, o->folded);
-	out.off_svg = open_one(o, &out, o->offcpu_svg);
-	out.off_folded = open_one(o, &out, o->offcpu_folded);
-	rc = lat_prof_create(&cfg, &p);
+	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
+		f[i] = open_one(o, &stdout_taken, path[i]);
+	run.folded = f[LAT_PROF_RUN_FOLDED];
+	run.offcpu_folded = f[LAT_PROF_RUN_OFFCPU_FOLDED];
+	run.svg = f[LAT_PROF_RUN_SVG];
+	run.offcpu_svg = f[LAT_PROF_RUN_OFFCPU_SVG];
+	run.out = stdout_taken ? NULL : stdout;
+	lat_stop_catch_signals();
+	rc = lat_prof_run(&run);
+	if (rc && run.failed == LAT_PROF_RUN_ATTACH)
+		attach_failed(o, run.why, rc);
+	if (rc && run.failed == LAT_PROF_RUN_SAMPLE)
+		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
+	if (rc && run.failed == LAT_PROF_RUN_FOLD)
+		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
+	if (rc && run.failed >= LAT_PROF_RUN_FOLDED)
+		close_out(strcmp(path[run.failed], "-") ? f[run.failed]
+			  : stdout, path[run.failed], rc);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
-	cli_catch_stop_signals();
-	if (o->cmd)
-		rc = lat_prof_spawn(p, o->cmd, &pid);
-	else
-		rc = lat_prof_attach_pid(p, pid, false);
-	if (rc)
-		attach_failed(p, o, rc);
-	/* a spawned command's events started at its exec; this starts the
-	 * off-CPU tracer */
-	rc = lat_prof_start(p);
-	if (!rc) /* on stderr: scripts read stdout; tests wait for it */
-		fprintf(stderr, "latlab profile: sampling pid %d (Ctrl-C "
-			"stops and writes what was sampled)\n", (int)pid);
-	if (!rc)
-		rc = lat_prof_sample_until(p, pid, o->cmd != NULL,
-					   o->duration_ns, cli_stop_requested,
-					   NULL, &status);
-	if (rc)
-		cli_fail(CMD, "sampling failed: %s", lat_strerror(rc));
-	lat_prof_folded_init(&on);
-	lat_prof_folded_init(&off);
-	rc = lat_prof_fold(p, &on);
-	if (!rc)
-		rc = lat_prof_fold_offcpu(p, &off);
-	if (rc)
-		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
-	lat_prof_get_stats(p, &st);
-	if (out.folded)
-		close_out(out.folded, o->folded,
-			  lat_prof_folded_write(&on, out.folded));
-	if (out.off_folded)
-		close_out(out.off_folded, o->offcpu_folded,
-			  lat_prof_folded_write(&off, out.off_folded));
-	if (out.svg)
-		write_graph(o, out.svg, o->svg, &on, false, pid, &st);
-	if (out.off_svg)
-		write_graph(o, out.off_svg, o->offcpu_svg, &off, true, pid, &st);
 	if (o->json)
-		print_json(pid, &st, &on, &off, o->offcpu, st.sampled_s);
-	else if (!out.stdout_taken &&
-		 lat_prof_print(stdout, pid, &st, &on, &off, o->offcpu,
-				st.sampled_s))
-		cli_fail(CMD, "out of memory");
-	if (o->offcpu && !st.offcpu)
-		fprintf(stderr, "latlab profile: off-CPU %s\n", st.offcpu_note);
+		printf("\n"); /* the blank line after every JSON document */
+	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
+		if (f[i])
+			close_out(f[i], path[i], 0);
 	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
-		warn_costly(o->freq_hz, &st);
-	lat_prof_folded_release(&on);
-	lat_prof_folded_release(&off);
-	lat_prof_free(p);
-	if (cli_stop_signal())
-		return 128 + cli_stop_signal();
-	return CLI_EXIT_OK;
-}
-
-static int run_render(const struct profile_opts *o)
-{
-	struct lat_prof_folded f;
-	struct lat_prof_svg_opts so = {
-		.title = o->title ? o->title : "Flame graph",
-		.subtitle = o->render,
-		.palette = o->palette,
-	};
-	FILE *out;
-
-	lat_prof_folded_init(&f);
-	read_folded(o->render, &f);
-	out = open_svg(o);
-	close_out(out, o->svg ? o->svg : "-", lat_prof_svg_write(&f, &so, out));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_prof_folded_json(&j, NULL, &f);
-		cli_json_end(CMD, &j);
-	}
-	lat_prof_folded_release(&f);
-	return CLI_EXIT_OK;
+		warn_costly(o->freq_hz, &run.st);
+	return cli_exit_status();
 }
 
 /* --overhead: the pipeline unprofiled and at 99, 999 and 9999 Hz. */
@@ -428,24 +349,17 @@ static int run_overhead(const struct profile_opts *o)
 	rc = lat_pipe_autoplace(&c.pipe, false, &over);
 	if (rc)
 		cli_fail(CMD, "placing the pipeline: %s", lat_strerror(rc));
-	c.stop = cli_pipe_stop;
-	cli_catch_stop_signals();
+	c.stop = lat_stop_pipe;
+	lat_stop_catch_signals();
 	rc = lat_prof_overhead_run(&c, rows);
 	if (rc && rc != -EINTR)
 		cli_fail(CMD, "--overhead: %s", lat_strerror(rc));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_prof_overhead_json(&j, &c, rows, over);
-		cli_json_end(CMD, &j);
-	} else {
-		printf("latlab profile --overhead: ");
-		lat_prof_overhead_print(stdout, &c, rows, over);
-	}
-	if (cli_stop_signal())
-		return 128 + cli_stop_signal();
-	return CLI_EXIT_OK;
+	if (lat_prof_overhead_report(stdout, o->json, "latlab profile "
+				     "--overhead: ", &c, rows, over))
+		cli_fail(CMD, "cannot write the results");
+	if (o->json)
+		printf("\n"); /* the blank line after every JSON document */
+	return cli_exit_status();
 }
 
 static int profile_main(int argc, char **argv)
@@ -457,10 +371,8 @@ static int profile_main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	if (o.overhead)
 		return run_overhead(&o);
-	if (o.render)
-		return run_render(&o);
-	if (o.diff_before)
-		return run_diff(&o);
+	if (o.render || o.diff_before)
+		return run_graph(&o);
 	return run_sample(&o);
 }
 

@@ -4,17 +4,15 @@
  * utilization that meets a p99 target.
  */
 #include <errno.h>
-#include <signal.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
+#include "stop.h"
 #include "latlab/qsim.h"
-#include "latlab/json.h"
 #include "opt.h"
 
 #define CMD "queue"
@@ -86,32 +84,19 @@ static void parse_dist(const char *flag, const char *spec,
 				    spec);
 }
 
-/* --sweep <lo>:<hi>:<step>: three finite numbers (the library checks
- * their range) */
+/* --sweep <lo>:<hi>:<step>, its layout refused before any output */
 static void parse_sweep(struct queue_opts *o)
 {
-	double *v[3] = { &o->rep.sweep_lo, &o->rep.sweep_hi,
-			 &o->rep.sweep_step };
-	const char *p = o->sweep;
-	char *end;
+	struct lat_qsim_sweep s;
+	int err;
 
-	for (int i = 0; i < 3; i++, p = end + 1) {
-		errno = 0;
-		*v[i] = strtod(p, &end);
-		if (errno || end == p || !isfinite(*v[i]) ||
-		    *end != (i < 2 ? ':' : 0))
-			cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> "
-					"such as 0.1:0.99:0.01, not '%s'",
-					o->sweep);
-	}
-}
-
-/* The sweep's layout, refused before any output or start line. */
-static void sweep_init(const struct queue_opts *o, struct lat_qsim_sweep *s)
-{
-	int err = lat_qsim_sweep_init(s, o->rep.sweep_lo, o->rep.sweep_hi,
-				      o->rep.sweep_step, o->rep.knee_slope);
-
+	if (lat_qsim_parse_range(o->sweep, &o->rep.sweep_lo, &o->rep.sweep_hi,
+				 &o->rep.sweep_step))
+		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
+				"0.1:0.99:0.01, not '%s'", o->sweep);
+	err = lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
+				  o->rep.sweep_step, o->rep.knee_slope);
+	lat_qsim_sweep_destroy(&s);
 	if (err == -EINVAL)
 		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
 				"10, step > 0 and at most %d points",
@@ -121,44 +106,23 @@ static void sweep_init(const struct queue_opts *o, struct lat_qsim_sweep *s)
 		cli_fail(CMD, "%s", lat_strerror(err));
 }
 
-/*
- * --service-from FILE.hlog[:TAG] (the tag follows ".hlog:" or ".hgrm:"):
- * the service times of a latlab log, loaded by lat_qsim_dist_init_hlog.
- */
+/* --service-from FILE.hlog[:TAG]: the service times of a latlab log */
 static void load_service(struct queue_opts *o)
 {
-	const char *spec = o->rep.service_from, *tag = NULL;
-	const char *dot = strstr(spec, ".hlog:");
-	char path[4096], why[512];
-	size_t n = strlen(spec);
+	char why[512] = "";
 	int64_t refused;
-	int rc;
+	int rc = lat_qsim_dist_init_hlog_spec(&o->rep.cfg.service,
+					      o->rep.service_from, &refused,
+					      why, sizeof(why));
 
-	if (!dot)
-		dot = strstr(spec, ".hgrm:");
-	if (dot) {
-		n = (size_t)(dot - spec) + 5;
-		tag = dot + 6;
-	}
-	if (n >= sizeof(path))
-		cli_usage_error(CMD, "--service-from: path too long");
-	if (tag && !*tag)
-		cli_usage_error(CMD, "--service-from '%s': empty tag after "
-				"':'", spec);
-	snprintf(path, sizeof(path), "%.*s", (int)n, spec);
-	rc = lat_qsim_dist_init_hlog(&o->rep.cfg.service, path, tag, &refused,
-				     why, sizeof(why));
-	if (rc && *why)
-		cli_usage_error(CMD, "--service-from: %s", why);
 	if (refused)
 		fprintf(stderr, "latlab queue: --service-from: %lld counts "
 			"did not fit while merging and are left out\n",
 			(long long)refused);
-	if (rc == -ENOMEM)
-		cli_fail(CMD, "out of memory");
+	if (rc && *why)
+		cli_usage_error(CMD, "--service-from: %s", why);
 	if (rc)
-		cli_usage_error(CMD, "--service-from '%s': no positive values "
-				"to sample", spec);
+		cli_fail(CMD, "--service-from: %s", lat_strerror(rc));
 	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
 }
 
@@ -206,13 +170,8 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, (const char *[]){
 				      o->rep.service_from }, 1, "the input");
-	if (o->sweep) {
-		struct lat_qsim_sweep s;
-
+	if (o->sweep)
 		parse_sweep(o);
-		sweep_init(o, &s);
-		lat_qsim_sweep_destroy(&s);
-	}
 	if (o->rho) {
 		o->rep.cfg.rho = cli_double(CMD, "--rho", o->rho, -1e9, 1e9);
 		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
@@ -233,122 +192,23 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 		o->rep.target = parse_target(o, o->target);
 }
 
-static int write_svg(const struct queue_opts *o,
-		     const struct lat_qsim_sweep *s)
-{
-	FILE *f = cli_out_open(CMD, o->svg);
-	int err = cli_out_commit(f, lat_qsim_sweep_svg(f, &o->rep, s));
-
-	if (err)
-		fprintf(stderr, "latlab queue: writing '%s' failed: %s\n",
-			o->svg, strerror(-err));
-	return err;
-}
-
-/* Ctrl-C: an interrupted run, its partial result, 128 + signal. */
-static int interrupted(const char *what)
-{
-	int sig = cli_stop_signal();
-
-	fprintf(stderr, "latlab queue: interrupted by %s: %s\n",
-		sig == SIGTERM ? "SIGTERM" : "SIGINT", what);
-	return 128 + sig;
-}
-
-static int run_point(const struct queue_opts *o)
-{
-	struct lat_qsim_result r;
-	int err = lat_qsim_run(&o->rep.cfg, &r);
-	char what[256];
-
-	if (err && err != -EINTR) {
-		lat_qsim_result_destroy(&r);
-		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	}
-	if (r.batches >= 2 && lat_qsim_util_warning(&r, what, sizeof(what)))
-		fprintf(stderr, "latlab queue: warning: %s\n", what);
-	if (o->json) { /* a run stopped before two batches is a stub */
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_point(&j, &o->rep, &r);
-		lat_json_finish(&j);
-	} else if (r.batches >= 2) {
-		lat_qsim_print_point(stdout, &o->rep, &r);
-	}
-	lat_qsim_result_destroy(&r);
-	if (err != -EINTR)
-		return CLI_EXIT_OK;
-	if (r.batches < 2)
-		return interrupted("stopped before two batches were done, no "
-				   "result");
-	snprintf(what, sizeof(what), "the result is of the first %u of %u "
-		 "batches", r.batches, o->rep.cfg.batches);
-	return interrupted(what);
-}
-
-static int run_sweep(const struct queue_opts *o)
-{
-	struct lat_qsim_sweep s;
-	int sig, rc = CLI_EXIT_OK, err;
-
-	sweep_init(o, &s);
-	err = lat_qsim_sweep_run(&s, &o->rep.cfg, cli_qsim_sweep_stop, NULL);
-	if (err)
-		cli_fail(CMD, "simulation at rho %.4g failed: %s",
-			 s.pts[s.done].rho, lat_strerror(err));
-	if (o->json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_sweep(&j, &o->rep, &s);
-		lat_json_finish(&j);
-	} else {
-		lat_qsim_print_sweep(stdout, &o->rep, &s);
-	}
-	if (o->svg && write_svg(o, &s))
-		rc = CLI_EXIT_FAIL;
-	lat_qsim_sweep_destroy(&s);
-	sig = cli_stop_signal();
-	return sig ? 128 + sig : rc;
-}
-
-static int run_target(const struct queue_opts *o)
-{
-	struct lat_qsim_target_run t;
-	int err = lat_qsim_target_search(&o->rep.cfg, o->rep.target, 1e-3, &t);
-
-	if (err && err != -EINTR)
-		cli_fail(CMD, "simulation failed: %s", lat_strerror(err));
-	if (o->json) { /* an interrupted search is a stub */
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_qsim_json_target(&j, &o->rep, &t);
-		lat_json_finish(&j);
-	} else if (!err) {
-		lat_qsim_print_target(stdout, &o->rep, &t);
-	}
-	lat_qsim_result_destroy(&t.at);
-	if (err != -EINTR)
-		return CLI_EXIT_OK;
-	return interrupted(t.status == -EINTR ? "the search for the load was "
-			   "not finished" : "the load was found; its final "
-			   "run was not finished");
-}
-
 static int queue_main(int argc, char **argv)
 {
 	struct queue_opts o;
+	struct lat_qsim_session q = {
+		.rep = &o.rep, .out = stdout, .warn = stderr,
+		.prefix = "latlab queue: ", .stop = lat_stop_sweep,
+	};
 	int rc;
 
 	parse(&o, argc, argv);
+	q.json = o.json;
 	if (cli_parsed()) {
 		lat_qsim_dist_destroy(&o.rep.cfg.service);
 		return CLI_EXIT_OK;
 	}
-	cli_catch_stop_signals();
-	o.rep.cfg.stop = cli_stop_requested;
+	lat_stop_catch_signals();
+	o.rep.cfg.stop = lat_stop_requested;
 	/* a long simulation says so (and how to stop it) before it starts */
 	if (o.sweep || o.rep.target > 0 ||
 	    o.rep.cfg.customers + o.rep.cfg.warmup >= 10000000)
@@ -357,14 +217,15 @@ static int queue_main(int argc, char **argv)
 			o.rep.cfg.customers + o.rep.cfg.warmup,
 			o.sweep ? " per point" :
 			o.rep.target > 0 ? " per run" : "");
-	if (o.sweep)
-		rc = run_sweep(&o);
-	else if (o.rep.target > 0)
-		rc = run_target(&o);
-	else
-		rc = run_point(&o);
+	if (o.svg)
+		q.svg = cli_out_open(CMD, o.svg);
+	rc = lat_qsim_session_run(&q);
 	lat_qsim_dist_destroy(&o.rep.cfg.service);
-	return rc;
+	if (rc && rc != -EINTR)
+		cli_fail(CMD, "%s: %s", q.why, lat_strerror(rc));
+	if (o.svg) /* a stopped sweep's chart is marked partial */
+		cli_out_close(CMD, o.svg, q.svg, q.svg_rc);
+	return rc ? cli_interrupted(CMD, ": %s", q.why) : CLI_EXIT_OK;
 }
 
 const struct cli_cmd cli_cmd_queue = {

@@ -127,10 +127,10 @@ static void release(const struct args *a, struct lat_sched_target *t)
 {
 	int rc = lat_sched_target_release(t);
 
-	if (rc && cli_stop_signal()) {
+	if (rc && lat_stop_signal()) {
 		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
 			a->command[0]);
-		cli_exit(128 + cli_stop_signal());
+		cli_exit(128 + lat_stop_signal());
 	}
 	if (rc)
 		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
@@ -150,8 +150,8 @@ static int run_proc(struct args *a, struct lat_sched_target *t,
 	proc_snap(t->pid, &s0);
 	release(a, t);
 	lat_sched_target_wait(t, t->child ? 0 : a->duration_ns, true,
-			      cli_stop_requested, NULL);
-	sig = cli_stop_signal();
+			      lat_stop_requested, NULL);
+	sig = lat_stop_signal();
 	proc_snap(t->pid, &s1);
 	lat_sched_target_end(t, 0);
 	lat_sched_proc_delta(s0.v, s0.n, s1.v, s1.n);
@@ -174,7 +174,7 @@ static int sched_main(int argc, char **argv)
 	parse(argc, argv, &a);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	cli_catch_stop_signals();
+	lat_stop_catch_signals();
 	if (a.command)
 		rc = lat_sched_target_spawn(&t, a.command);
 	else
@@ -205,9 +205,9 @@ static int sched_main(int argc, char **argv)
 	/* On stderr, so --json stays one object; tests wait for it. */
 	fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to stop\n",
 		(int)t.pid, lat_sched_flavour(s));
-	lat_sched_target_wait(&t, a.duration_ns, false, cli_stop_requested,
+	lat_sched_target_wait(&t, a.duration_ns, false, lat_stop_requested,
 			      NULL);
-	sig = cli_stop_signal();
+	sig = lat_stop_signal();
 	rc = lat_sched_stop(s);
 	/* Interrupted: a terminal's Ctrl-C reached the command too; a
 	 * signal sent to us alone is passed on, or we would wait for the

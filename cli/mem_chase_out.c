@@ -22,7 +22,7 @@ bool mem_chase(const struct mem_opts *o, struct mem_env *env,
 				    "steps per doubling makes more than %d "
 				    "sizes", o->steps, LAT_MEM_CHASE_MAX_SIZES);
 	rc = lat_mem_chase_sweep_run(&r, &env->m.cal, o->hugepages,
-				     cli_stop_requested, NULL);
+				     lat_stop_requested, NULL);
 	if (rc && r.failed < 0)
 		mem_fail(j, "chase", "cannot map %llu bytes for the chase: %s",
 			 (unsigned long long)r.sizes[r.n_sizes - 1],

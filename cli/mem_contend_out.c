@@ -27,7 +27,7 @@ bool mem_c2c(const struct mem_opts *o, const struct mem_env *env,
 	m.rt = o->rt;
 	m.l1_ns = env->l1_ns;
 	rc = lat_mem_c2c_matrix_run(&m, &env->topo, &env->m.cal,
-				    cli_stop_requested, NULL);
+				    lat_stop_requested, NULL);
 	if (rc && m.failed >= 0)
 		mem_fail(j, "c2c", "hand-off cpu %d <-> cpu %d failed: %s",
 			 m.pair[m.failed].a, m.pair[m.failed].b,
@@ -74,7 +74,7 @@ bool mem_share(const struct mem_opts *o, const struct mem_env *env,
 	s.duration_ns = o->share_ns;
 	s.rt = o->rt;
 	rc = lat_mem_share_sweep_run(&s, &env->topo, &env->m.cal,
-				     cli_stop_requested, NULL);
+				     lat_stop_requested, NULL);
 	if (rc == -ENOMEM)
 		mem_fail(j, "false_sharing", "out of memory");
 	if (rc)
@@ -107,7 +107,7 @@ bool mem_rm(const struct mem_opts *o, const struct mem_env *env,
 	s.rounds = o->rounds;
 	s.duration_ns = o->rm_ns;
 	s.write_interval_ns = o->write_interval_ns;
-	rc = lat_mem_rm_sweep_run(&s, &env->m.cal, cli_stop_requested, NULL);
+	rc = lat_mem_rm_sweep_run(&s, &env->m.cal, lat_stop_requested, NULL);
 	if (rc == -ENOMEM)
 		mem_fail(j, "read_mostly", "out of memory");
 	if (rc)

@@ -61,6 +61,30 @@ static void put(void *args, const struct cli_opt *o, double real,
 				    ? (uint64_t)real : whole);
 }
 
+/*
+ * What getopt_long() returned (@c: '?' for an unknown option, ':' for a
+ * missing value, which needs the leading ':' in the optstring): one line,
+ * exit 2.
+ */
+static _Noreturn void bad_option(const char *cmd, char **argv, int c)
+{
+	const char *opt = argv[optind - 1];
+	bool long_opt = opt[0] == '-' && opt[1] == '-';
+
+	/* getopt returns ':' only for a known option whose value is missing */
+	if (c == ':' && long_opt)
+		cli_usage_error(cmd, "'%s' needs a value (see 'latlab %s "
+				    "--help')", opt, cmd);
+	if (c == ':')
+		cli_usage_error(cmd, "'-%c' needs a value (see 'latlab %s "
+				    "--help')", optopt, cmd);
+	if (optopt && !long_opt)
+		cli_usage_error(cmd, "unknown option '-%c' (see 'latlab %s "
+				    "--help')", optopt, cmd);
+	cli_usage_error(cmd, "unknown option '%s' (see 'latlab %s --help')",
+			    opt, cmd);
+}
+
 /* CLI_OPT_WORDS: the index of @value among the space-separated words. */
 static uint64_t word_index(const char *cmd, const char *flag,
 			   const struct cli_opt *o, const char *value)
@@ -190,7 +214,7 @@ int cli_parse(const struct cli_cmd *cmd, void *args, int argc, char **argv)
 		bool long_form = idx >= 0;
 
 		if (c == '?' || c == ':')
-			cli_bad_option(cmd->name, argv, c);
+			bad_option(cmd->name, argv, c);
 		if (c < LONG_ONLY)
 			while (t[i].short_name != c)
 				i++;

@@ -7,10 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "latlab/outfile.h"
@@ -22,90 +19,43 @@
 
 static struct lat_outfile pending[MAX_PENDING];
 
-static bool same_file(const struct stat *a, const char *path)
-{
-	struct stat b;
-
-	return !stat(path, &b) && a->st_dev == b.st_dev &&
-	       a->st_ino == b.st_ino;
-}
-
-/*
- * Two names for one file that may not exist yet ("x" and "./x"): the
- * same directory (by device and inode) and the same last component.
- */
-static bool same_name(const char *x, const char *y)
-{
-	char dx[PATH_MAX], dy[PATH_MAX], bx[PATH_MAX], by[PATH_MAX];
-	struct stat a, b;
-
-	if (!strcmp(x, y))
-		return true;
-	if (strlen(x) >= sizeof(dx) || strlen(y) >= sizeof(dy))
-		return false;
-	strcpy(dx, x);
-	strcpy(bx, x);
-	strcpy(dy, y);
-	strcpy(by, y);
-	return !strcmp(basename(bx), basename(by)) &&
-	       !stat(dirname(dx), &a) && !stat(dirname(dy), &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 void cli_out_dir_check(const char *cmd, const char *flag, const char *dir)
 {
-	struct stat st;
+	int rc = lat_outfile_dir(dir);
 
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		cli_usage_error(cmd, "cannot create directory '%s': %s", dir,
-				strerror(errno));
-	if (stat(dir, &st))
-		cli_usage_error(cmd, "cannot use '%s': %s", dir,
-				strerror(errno));
-	if (!S_ISDIR(st.st_mode))
+	if (rc == -ENOTDIR)
 		cli_usage_error(cmd, "%s '%s' is not a directory", flag, dir);
-	if (access(dir, W_OK | X_OK))
-		cli_usage_error(cmd, "cannot write into '%s': %s", dir,
-				strerror(errno));
+	if (rc)
+		cli_usage_error(cmd, "%s '%s': %s", flag, dir,
+				lat_strerror(rc));
 }
 
 void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role)
 {
+	int rc = lat_outfile_check(path, others, n);
 	char dir[PATH_MAX];
-	struct stat st;
 
-	if (!*path)
-		cli_usage_error(cmd, "%s: empty file name", flag);
-	if (strlen(path) >= sizeof(dir) - 16)
-		cli_usage_error(cmd, "%s: file name longer than %zu bytes",
-				flag, sizeof(dir) - 16);
-	snprintf(dir, sizeof(dir), "%s", path);
 	/* dirname() may modify its argument: it gets the copy */
-	const char *d = dirname(dir);
-
-	if (stat(d, &st) || !S_ISDIR(st.st_mode))
-		cli_usage_error(cmd, "%s '%s': directory '%s' does not "
-				    "exist", flag, path, d);
-	if (access(d, W_OK | X_OK))
-		cli_usage_error(cmd, "%s '%s': cannot write into '%s': "
-				    "%s", flag, path, d, strerror(errno));
-	/* an output not created yet is only known by its name */
-	for (int i = 0; i < n; i++)
-		if (others[i] && same_name(path, others[i]))
-			cli_usage_error(cmd, "%s '%s' is %s; refusing to "
-					    "overwrite it", flag, path, role);
-	if (stat(path, &st))
-		return; /* a new file */
-	if (S_ISDIR(st.st_mode))
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (rc && !*path)
+		cli_usage_error(cmd, "%s: empty file name", flag);
+	if (rc == -ENOENT)
+		cli_usage_error(cmd, "%s '%s': directory '%s' does not exist",
+				flag, path, dirname(dir));
+	if (rc == -EEXIST)
+		cli_usage_error(cmd, "%s '%s' is %s; refusing to overwrite it",
+				flag, path, role);
+	if (rc == -EISDIR)
 		cli_usage_error(cmd, "%s '%s' is a directory", flag, path);
-	if (!S_ISREG(st.st_mode))
+	if (rc == -EINVAL)
 		cli_usage_error(cmd, "%s '%s' is not a regular file", flag,
 				path);
-	for (int i = 0; i < n; i++)
-		if (others[i] && same_file(&st, others[i]))
-			cli_usage_error(cmd, "%s '%s' is %s; refusing to "
-					    "overwrite it", flag, path, role);
+	if (rc == -ENAMETOOLONG)
+		cli_usage_error(cmd, "%s: file name too long", flag);
+	if (rc)
+		cli_usage_error(cmd, "%s '%s': cannot write into '%s': %s",
+				flag, path, dirname(dir), lat_strerror(rc));
 }
 
 FILE *cli_out_open(const char *cmd, const char *path)

@@ -9,7 +9,7 @@
 
 int cli_interrupted(const char *cmd, const char *fmt, ...)
 {
-	int sig = cli_stop_signal();
+	int sig = lat_stop_signal();
 	va_list ap;
 
 	fprintf(stderr, "latlab %s: interrupted by %s", cmd,

@@ -13,7 +13,7 @@
  * the formatted rest (": the result is of ..." or " after ...") as one
  * line on stderr; return 128 + the signal, the command's exit status
  * (its partial results already printed). Call only after
- * cli_catch_stop_signals() has seen a signal.
+ * lat_stop_catch_signals() has seen a signal.
  */
 int cli_interrupted(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

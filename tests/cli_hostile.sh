@@ -313,7 +313,7 @@ t 2 "exclude each other" profile -p 1 -- true
 t 2 "--freq" profile --freq 0 -- true
 t 2 "--palette" profile --palette neon --render @IN
 t 2 "--diff needs two files" profile --diff @IN
-t 2 "--render draws one file" profile --render @IN -p 1
+t 2 "^latlab profile: --render and --pid exclude each other$" profile --render @IN -p 1
 t 2 "^latlab profile: --rounds needs --overhead$" profile --rounds 2 -- true
 t 2 "an input or another output" profile --render @IN --svg @IN
 t 2 "an input or another output" profile --folded @OUT --svg @OUT -- true

@@ -72,7 +72,8 @@ json_has "$T_TMP/run.json" command config.events config.rate config.arrivals \
 	share_line.stage_counter_addr share_line.consumer_counter_addr \
 	hlog_intervals hlog hgrm_dir signal diagnosis.worst_part.name \
 	diagnosis.worst_part.kind diagnosis.worst_part.p999_ns \
-	diagnosis.shared_cpus diagnosis.work_calibration
+	diagnosis.shared_cpus diagnosis.work_calibration sched_ask.hot_nice \
+	sched_ask.nice_error sched_ask.guard_ns sched_ask.guards
 check_run "$T_TMP/run.json" 20000 no
 # the diagnosis is data: the worst part is a part, and shared CPUs are
 # the placement's own fact
@@ -95,6 +96,13 @@ if [ "$usable" -lt 3 ]; then
 	json_true "$T_TMP/run.json" \
 		'd["placement"]["oversubscribed"] and d["config"]["wait"] != "spin"' ||
 		fail "oversubscribed run spins"
+	# sharing CPUs with each other is sharing with the machine: weight
+	# (refused without CAP_SYS_NICE, and then said) and a guard per CPU
+	json_true "$T_TMP/run.json" \
+		'd["sched_ask"]["hot_nice"] < 0 and d["sched_ask"]["guard_ns"] > 0 and
+		d["sched_ask"]["guards"] == len({t["cpu"] for t in d["placement"]["threads"]}) and
+		d["sched_ask"]["guard_error"] == 0' ||
+		fail "shared CPUs without nice and guards: $(head -c 300 "$T_TMP/run.json")"
 else
 	grep -q "warning: 3 hot threads" "$T_TMP/run.err" &&
 		fail "oversubscription warning with $usable CPUs"

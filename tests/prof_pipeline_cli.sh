@@ -18,7 +18,8 @@ def roots(name):
         r[s.split(";")[0]] = r.get(s.split(";")[0], 0) + int(n)
     return r
 errs = []
-known = {"producer", "stage1", "consumer", "aggregator", "latlab", "prof-reader"}
+known = {"producer", "stage1", "consumer", "aggregator", "guard", "latlab",
+         "prof-reader"}
 on = roots("oncpu.folded")
 if not on or set(on) - known:
     errs.append("on-CPU roots %s" % sorted(on))

@@ -566,8 +566,49 @@ static void test_report_sweep(void)
 	T_EQ_I64(lat_knee_default_work(600e3, &w), -ERANGE);
 }
 
+/* The two lists as text: values, limits, and a reason naming the item. */
+static void test_parse_lists(void)
+{
+	struct lat_knee_config c;
+	struct lat_work_dist d[LAT_KNEE_MAX_DISTS];
+	char why[256], many[600] = "0.01";
+	int n;
+
+	lat_knee_config_init(&c);
+	T_EQ_I64(lat_knee_config_parse_rhos(&c, "0.5,0.7,0.9", why,
+					    sizeof(why)), 0);
+	T_EQ_I64(c.n_rho, 3);
+	T_CHECK(c.rho[0] == 0.5 && c.rho[2] == 0.9);
+	T_EQ_I64(lat_knee_config_parse_rhos(&c, "0.5,1.5", why, sizeof(why)),
+		 -EINVAL);
+	T_CHECK(strstr(why, "'1.5' is not a utilization") != NULL);
+	T_EQ_I64(lat_knee_config_parse_rhos(&c, "0.5,x", why, sizeof(why)),
+		 -EINVAL);
+	T_CHECK(strstr(why, "'x' is not a number") != NULL);
+	T_EQ_I64(lat_knee_config_parse_rhos(&c, "0.6,0.5", why, sizeof(why)),
+		 -EINVAL);
+	T_CHECK(why[0] != '\0');
+	for (int i = 2; i <= LAT_KNEE_MAX_POINTS + 1; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 ",0.%03d", i * 10);
+	T_EQ_I64(lat_knee_config_parse_rhos(&c, many, why, sizeof(why)),
+		 -EINVAL);
+	T_CHECK(strstr(why, "at most") != NULL);
+	T_EQ_I64(lat_knee_parse_dists(d, &n, "det,exp", why, sizeof(why)), 0);
+	T_EQ_I64(n, 2);
+	T_EQ_I64(lat_knee_parse_dists(d, &n, "det,foo", why, sizeof(why)),
+		 -EINVAL);
+	T_CHECK(strstr(why, "'foo'") != NULL);
+	T_EQ_I64(lat_knee_parse_dists(d, &n, "det,det,det,det,det", why,
+				      sizeof(why)), -EINVAL);
+	T_CHECK(strstr(why, "at most 4") != NULL);
+	T_EQ_I64(lat_knee_parse_dists(d, &n, ",", why, sizeof(why)), -EINVAL);
+	T_CHECK(strstr(why, "needs a distribution") != NULL);
+}
+
 int main(void)
 {
+	test_parse_lists();
 	test_explain();
 	test_config();
 	test_sweep();

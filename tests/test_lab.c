@@ -535,6 +535,7 @@ static void test_opts(void)
 {
 	struct lat_lab_opts o;
 	const char *why;
+	char bad[16];
 
 	lat_lab_opts_init(&o);
 	T_EQ_I64(lat_lab_opts_check(&o, &why), 0);
@@ -551,6 +552,13 @@ static void test_opts(void)
 	T_EQ_I64(lat_lab_opts_check(&o, NULL), -EINVAL);
 	T_EQ_I64(lat_lab_exp_by_name("share-line"), LAT_LAB_SHARE_LINE);
 	T_EQ_I64(lat_lab_exp_by_name("nonsense"), -1);
+	/* --only's list: every name an experiment, the rest off */
+	T_EQ_I64(lat_lab_want_parse(&o, "stall,,noise", bad, sizeof(bad)), 0);
+	for (int e = 0; e < LAT_LAB_N_EXP; e++)
+		T_EQ_I64(o.want[e], e == LAT_LAB_STALL || e == LAT_LAB_NOISE);
+	T_EQ_I64(lat_lab_want_parse(&o, "stall,stal", bad, sizeof(bad)),
+		 -ENOENT);
+	T_CHECK(!strcmp(bad, "stal"));
 }
 
 /* Every experiment run sits between two baselines of its own arm. */

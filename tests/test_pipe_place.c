@@ -64,6 +64,10 @@ static void test_two_cpus(void)
 	T_EQ_I64(c.agg_cpu, -1); /* no CPU left for it */
 	T_EQ_I64(c.agg_slice, LAT_PIPE_AGG_SLICE);
 	T_EQ_I64(c.pace_yield_above_ns, LAT_PIPE_PACE_YIELD_NS);
+	/* sharing with each other is sharing with the machine: weight and
+	 * a guard per hot CPU, so another task's turn there stays short */
+	T_EQ_I64(c.hot_nice, LAT_PIPE_SHARED_NICE);
+	T_CHECK(c.guard_ns == LAT_PIPE_GUARD_NS);
 	T_EQ_I64(lat_pipe_config_check(&c, NULL), 0);
 
 	/* CPUs the user listed are kept as listed */
@@ -115,6 +119,8 @@ static void test_short_of_cpus(void)
 	T_CHECK(c.cpu[1] != c.cpu[0]);
 	T_CHECK(c.cpu[2] != c.cpu[0]);
 	T_CHECK(c.pace_yield);
+	T_EQ_I64(c.hot_nice, LAT_PIPE_SHARED_NICE);
+	T_CHECK(c.guard_ns == LAT_PIPE_GUARD_NS);
 	t_tree_remove(root);
 }
 
@@ -134,6 +140,10 @@ static void test_core_per_thread(int cores, int smt, int per_llc,
 	T_EQ_I64(c.wait, LAT_WAIT_SPIN);
 	T_CHECK(!c.pace_yield);
 	T_EQ_I64(c.agg_slice, 0);
+	/* a core each: the machine's other tasks go to the other cores,
+	 * so no weight is taken from them and no guard wakes anything */
+	T_EQ_I64(c.hot_nice, 0);
+	T_CHECK(c.guard_ns == 0);
 	/* the aggregator on a CPU of its own, away from every hot thread */
 	T_CHECK(c.agg_cpu >= 0);
 	T_CHECK(!hot_uses(&c, c.agg_cpu));

@@ -3,12 +3,15 @@
  * every delta histogram holds every event, every sample's stamps are in
  * order and e2e equals the sum of its parts within rounding, hooks see
  * each hot thread and each sample once, a stop drains, --share-line
- * addresses, the stall hook, no-stamps mode and config validation.
+ * addresses, the stall hook, no-stamps mode, config validation, and
+ * what a run asks of the scheduler (nice, guards) given back after it.
  * No timing is asserted except lower bounds that busy-waits guarantee.
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "latlab/pipe.h"
 #include "t_test.h"
@@ -312,6 +315,58 @@ static void test_agg_idle(void)
 	lat_pipe_result_destroy(&r);
 }
 
+/* The session's autogroup nice now; false when there are no autogroups. */
+static bool autogroup_nice(int *nice)
+{
+	FILE *f = fopen("/proc/self/autogroup", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%*s nice %d", nice) == 1;
+	fclose(f);
+	return ok;
+}
+
+/*
+ * What a run asks of the scheduler: a nice value (positive, so that no
+ * privilege is needed), a guard per hot CPU. Accounting stays exact, one
+ * guard ran per distinct hot CPU, and the session's autogroup weight and
+ * the caller's own nice are as they were once the run is over.
+ */
+static void test_sched_ask(void)
+{
+	struct lat_pipe_config c;
+	struct lat_pipe_result r;
+	int ag0 = 0, ag1 = 0, cpus = 0;
+	bool have_ag;
+
+	placed(&c, 1, 5000, false);
+	c.hot_nice = 5;
+	c.guard_ns = 100000;
+	for (int i = 0; i < lat_pipe_n_hot(1); i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= c.cpu[j] == c.cpu[i];
+		cpus += !seen;
+	}
+	have_ag = autogroup_nice(&ag0);
+	errno = 0;
+	T_EQ_I64(getpriority(PRIO_PROCESS, 0), 0);
+	T_EQ_I64(lat_pipe_run(&c, &r), 0);
+	check_exact(&r, 5000);
+	T_EQ_I64(r.nice_error, 0);
+	T_EQ_I64(r.guards, cpus);
+	T_EQ_I64(r.guard_error, 0);
+	T_CHECK(have_ag ? r.autogroup_error == 0
+			: r.autogroup_error == -ENOENT);
+	if (have_ag && autogroup_nice(&ag1))
+		T_EQ_I64(ag1, ag0);
+	T_EQ_I64(getpriority(PRIO_PROCESS, 0), 0);
+	lat_pipe_result_destroy(&r);
+}
+
 static void test_config_check(void)
 {
 	struct lat_pipe_config c;
@@ -347,6 +402,20 @@ static void test_config_check(void)
 	c.agg_idle_ns = 50000;
 	T_EQ_I64(lat_pipe_config_check(&c, &why), 0);
 	c.agg_idle_ns = 0;
+	/* nice -20..19; a slice of 0.1-100 ms or 0; a guard 50 us-100 ms */
+	c.hot_nice = -21;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && !strncmp(why, "hot_nice ", 9));
+	c.hot_nice = 19;
+	c.hot_slice_ns = 5e4;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && !strncmp(why, "hot_slice_ns ", 13));
+	c.hot_slice_ns = 1e5;
+	c.guard_ns = 1e4;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
+	T_CHECK(why && !strncmp(why, "guard_ns ", 9));
+	c.guard_ns = 2.5e5;
+	T_EQ_I64(lat_pipe_config_check(&c, &why), 0);
 	c.pin = true; /* but no CPUs */
 	T_EQ_I64(lat_pipe_config_check(&c, &why), -EINVAL);
 	T_EQ_I64(LAT_PIPE_MSG_SIZE(1), 48);
@@ -357,6 +426,7 @@ int main(void)
 	test_config_check();
 	test_baseline();
 	test_agg_idle();
+	test_sched_ask();
 	test_three_stages();
 	test_stall_and_no_pin();
 	test_no_stamps();

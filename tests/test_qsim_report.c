@@ -181,7 +181,7 @@ static int write_log(const char *path)
 
 static void test_service_from_hlog(void)
 {
-	char dir[] = "/tmp/t_qsim_report.XXXXXX", path[64], why[512];
+	char dir[] = "/tmp/t_qsim_report.XXXXXX", path[64], why[512], spec[80];
 	struct lat_qsim_dist d;
 	struct lat_hist z;
 	int64_t refused = -1;
@@ -221,16 +221,108 @@ static void test_service_from_hlog(void)
 	T_EQ_I64(lat_qsim_dist_init_hlog(&d, path, NULL, NULL, why,
 					 sizeof(why)), -EINVAL);
 	T_CHECK(why[0] == 0);
+	/* the same through the command's one-string form: now it says why */
+	T_EQ_I64(lat_qsim_dist_init_hlog_spec(&d, path, &refused, why,
+					      sizeof(why)), -EINVAL);
+	T_CHECK(strstr(why, "no positive values") != NULL);
 	lat_qsim_dist_destroy(&d);
 	lat_hist_destroy(&z);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/svc.hlog", dir);
+	/* "FILE.hlog:TAG" selects the tag; an empty tag is refused */
+	snprintf(spec, sizeof(spec), "%s:work", path);
+	T_EQ_I64(lat_qsim_dist_init_hlog_spec(&d, spec, &refused, why,
+					      sizeof(why)), 0);
+	T_NEAR(d.scale_ns, 2000, 2);
+	lat_qsim_dist_destroy(&d);
+	snprintf(spec, sizeof(spec), "%s:", path);
+	T_EQ_I64(lat_qsim_dist_init_hlog_spec(&d, spec, &refused, why,
+					      sizeof(why)), -EINVAL);
+	T_CHECK(strstr(why, "empty tag") != NULL);
 	unlink(path);
 	rmdir(dir);
 }
 
+/* "lo:hi:step": three finite numbers, nothing else. */
+static void test_parse_range(void)
+{
+	double lo, hi, step;
+
+	T_EQ_I64(lat_qsim_parse_range("0.1:0.99:0.01", &lo, &hi, &step), 0);
+	T_CHECK(lo == 0.1 && hi == 0.99 && step == 0.01);
+	T_EQ_I64(lat_qsim_parse_range("0.1:0.9", &lo, &hi, &step), -EINVAL);
+	T_EQ_I64(lat_qsim_parse_range("0.1:0.9:0.1x", &lo, &hi, &step),
+		 -EINVAL);
+	T_EQ_I64(lat_qsim_parse_range("nan:0.9:0.1", &lo, &hi, &step),
+		 -EINVAL);
+	T_EQ_I64(lat_qsim_parse_range("a:b:c", &lo, &hi, &step), -EINVAL);
+}
+
+/* Stops once the sweep has @ctx points done. */
+static bool sweep_stop_at(void *ctx, size_t done, size_t n)
+{
+	(void)n;
+	return done >= *(size_t *)ctx;
+}
+
+/* A session writes what the command writes, and says what a stop kept. */
+static void test_session(void)
+{
+	struct lat_qsim_report o = { .knee_slope = LAT_QSIM_KNEE_SLOPE };
+	struct lat_qsim_session s = { .rep = &o, .warn = stderr };
+	char *text = NULL, *svg = NULL;
+	size_t len = 0, slen = 0, stop_at = 2;
+
+	config(&o.cfg, 20000);
+	s.out = open_memstream(&text, &len);
+	T_EQ_I64(lat_qsim_session_run(&s), 0);
+	fclose(s.out);
+	T_CHECK(strstr(text, "M/M/1") != NULL);
+	free(text);
+	/* a sweep of 4 points stopped after 2: its JSON and chart partial */
+	T_EQ_I64(lat_qsim_parse_range("0.2:0.8:0.2", &o.sweep_lo, &o.sweep_hi,
+				      &o.sweep_step), 0);
+	s.json = true;
+	s.stop = sweep_stop_at;
+	s.stop_ctx = &stop_at;
+	s.out = open_memstream(&text, &len);
+	s.svg = open_memstream(&svg, &slen);
+	T_EQ_I64(lat_qsim_session_run(&s), -EINTR);
+	fclose(s.out);
+	fclose(s.svg);
+	T_EQ_I64(s.svg_rc, 0);
+	T_CHECK(strstr(s.why, "first 2 of 4 points") != NULL);
+	T_CHECK(strstr(text, "\"complete\":false") != NULL);
+	T_CHECK(strstr(svg, "<svg") != NULL && strstr(svg, "partial"));
+	free(text);
+	free(svg);
+	/* a target search whose runs are stopped at once: a stub, and why */
+	o.sweep_step = 0;
+	o.target = 20;
+	o.cfg.stop = stop_now;
+	s.svg = NULL;
+	s.out = open_memstream(&text, &len);
+	T_EQ_I64(lat_qsim_session_run(&s), -EINTR);
+	fclose(s.out);
+	T_CHECK(strstr(s.why, "search for the load") != NULL);
+	T_CHECK(strstr(text, "\"interrupted\"") != NULL);
+	free(text);
+	/* a bad configuration fails before writing, naming the run */
+	o.target = 0;
+	o.cfg.stop = NULL;
+	o.cfg.rho = 2;
+	s.out = open_memstream(&text, &len);
+	T_EQ_I64(lat_qsim_session_run(&s), -EINVAL);
+	fclose(s.out);
+	T_EQ_I64(len, 0);
+	T_CHECK(strstr(s.why, "simulation failed") != NULL);
+	free(text);
+}
+
 int main(void)
 {
+	test_parse_range();
+	test_session();
 	test_point_stopped();
 	test_target_stopped();
 	test_service_from_hlog();

@@ -430,6 +430,15 @@ int lat_knee_config_span(struct lat_knee_config *c, double lo, double hi,
 int lat_knee_config_check(const struct lat_knee_config *c, const char **why);
 
 /*
+ * c->rho and c->n_rho from a comma list of utilizations, "0.5,0.7,0.9"
+ * (at most LAT_KNEE_MAX_POINTS, each a number in (0, 1), increasing:
+ * lat_knee_config_check). Returns 0 or -EINVAL with one phrase in @why
+ * ("'1.5' is not a utilization in (0, 1): ..."); @c is then partly set.
+ */
+int lat_knee_config_parse_rhos(struct lat_knee_config *c, const char *list,
+			       char *why, size_t len);
+
+/*
  * The seed of point @i of a sweep seeded @seed: a hash of both, so every
  * point draws its own arrival path (and work, and the simulator's
  * draws), independent of the others. One shared path scaled to each
@@ -738,6 +747,15 @@ enum lat_knee_work lat_knee_report_work(struct lat_knee_report *r,
 					int n_dists, bool work_set,
 					int *bad_dist, const char **why);
 
+/*
+ * @d[0..*n) from a comma list of work distributions, "det,exp" (each
+ * lat_work_dist_parse's, at most LAT_KNEE_MAX_DISTS). Returns 0 or
+ * -EINVAL with one phrase in @why naming the item (or "is too long",
+ * "needs a distribution").
+ */
+int lat_knee_parse_dists(struct lat_work_dist *d, int *n, const char *list,
+			 char *why, size_t len);
+
 /* "det", "exp", ...: the short name of a work distribution. */
 const char *lat_knee_dist_name(const struct lat_work_dist *d);
 
@@ -755,6 +773,13 @@ void lat_knee_print(FILE *out, const struct lat_knee_report *r);
  */
 struct lat_json;
 void lat_knee_json(struct lat_json *j, const struct lat_knee_report *r);
+
+/*
+ * What `latlab knee` writes on stdout: lat_knee_print, or with @json one
+ * whole JSON document (lat_knee_json). Returns 0, or -EIO / -EINVAL when
+ * the output failed.
+ */
+int lat_knee_write(FILE *out, const struct lat_knee_report *r, bool json);
 
 /*
  * The chart as a standalone SVG on @out: measured mean waits in units of

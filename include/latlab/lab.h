@@ -333,6 +333,14 @@ int lat_lab_opts_check(const struct lat_lab_opts *o, const char **why);
  * an experiment too.
  */
 int lat_lab_exp_by_name(const char *name);
+/*
+ * The experiments of comma-separated @list ("stall,noise") into
+ * @o->want, every other one off. Returns 0, or -ENOENT with the first
+ * name that is no experiment copied into @bad (@len bytes). Empty names
+ * (",,") are skipped.
+ */
+int lat_lab_want_parse(struct lat_lab_opts *o, const char *list,
+		       char *bad, size_t len);
 const char *lat_lab_exp_name(enum lat_lab_exp e);
 /* One line: what the experiment does to the pipeline. */
 const char *lat_lab_exp_what(enum lat_lab_exp e);
@@ -424,5 +432,14 @@ int lat_lab_print(FILE *out, const struct lat_lab *L);
 
 /* Everything as members of the JSON object open in @j. */
 void lat_lab_write_json(struct lat_json *j, const struct lat_lab *L);
+
+/*
+ * What `latlab lab` prints on @out: lat_lab_print's table, or with @json
+ * one object {"command": @command, the lab, "signal": @sig} (@sig: the
+ * signal that stopped it, 0 if none). Returns 0, -EINVAL (unbalanced
+ * JSON: a bug) or -EIO.
+ */
+int lat_lab_report(FILE *out, bool json, const char *command, int sig,
+		   const struct lat_lab *L);
 
 #endif

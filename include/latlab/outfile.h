@@ -61,4 +61,26 @@ int lat_outfile_commit(struct lat_outfile *o, int rc);
  * closed or zeroed @o. */
 void lat_outfile_abandon(struct lat_outfile *o);
 
+/*
+ * Before a long run, whether @path can be written as a result: refused
+ * now, the run costs nothing. Nothing is created. Returns 0 (a new name,
+ * or a regular file the result will replace), -ENOENT when @path is
+ * empty or its directory does not exist (or is not one), -ENAMETOOLONG,
+ * the -errno of access() when that directory is not writable (-EACCES,
+ * -EROFS), -EEXIST when it names the same file as one of the @n paths
+ * @others (an input, another output; NULL entries are skipped; a file
+ * not created yet is matched by its directory and name, so "x" and "./x"
+ * are one), -EISDIR when it is a directory, -EINVAL when it is another
+ * file that is not a regular one (as lat_outfile_open).
+ */
+int lat_outfile_check(const char *path, const char *const *others, int n);
+
+/*
+ * A directory results go into: made (mode 0777 less the umask) if
+ * missing. Returns 0 when it is a directory this process can write
+ * into, -ENOTDIR when @dir is another file, else the -errno of making
+ * or using it.
+ */
+int lat_outfile_dir(const char *dir);
+
 #endif

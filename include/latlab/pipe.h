@@ -74,6 +74,10 @@
 #define LAT_PIPE_AGG_SLICE 32
 /* The aggregator's sleep when the sample ring is empty (1 ms). */
 #define LAT_PIPE_AGG_IDLE_NS 1000000
+/* Hot threads' nice (and their session autogroup's) when they share CPUs. */
+#define LAT_PIPE_SHARED_NICE (-10)
+/* Guard period when hot threads share CPUs (lat_pipe_config.guard_ns). */
+#define LAT_PIPE_GUARD_NS 250000.0
 /* The producer yields while its next send is further away than this. */
 #define LAT_PIPE_PACE_YIELD_NS 8000
 /* Histogram range: 1 ns .. 1 hour at 3 significant digits. */
@@ -172,6 +176,21 @@ struct lat_pipe_config {
 	double agg_idle_ns;       /* the aggregator sleeps this long when the
 				   * sample ring is empty; 0 = default
 				   * LAT_PIPE_AGG_IDLE_NS */
+	double hot_slice_ns;      /* the hot threads ask the kernel for this
+				   * scheduler slice (EEVDF sched_runtime,
+				   * Linux 6.12+; a shorter slice preempts
+				   * on wake-up); 0 leaves the kernel's */
+	int hot_nice;             /* -20..19: the hot threads' nice value,
+				   * and (with scheduler autogroups) the
+				   * session's autogroup's for the run, put
+				   * back by lat_pipe_wait; needs
+				   * CAP_SYS_NICE below 0 (refusals are in
+				   * the result); 0 leaves both */
+	double guard_ns;          /* a sleeping "guard" thread per hot CPU
+				   * wakes this often (0 = none, else 50 us
+				   * .. 100 ms): each wake-up lets the
+				   * pipeline take its CPU back from another
+				   * task between scheduler ticks */
 	bool noise;               /* a memory-hammering thread beside them */
 	int noise_cpu;            /* its CPU, -1 unpinned */
 	uint64_t stall_seq;       /* stage 1 busy-waits on this event ... */
@@ -347,6 +366,15 @@ struct lat_pipe_result {
 	uint64_t alloc_failures;  /* --alloc blocks malloc refused */
 	struct lat_pipe_quota quota;
 	struct lat_pipe_tail_probe sched; /* filled by the probe, if it ran */
+
+	/* what the run asked of the scheduler (hot_nice, hot_slice_ns,
+	 * guard_ns) and what it refused: 0 or the first -errno */
+	int nice_error;           /* a thread's setpriority(hot_nice) */
+	int autogroup_error;      /* the session autogroup's nice; -ENOENT:
+				   * no autogroups (thread nice is enough) */
+	int slice_error;          /* sched_setattr(hot_slice_ns) */
+	int guards;               /* guard threads that ran */
+	int guard_error;          /* a guard's pinning, nice or slice */
 };
 
 /* Fill @c with the defaults above. */
@@ -400,8 +428,13 @@ static inline int lat_pipe_n_deltas(int stages)
  * LAT_WAIT_SPIN. Short of CPUs (and not chosen by the user), a consumer
  * that would share a stage's CPU while the producer has one to itself
  * moves beside the producer, and the aggregator yields every
- * LAT_PIPE_AGG_SLICE samples (@c->agg_slice; see docs/pipeline.md for
- * the measurements). Returns true when the placement is oversubscribed.
+ * LAT_PIPE_AGG_SLICE samples (@c->agg_slice). Sharing CPUs, the hot
+ * threads also take nice LAT_PIPE_SHARED_NICE (@c->hot_nice) and a guard
+ * thread per hot CPU every LAT_PIPE_GUARD_NS (@c->guard_ns), so that a
+ * task of another session that got a hot CPU gives it back within a
+ * guard period instead of a scheduler tick; not sharing, both are 0 (see
+ * docs/pipeline.md for the measurements). Returns true when the
+ * placement is oversubscribed.
  */
 bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 		    bool wait_chosen);

@@ -371,6 +371,64 @@ int lat_prof_sample_until(struct lat_prof *p, pid_t pid, bool child,
 			  void *ctx, int *status);
 
 /* ------------------------------------------------------------------ */
+/* A whole profile, as `latlab profile` takes it                       */
+/* ------------------------------------------------------------------ */
+
+/* Where lat_prof_run() failed (run->failed), for the caller to word. */
+enum lat_prof_run_step {
+	LAT_PROF_RUN_OK,
+	LAT_PROF_RUN_CREATE,        /* lat_prof_create */
+	LAT_PROF_RUN_ATTACH,        /* spawning or attaching: run->why */
+	LAT_PROF_RUN_SAMPLE,        /* starting or sampling */
+	LAT_PROF_RUN_FOLD,          /* symbolizing */
+	LAT_PROF_RUN_FOLDED,        /* writing run->folded */
+	LAT_PROF_RUN_OFFCPU_FOLDED, /* writing run->offcpu_folded */
+	LAT_PROF_RUN_SVG,           /* writing run->svg */
+	LAT_PROF_RUN_OFFCPU_SVG,    /* writing run->offcpu_svg */
+	LAT_PROF_RUN_OUT,           /* writing the summary on run->out */
+};
+
+struct lat_prof_run {
+	/* what to profile: set before lat_prof_run */
+	struct lat_prof_config cfg;
+	pid_t pid;                  /* a running process, or ... */
+	char **argv;                /* ... a command started and profiled
+				     * from its first instruction (then pid
+				     * is set to its pid) */
+	double duration_ns;         /* 0: until the process ends */
+	bool (*stop)(void *ctx);    /* polled; true ends the sampling */
+	void *stop_ctx;
+	const char *title;          /* the flame graphs' title, or NULL */
+
+	/* where the results go: NULL = not wanted */
+	FILE *folded, *svg;         /* on-CPU folded stacks, flame graph */
+	FILE *offcpu_folded, *offcpu_svg; /* the same off CPU */
+	FILE *out;                  /* the summary: lat_prof_print, or with
+				     * .json lat_prof_json's object */
+	bool json;
+	FILE *note;                 /* commentary (stderr), or NULL */
+	const char *note_prefix;    /* e.g. "latlab profile: " */
+
+	/* filled by lat_prof_run */
+	enum lat_prof_run_step failed;
+	char why[LAT_PROF_NOTE_LEN]; /* LAT_PROF_RUN_ATTACH: the reason
+				     * (lat_prof_error_note), or "" */
+	struct lat_prof_stats st;   /* what was sampled */
+	int status;                 /* a command's wait status */
+};
+
+/*
+ * Take a whole profile: create, spawn @run->argv or attach to @run->pid,
+ * start (a note "sampling pid <pid> ..." once sampling runs, which a
+ * caller can wait for), sample until the time is up, the process ends or
+ * @run->stop says so, fold on and off CPU, and write every output asked
+ * for, then the summary; a note says why off-CPU time is missing when
+ * asked for and not traced. Returns 0 or an error with @run->failed set
+ * (the outputs before it are written). Everything it allocated is freed.
+ */
+int lat_prof_run(struct lat_prof_run *run);
+
+/* ------------------------------------------------------------------ */
 /* Profiling this process                                              */
 /* ------------------------------------------------------------------ */
 

@@ -111,4 +111,14 @@ void lat_prof_overhead_json(struct lat_json *j,
 			    const struct lat_prof_overhead_row *rows,
 			    bool oversubscribed);
 
+/*
+ * What `latlab profile --overhead` prints on @out: @title then
+ * lat_prof_overhead_print's rows, or with @json lat_prof_overhead_json's
+ * object alone. Returns 0, -EINVAL (unbalanced JSON: a bug) or -EIO.
+ */
+int lat_prof_overhead_report(FILE *out, bool json, const char *title,
+			     const struct lat_prof_overhead_config *c,
+			     const struct lat_prof_overhead_row *rows,
+			     bool oversubscribed);
+
 #endif

@@ -166,6 +166,16 @@ int lat_qsim_dist_init_hlog(struct lat_qsim_dist *d, const char *path,
 			    size_t len);
 
 /* Release an empirical table; no-op for the others. Safe twice. */
+/*
+ * lat_qsim_dist_init_hlog from one "PATH" or "PATH.hlog:TAG" (or
+ * ".hgrm:TAG") string: the tag is what follows ".hlog:" / ".hgrm:", so a
+ * ':' elsewhere in the path stays the path's. Returns the same codes;
+ * every -EINVAL has its one line in @why (a path over 4095 bytes, an
+ * empty tag, nothing positive to sample).
+ */
+int lat_qsim_dist_init_hlog_spec(struct lat_qsim_dist *d, const char *spec,
+				 int64_t *refused, char *why, size_t len);
+
 void lat_qsim_dist_destroy(struct lat_qsim_dist *d);
 
 /* One sample (>= 0). No allocation; thread-safe for distinct @r. */
@@ -496,6 +506,14 @@ int lat_qsim_sweep_run(struct lat_qsim_sweep *s,
 /* Free the points. Safe on a zeroed or destroyed sweep. */
 void lat_qsim_sweep_destroy(struct lat_qsim_sweep *s);
 
+/*
+ * A sweep's range as text, "lo:hi:step" (0.1:0.99:0.01): three finite
+ * numbers split by ':' into *@lo, *@hi, *@step. Returns 0, or -EINVAL for
+ * anything else; their range is lat_qsim_sweep_init's to check.
+ */
+int lat_qsim_parse_range(const char *spec, double *lo, double *hi,
+			 double *step);
+
 /* ---- the report: what `latlab queue` prints, as printers ------------ */
 
 /* What a report says about the run beside its results. */
@@ -532,6 +550,9 @@ struct lat_qsim_target_run {
  */
 int lat_qsim_target_search(const struct lat_qsim_config *cfg, double target,
 			   double tol, struct lat_qsim_target_run *t);
+
+/* The precision in rho of `latlab queue --target-p99`'s search. */
+#define LAT_QSIM_TARGET_TOL 1e-3
 
 /* Kendall's letter for a distribution: M, D, E<k> or G, into @buf. */
 const char *lat_qsim_kendall(const struct lat_qsim_dist *d, char *buf,
@@ -592,5 +613,37 @@ void lat_qsim_json_target(struct lat_json *j,
  */
 int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,
 		       const struct lat_qsim_sweep *s);
+
+/* ---- the whole of `latlab queue` ------------------------------------ */
+
+/*
+ * One experiment of a report and where its outputs go. The caller fills
+ * rep (its cfg.stop stops a run inside; sweep_step > 0 makes it a sweep,
+ * else target > 0 a target search, else one point), out, json, warn and
+ * the optional svg, prefix and stop; the run fills svg_rc and why.
+ */
+struct lat_qsim_session {
+	const struct lat_qsim_report *rep;
+	FILE *out;              /* the text report, or one JSON document */
+	bool json;
+	FILE *warn;             /* warnings (a utilization far from rho) */
+	const char *prefix;     /* before each warning ("latlab queue: ") */
+	FILE *svg;              /* a sweep's chart (lat_qsim_sweep_svg), or
+				 * NULL */
+	lat_qsim_stop_fn stop;  /* between a sweep's points, may be NULL */
+	void *stop_ctx;
+	int svg_rc;             /* out: lat_qsim_sweep_svg's result */
+	char why[160];          /* out: what a stopped run's output holds,
+				 * or which run failed */
+};
+
+/*
+ * Run @s's experiment and write its outputs: the text report or JSON
+ * document on out (a stopped run's partial one, as lat_qsim_json_*
+ * describe), a sweep's chart on svg. Returns 0; -EINTR when a stop ended
+ * it (the output written; why says what it holds); or the first run's
+ * error (nothing written; why names the run). Allocates (the runs).
+ */
+int lat_qsim_session_run(struct lat_qsim_session *s);
 
 #endif

@@ -151,6 +151,10 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	rc = lat_pipe_autoplace(c, false, shared);
 	if (rc || !*shared)
 		return rc;
+	/* the knee's nice is its own (--nice, per session), and a guard's
+	 * wake-ups would be part of the service it measures */
+	c->hot_nice = 0;
+	c->guard_ns = 0;
 	/* sharing CPUs with the rest of the machine: a yielding waiter is
 	 * run again only after every runnable neighbour (ms on a loaded
 	 * box), a futex sleeper is woken within microseconds */
@@ -167,6 +171,8 @@ int lat_knee_place(struct lat_pipe_config *c, bool *shared)
 	 * rest: a yield there hands the CPU to a neighbour for a whole
 	 * slice (ms), and the sends come late and in bunches (c_a 1.4) */
 	c->pace_yield = false;
+	c->hot_nice = 0; /* placed again: as above */
+	c->guard_ns = 0;
 	return rc;
 }
 

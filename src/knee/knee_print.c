@@ -721,3 +721,16 @@ const char *lat_knee_dist_name(const struct lat_work_dist *d)
 {
 	return d->kind == LAT_WORK_DET ? "det" : d->name;
 }
+
+int lat_knee_write(FILE *out, const struct lat_knee_report *r, bool json)
+{
+	struct lat_json j;
+
+	if (!json) {
+		lat_knee_print(out, r);
+		return ferror(out) ? -EIO : 0;
+	}
+	lat_json_init(&j, out);
+	lat_knee_json(&j, r);
+	return lat_json_finish(&j);
+}

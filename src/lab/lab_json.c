@@ -2,6 +2,9 @@
  * lat_lab_write_json: the lab for scripts: rows, baselines, verdicts as
  * enums (stable names) and numbers.
  */
+#include <errno.h>
+#include <stdio.h>
+
 #include "latlab/lab.h"
 
 static void json_cmp(struct lat_json *j, const char *key,
@@ -202,4 +205,20 @@ void lat_lab_write_json(struct lat_json *j, const struct lat_lab *L)
 				     lat_lab_metric_name(m) : "ipc",
 				     L->unavailable[m]);
 	lat_json_obj_end(j);
+}
+
+int lat_lab_report(FILE *out, bool json, const char *command, int sig,
+		   const struct lat_lab *L)
+{
+	struct lat_json j;
+
+	if (!json)
+		return lat_lab_print(out, L);
+	lat_json_init(&j, out);
+	lat_json_obj_begin(&j, NULL);
+	lat_json_str(&j, "command", command);
+	lat_lab_write_json(&j, L);
+	lat_json_int(&j, "signal", sig);
+	lat_json_obj_end(&j);
+	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
 }

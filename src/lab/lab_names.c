@@ -2,6 +2,8 @@
  * lat_lab: the experiments, their expected fingerprints, and the names of
  * every enum (stable for JSON). See include/latlab/lab.h.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "latlab/lab.h"
@@ -40,6 +42,33 @@ int lat_lab_exp_by_name(const char *name)
 		if (!strcmp(name, exps[e].name))
 			return e;
 	return -1;
+}
+
+int lat_lab_want_parse(struct lat_lab_opts *o, const char *list,
+		       char *bad, size_t len)
+{
+	const char *p = list;
+
+	memset(o->want, 0, sizeof(o->want));
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[32];
+		int e = -1;
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			e = lat_lab_exp_by_name(name);
+		}
+		if (e < 0 && n) {
+			snprintf(bad, len, "%.*s", (int)n, p);
+			return -ENOENT;
+		}
+		if (e >= 0)
+			o->want[e] = true;
+		p += n + (p[n] == ',');
+	}
+	return 0;
 }
 
 const char *lat_lab_exp_name(enum lat_lab_exp e)

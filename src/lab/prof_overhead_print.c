@@ -3,6 +3,7 @@
  * what `latlab profile --overhead` prints.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -112,4 +113,21 @@ void lat_prof_overhead_cost_print(FILE *out, double ratio,
 		"(+%.1f %% CPU for a busy thread at this rate); the reader "
 		"took %.1f ms for %" PRIu64 " samples\n", us_per_sample,
 		100 * (ratio - 1), st->reader_cpu_ns / 1e6, st->samples);
+}
+
+int lat_prof_overhead_report(FILE *out, bool json, const char *title,
+			     const struct lat_prof_overhead_config *c,
+			     const struct lat_prof_overhead_row *rows,
+			     bool oversubscribed)
+{
+	struct lat_json j;
+
+	if (!json) {
+		fputs(title, out);
+		lat_prof_overhead_print(out, c, rows, oversubscribed);
+		return ferror(out) ? -EIO : 0;
+	}
+	lat_json_init(&j, out);
+	lat_prof_overhead_json(&j, c, rows, oversubscribed);
+	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
 }

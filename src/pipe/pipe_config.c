@@ -99,6 +99,14 @@ int lat_pipe_config_check(const struct lat_pipe_config *c, const char **why)
 		      "kernel's floor)";
 	else if (!(c->agg_idle_ns >= 0 && c->agg_idle_ns <= 1e9))
 		msg = "agg_idle_ns must be between 0 and 1 s";
+	else if (!(c->hot_slice_ns == 0 ||
+		   (c->hot_slice_ns >= 1e5 && c->hot_slice_ns <= 1e8)))
+		msg = "hot_slice_ns must be 0 or between 100 us and 100 ms";
+	else if (c->hot_nice < -20 || c->hot_nice > 19)
+		msg = "hot_nice must be between -20 and 19";
+	else if (!(c->guard_ns == 0 ||
+		   (c->guard_ns >= 5e4 && c->guard_ns <= 1e8)))
+		msg = "guard_ns must be 0 or between 50 us and 100 ms";
 	else if (c->agg_cpu < -1 || c->agg_cpu >= LAT_TOPO_MAX_CPUS)
 		msg = "agg_cpu must be -1 or a CPU number";
 	else if (c->burst_threads < 0 || c->burst_threads > LAT_PIPE_MAX_BURST)
@@ -182,6 +190,14 @@ bool lat_pipe_place(struct lat_pipe_config *c, const struct lat_topo_place *p,
 	/* an aggregator without a CPU of its own wakes on a hot thread's
 	 * and, having slept, preempts it: give the CPU back every slice */
 	c->agg_slice = shared ? LAT_PIPE_AGG_SLICE : 0;
+	/* sharing CPUs with each other, the hot threads share them with
+	 * every other task too: on its own a task the scheduler put on a
+	 * hot CPU keeps it for up to a tick (4 ms at HZ=250) before the
+	 * pipeline is looked at again. Weight (nice) makes the pipeline owed
+	 * the CPU back after a short turn; a guard's wake-up every 250 us is
+	 * when the scheduler notices (docs/pipeline.md, "Fourth round") */
+	c->hot_nice = shared ? LAT_PIPE_SHARED_NICE : 0;
+	c->guard_ns = shared ? LAT_PIPE_GUARD_NS : 0;
 	return shared;
 }
 

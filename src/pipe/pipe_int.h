@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "latlab/cgroup.h"
 #include "latlab/hist_io.h"
@@ -28,6 +29,10 @@ struct pipe_sched {
 /* Read the calling thread's schedstat (never fails: ok says). */
 void pipe_sched_read(struct pipe_sched *s);
 
+/* Ask for an EEVDF slice of @slice_ns for the calling thread, keeping its
+ * nice value. 0 or -errno (-EINVAL before Linux 6.12 or out of range). */
+int pipe_set_slice(double slice_ns);
+
 /*
  * One per hot thread, each on its own lines: the thread bumps its counts
  * and wait statistics every event, and neighbours must not share them.
@@ -39,6 +44,8 @@ struct pipe_hot {
 	pthread_t tid;
 	bool created;
 	int err;                 /* pinning failure, written before ready */
+	int slice_err;           /* hot_slice_ns refused: -errno */
+	int nice_err;            /* hot_nice refused: -errno */
 	int ran_on;
 	struct lat_wait_stats wait;
 	uint64_t count;          /* events handled (not the end marker) */
@@ -46,6 +53,14 @@ struct pipe_hot {
 	uint64_t alloc_failures; /* stage 1 under --alloc */
 	uint64_t sink;           /* work results, kept so work stays live */
 	struct pipe_sched sched0, sched1; /* schedstat at enter / leave */
+};
+
+/* A guard thread (guard_ns) and what it reports after joining. */
+struct pipe_guard {
+	struct lat_pipe *p;
+	pthread_t tid;
+	int cpu;
+	int err;                 /* its hot_slice_ns / hot_nice: -errno */
 };
 
 /* Aggregator state: owned by the aggregator thread until it exits. */
@@ -120,6 +135,11 @@ struct lat_pipe {
 	struct lat_cgroup_quota_run quota; /* cfg.cpu_quota > 0 */
 	pthread_t burst_tid[LAT_PIPE_MAX_BURST];
 	int n_burst;                       /* burst threads created */
+	struct pipe_guard guard[LAT_PIPE_MAX_HOT]; /* one per hot CPU */
+	int n_guard;                       /* guard threads created */
+	int n_guard_ran, guard_err;        /* after joining them */
+	int autogroup_old, autogroup_err;  /* hot_nice: the session's before */
+	bool autogroup_set;                /* ... changed, to restore */
 	uint64_t busy0[LAT_PIPE_MAX_HOT];  /* per USE CPU, ticks at go */
 	int use_cpu[LAT_PIPE_MAX_HOT];     /* its CPUs, -1 = all */
 	int n_use_cpus;
@@ -138,6 +158,14 @@ struct lat_pipe {
 
 /* Ring @i of the USE rows: the hot rings q1.., then the sample ring.
  * Depth (a snapshot, off the hot path) and capacity. */
+/* @t += @ns (>= 0), normalised: the periodic helpers' next wake-up. */
+static inline void pipe_timespec_add(struct timespec *t, int64_t ns)
+{
+	t->tv_nsec += ns % 1000000000;
+	t->tv_sec += ns / 1000000000 + t->tv_nsec / 1000000000;
+	t->tv_nsec %= 1000000000;
+}
+
 static inline size_t pipe_ring_count(const struct lat_pipe *p, int i)
 {
 	return i <= p->cfg.stages ? lat_seqring_count(p->ring[i])
@@ -156,6 +184,13 @@ void *pipe_consumer_main(void *arg);
 void *pipe_noise_main(void *arg);
 void *pipe_agg_main(void *arg);
 void *pipe_burst_main(void *arg);
+void *pipe_guard_main(void *arg);
+/* hot_nice and hot_slice_ns on the calling thread: 0 or the first -errno */
+int pipe_sched_prepare(const struct lat_pipe_config *c, int *nice_err);
+/* The "sched:" line and its JSON object: what the run asked, refusals. */
+void pipe_print_sched_ask(FILE *out, const struct lat_pipe_result *r);
+void pipe_write_sched_ask_json(struct lat_json *j,
+			       const struct lat_pipe_result *r);
 
 /* Histograms and names for the run; 0 or -ENOMEM. Before any thread. */
 int pipe_agg_init(struct lat_pipe *p);

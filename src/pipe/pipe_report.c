@@ -131,6 +131,7 @@ int lat_pipe_print_table(FILE *out, const struct lat_pipe_result *r)
 	print_deltas(out, r);
 	fprintf(out, "\n");
 	print_threads(out, r);
+	pipe_print_sched_ask(out, r);
 	print_accounting(out, r);
 	print_work(out, r);
 	pipe_print_quota(out, r);
@@ -276,6 +277,7 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_obj_end(j);
 	lat_json_uint(j, "hlog_intervals", r->hlog_intervals);
 	pipe_write_quota_json(j, r);
+	pipe_write_sched_ask_json(j, r);
 	lat_pipe_diagnose(r, &d);
 	pipe_write_diag_json(j, r, &d);
 	pipe_write_use_json(j, r);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab/knee.h"
 #include "pipe_int.h"
 #include "latlab/stats.h"
 
@@ -209,6 +210,22 @@ static int start_cold_threads(struct lat_pipe *p)
 			return rc;
 		p->n_burst++;
 	}
+	for (int i = 0; p->cfg.guard_ns > 0 && p->cfg.pin && i < p->n_hot;
+	     i++) {
+		struct pipe_guard *g = &p->guard[p->n_guard];
+		bool seen = false;
+
+		for (int j = 0; j < p->n_guard; j++)
+			seen |= p->guard[j].cpu == p->cfg.cpu[i];
+		if (seen)
+			continue;
+		g->p = p;
+		g->cpu = p->cfg.cpu[i];
+		rc = create(p, &g->tid, pipe_guard_main, g, "guard");
+		if (rc)
+			return rc;
+		p->n_guard++;
+	}
 	if (!p->cfg.noise)
 		return 0;
 	p->noise_len = NOISE_BYTES;
@@ -242,6 +259,13 @@ static void stop_helpers(struct lat_pipe *p)
 	p->noise_created = false;
 	for (; p->n_burst > 0; p->n_burst--)
 		pthread_join(p->burst_tid[p->n_burst - 1], NULL);
+	for (int i = 0; i < p->n_guard; i++) {
+		pthread_join(p->guard[i].tid, NULL);
+		if (!p->guard_err)
+			p->guard_err = p->guard[i].err;
+	}
+	p->n_guard_ran += p->n_guard;
+	p->n_guard = 0;
 }
 
 /*
@@ -258,6 +282,29 @@ static int enter_quota(struct lat_pipe *p)
 				      p->cfg.cpu_quota, p->cfg.cpu_period_us,
 				      p->n_hot + 2 + p->cfg.burst_threads +
 					      (p->cfg.noise ? 1 : 0));
+}
+
+/*
+ * hot_nice: thread nice values weigh only against threads of the same
+ * scheduler autogroup (a session); against every other session's tasks
+ * the whole group weighs as its autogroup nice says. So the run takes
+ * that too, and gives it back in autogroup_leave. Refused (no
+ * CAP_SYS_NICE, no autogroups) is not an error: the result says so.
+ */
+static void autogroup_enter(struct lat_pipe *p)
+{
+	if (!p->cfg.hot_nice)
+		return;
+	p->autogroup_err = lat_knee_autogroup_nice(p->cfg.hot_nice,
+						   &p->autogroup_old);
+	p->autogroup_set = !p->autogroup_err;
+}
+
+static void autogroup_leave(struct lat_pipe *p)
+{
+	if (p->autogroup_set)
+		lat_knee_autogroup_restore(p->autogroup_old, p->cfg.hot_nice);
+	p->autogroup_set = false;
 }
 
 /* Stop everything started so far, before the start line opened. */
@@ -310,6 +357,8 @@ static int start(const struct lat_pipe_config *c, struct lat_pipe **out,
 #endif
 	if (!rc)
 		rc = enter_quota(p);
+	if (!rc)
+		autogroup_enter(p);
 	if (!rc)
 		rc = setup_rings(p);
 	if (!rc)
@@ -385,7 +434,14 @@ static void fill_threads(struct lat_pipe *p, struct lat_pipe_result *r)
 		t->cpu = p->cfg.pin ? p->cfg.cpu[i] : -1;
 		t->ran_on = h->ran_on;
 		t->wait = h->wait;
+		if (!r->nice_error)
+			r->nice_error = h->nice_err;
+		if (!r->slice_error)
+			r->slice_error = h->slice_err;
 	}
+	r->autogroup_error = p->autogroup_err;
+	r->guards = p->n_guard_ran;
+	r->guard_error = p->guard_err;
 }
 
 static void fill_result(struct lat_pipe *p, struct lat_pipe_result *r)
@@ -460,6 +516,7 @@ int lat_pipe_wait(struct lat_pipe *p, struct lat_pipe_result *r)
 		pthread_join(p->agg_tid, NULL);
 	p->agg_created = false;
 	stop_helpers(p);
+	autogroup_leave(p);
 	fill_result(p, r);
 	if (!err)
 		err = r->hlog_error;
@@ -480,6 +537,7 @@ void lat_pipe_free(struct lat_pipe *p)
 	pipe_agg_destroy(&p->agg);
 	/* a start that failed after entering the group still leaves it */
 	lat_cgroup_quota_end(&p->quota);
+	autogroup_leave(p);
 	free(p);
 }
 

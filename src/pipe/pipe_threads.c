@@ -22,6 +22,7 @@ static bool hot_enter(struct pipe_hot *h)
 
 	if (p->cfg.pin)
 		h->err = lat_topo_pin_self(p->cfg.cpu[h->index]);
+	h->slice_err = pipe_sched_prepare(&p->cfg, &h->nice_err);
 	if (p->cfg.hooks.thread_prepare)
 		p->cfg.hooks.thread_prepare(p->cfg.hooks.ctx, h->index,
 					    h->role);
@@ -359,10 +360,7 @@ void *pipe_burst_main(void *arg)
 		       !atomic_load_explicit(&p->noise_stop,
 					     memory_order_relaxed))
 			lat_wait_pause();
-		next.tv_nsec += period_ns % 1000000000;
-		next.tv_sec += period_ns / 1000000000 +
-			       next.tv_nsec / 1000000000;
-		next.tv_nsec %= 1000000000;
+		pipe_timespec_add(&next, period_ns);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
 	return NULL;
