@@ -184,6 +184,16 @@ struct lat_bench_suite {
 	double loadavg;         /* at the start, -1 unknown */
 };
 
+/* What `latlab bench` runs: rounds per figure and messages per
+ * throughput round, and the same with @quick (tests, a first look). */
+#define LAT_BENCH_REPS 7
+#define LAT_BENCH_ITERS 2000000
+#define LAT_BENCH_QUICK_REPS 3
+#define LAT_BENCH_QUICK_ITERS 100000
+
+/* Set *@reps and *@iters where they are 0 to the defaults above. */
+void lat_bench_suite_defaults(unsigned *reps, uint64_t *iters, bool quick);
+
 /*
  * Measure every figure: @reps (1..64) rounds after one warm-up, figures
  * of a group interleaved (lat_bench_repeat); the cross-thread group only
