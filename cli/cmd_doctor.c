@@ -91,13 +91,10 @@ static int doctor_main(int argc, char **argv)
 		lat_doctor_add_hint(&report, cli_hints[h].id,
 				    cli_hints[h].on_found, cli_hints[h].how);
 	if (a.json) {
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
+		lat_json_doc_begin(&j, stdout, CMD);
 		lat_doctor_write_json(&j, &facts, &report);
 		lat_json_bool(&j, "strict", a.strict);
-		lat_json_obj_end(&j);
-		if (lat_json_finish(&j))
+		if (lat_json_doc_end(&j))
 			cli_fail(CMD, "internal error: unbalanced JSON");
 	} else if (lat_doctor_print(stdout, &report)) {
 		cli_fail(CMD, "writing the report failed");

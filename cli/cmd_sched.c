@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,15 +87,14 @@ static _Noreturn void start_failed(const struct lat_sched_session *s,
 
 	if (rc == -ESRCH && s->at != LAT_SCHED_AT_RELEASE)
 		cli_usage_error(CMD, "no process %d", (int)s->t.pid);
-	if (s->at == LAT_SCHED_AT_RELEASE && lat_stop_signal()) {
-		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
-			s->argv[0]);
-		cli_exit(128 + lat_stop_signal());
-	}
-	if (s->at == LAT_SCHED_AT_RELEASE)
+	if (s->at != LAT_SCHED_AT_RELEASE)
+		cli_fail(CMD, "%s: %s", what[s->at], lat_strerror(rc));
+	if (!lat_stop_signal())
 		cli_usage_error(CMD, "cannot run '%s': %s", s->argv[0],
 				lat_strerror(rc));
-	cli_fail(CMD, "%s: %s", what[s->at], lat_strerror(rc));
+	fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
+		s->argv[0]);
+	cli_exit(128 + lat_stop_signal());
 }
 
 static int sched_main(int argc, char **argv)
@@ -125,12 +123,9 @@ static int sched_main(int argc, char **argv)
 	if (a.json) {
 		struct lat_json j;
 
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
+		lat_json_doc_begin(&j, stdout, CMD);
 		lat_sched_session_json(&j, s);
-		lat_json_obj_end(&j);
-		lat_json_finish(&j);
+		lat_json_doc_end(&j);
 	} else {
 		lat_sched_session_print(stdout, s);
 	}

@@ -62,6 +62,22 @@ static void test_fmt(void)
 	T_CHECK(!strcmp(lat_fmt_rate(b, sizeof(b), 200000), "200.0 k/s"));
 }
 
+/* A command's document: "command" first, closed by doc_end. */
+static void test_json_doc(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct lat_json j;
+
+	lat_json_doc_begin(&j, f, "mem");
+	lat_json_int(&j, "n", 1);
+	T_EQ_I64(lat_json_doc_end(&j), 0);
+	fclose(f);
+	T_CHECK(!strcmp(buf, "{\"command\":\"mem\",\"n\":1}\n"));
+	free(buf);
+}
+
 static void test_json(void)
 {
 	char buf[512] = { 0 };
@@ -124,6 +140,7 @@ int main(void)
 	test_fmt();
 	test_parse_bytes();
 	test_json();
+	test_json_doc();
 	test_paragraph();
 	T_DONE();
 }
