@@ -110,6 +110,19 @@ struct lat_sched_opts {
 	bool per_thread;     /* histograms per thread (else only totals) */
 	bool timeline;       /* keep every interval for lat_sched_attr_* */
 	size_t ring_bytes;   /* 0: LAT_SCHED_RING_BYTES */
+	/*
+	 * Decode later: while the probe runs, its reader only copies the
+	 * raw records (about 10 bytes per batched hand-off, 72 per other
+	 * record) into memory, up to this many bytes, and decodes them in
+	 * lat_sched_stop. On a machine with no CPU to spare the reader's
+	 * decoding (histograms, timeline, ~0.2 µs a record) otherwise runs
+	 * on the CPUs of the threads it watches, while they run. Past the
+	 * cap it decodes what it holds and goes on live: nothing is lost.
+	 * 0: decode live (what `latlab sched` wants: it prints while it
+	 * runs). With deferral, lat_sched_set_window and lat_sched_records
+	 * see the records only when they are decoded.
+	 */
+	size_t defer_bytes;
 	/* 0: tp_btf when the kernel takes it, else raw_tp; 1: tp_btf only;
 	 * 2: raw_tp only (tests). */
 	int flavour;
@@ -196,6 +209,13 @@ struct lat_sched_result {
 			       * that reason, placed at the earliest time
 			       * possible (the last reported switch) */
 	uint64_t timeline_dropped; /* intervals not kept (memory cap) */
+	uint64_t timeline_cut_ns;  /* the first of them began here
+				    * (CLOCK_MONOTONIC; 0: none) */
+	/* The probe's own cost in user space: CPU time of its reader thread
+	 * while the probe ran (copying only, with opts.defer_bytes), and the
+	 * time lat_sched_stop took to decode what was deferred. */
+	uint64_t reader_cpu_ns, decode_ns;
+	uint64_t deferred_bytes; /* the most held at once (0: live) */
 	/* Totals over every followed thread. */
 	struct lat_sched_thread total;
 	int n_threads;
@@ -230,6 +250,16 @@ int lat_sched_start(struct lat_sched *s);
  * out of range). A pin the kernel refuses leaves it unpinned.
  */
 int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu);
+
+/* Change opts.defer_bytes (0: decode live) before lat_sched_start.
+ * Returns 0 or -EINVAL (started). */
+int lat_sched_set_defer(struct lat_sched *s, size_t bytes);
+
+/* Time every batched hand-off by CLOCK_MONOTONIC (a clock read each,
+ * ~70 ns in a VM) instead of the run-queue clock from its batch's first
+ * (the default; see sched_event.h): for a benchmark of the difference.
+ * Before lat_sched_start; 0, -EINVAL or -LAT_EUNSUPP. */
+int lat_sched_set_hop_mono(struct lat_sched *s, bool on);
 
 /*
  * Follow thread @tid from now on (e.g. a pipeline thread, from its own
