@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latlab/knee.h"
 #include "pipe_int.h"
 #include "latlab/stats.h"
 
@@ -295,15 +294,15 @@ static void autogroup_enter(struct lat_pipe *p)
 {
 	if (!p->cfg.hot_nice)
 		return;
-	p->autogroup_err = lat_knee_autogroup_nice(p->cfg.hot_nice,
-						   &p->autogroup_old);
+	p->autogroup_err = lat_cgroup_autogroup_raise(p->cfg.hot_nice,
+						      &p->autogroup_old);
 	p->autogroup_set = !p->autogroup_err;
 }
 
 static void autogroup_leave(struct lat_pipe *p)
 {
 	if (p->autogroup_set)
-		lat_knee_autogroup_restore(p->autogroup_old, p->cfg.hot_nice);
+		(void)lat_cgroup_autogroup_restore();
 	p->autogroup_set = false;
 }
 
