@@ -10,10 +10,16 @@
  *   filter the probe's programs loaded, following a process that never
  *          runs and watching no CPU: the filter, on every event, with
  *          nothing recorded;
+ *   before the full probe as it was before issue 11's cost work: its
+ *          reader decoding while the run goes on, every hand-off timed
+ *          by a CLOCK_MONOTONIC read;
+ *   defer  ... its reader only copying during the run, decoding after;
  *   full   the probe as `latlab pipeline --sched` runs it (lat_sched_attr:
- *          hot CPUs and threads followed, the reader, the hooks).
+ *          hot CPUs and threads followed, decoding deferred, hand-offs
+ *          timed by the run-queue clock, the hooks).
  * Prints e2e p50 and p99 of each run, the medians and the ratios to off,
- * plus the full probe's records per second.
+ * plus the full probe's records per second and its reader's CPU time
+ * during the run (live and deferred).
  * Then the cost per scheduler event itself: two threads pinned to one
  * CPU hand it to each other with sched_yield, without, with the empty
  * programs, and with the probe following them (alternated too); the
@@ -52,9 +58,9 @@
 
 #define MAX_REPS 64
 
-enum mode { OFF, NOOP, FILTER, FULL, NMODES };
+enum mode { OFF, NOOP, FILTER, BEFORE, DEFER, FULL, NMODES };
 static const char *const mode_name[NMODES] = { "off", "noop", "filter",
-					       "full" };
+					       "before", "defer", "full" };
 
 /* ---- the floor: an empty program on each of the probe's tracepoints ---- */
 
@@ -170,6 +176,7 @@ static int filter_open(pid_t idle, struct lat_sched **s)
 
 struct run {
 	double p50, p99, records_per_s;
+	double reader_pct; /* the reader's CPU time, % of the run */
 };
 
 static int run_once(uint64_t events, enum mode m, pid_t idle, struct run *o)
@@ -185,8 +192,13 @@ static int run_once(uint64_t events, enum mode m, pid_t idle, struct run *o)
 	c.events = events;
 	if ((rc = lat_pipe_autoplace(&c, false, NULL)))
 		return rc;
-	if (m == FULL) {
+	if (m == FULL || m == DEFER || m == BEFORE) {
 		rc = lat_sched_attr_init(&a, &c, NULL);
+		if (!rc && m == BEFORE)
+			rc = lat_sched_set_defer(lat_sched_attr_probe(a), 0);
+		if (!rc && m != FULL)
+			rc = lat_sched_set_hop_mono(lat_sched_attr_probe(a),
+						    true);
 		if (!rc)
 			rc = lat_sched_attr_start(a);
 		if (rc) {
@@ -220,12 +232,14 @@ static int run_once(uint64_t events, enum mode m, pid_t idle, struct run *o)
 		o->p50 = (double)lat_hist_value_at_percentile(e2e, 50);
 		o->p99 = (double)lat_hist_value_at_percentile(e2e, 99);
 		o->records_per_s = 0;
+		o->reader_pct = 0;
 		if (a) {
 			const struct lat_sched_result *p =
 				lat_sched_attr_result(a)->probe;
+			double span = (double)(p->to_ns - p->from_ns);
 
-			o->records_per_s = (double)p->records /
-					   ((double)(p->to_ns - p->from_ns) / 1e9);
+			o->records_per_s = (double)p->records / (span / 1e9);
+			o->reader_pct = 100.0 * (double)p->reader_cpu_ns / span;
 			if (p->lost)
 				fprintf(stderr, "bench_sched: %llu records "
 					"lost\n", (unsigned long long)p->lost);
@@ -350,6 +364,7 @@ int main(int argc, char **argv)
 	uint64_t events = argc > 2 ? strtoull(argv[2], NULL, 10) : 200000;
 	static double p50[NMODES][MAX_REPS], p99[NMODES][MAX_REPS];
 	double rec[MAX_REPS], m50[NMODES], m99[NMODES];
+	double rd_live[MAX_REPS], rd_full[MAX_REPS];
 	struct lat_sched_avail av;
 	struct noop probe_n;
 	pid_t idle;
@@ -379,14 +394,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("pipeline e2e, %llu events at the default rate, in modes "
-	       "off / noop / filter / full, alternated %u times\n",
+	       "off / noop / filter / before / defer / full, alternated %u times\n",
 	       (unsigned long long)events, reps);
 	printf("%4s", "rep");
 	for (m = 0; m < NMODES; m++)
 		printf(" %7s p50", mode_name[m]);
 	for (m = 0; m < NMODES; m++)
 		printf(" %7s p99", mode_name[m]);
-	printf(" %12s\n", "full rec/s");
+	printf(" %12s %9s %9s\n", "full rec/s", "rd%before", "rd% full");
 	for (unsigned i = 0; i < reps && !rc; i++) {
 		struct run r[NMODES];
 
@@ -404,7 +419,10 @@ int main(int argc, char **argv)
 			printf(" %8.0f ns", r[m].p99);
 		}
 		rec[i] = r[FULL].records_per_s;
-		printf(" %12.0f\n", rec[i]);
+		rd_live[i] = r[BEFORE].reader_pct;
+		rd_full[i] = r[FULL].reader_pct;
+		printf(" %12.0f %8.1f%% %8.1f%%\n", rec[i], rd_live[i],
+		       rd_full[i]);
 	}
 	kill(idle, SIGKILL);
 	waitpid(idle, NULL, 0);
@@ -437,7 +455,9 @@ int main(int argc, char **argv)
 		       "p99 x%.3f\n", mode_name[m], median(r50, reps),
 		       median(r99, reps));
 	}
-	printf("full probe: %.0f records/s\n", median(rec, reps));
+	printf("full probe: %.0f records/s; its reader used %.1f%% of a CPU "
+	       "before, %.2f%% now (copying only)\n", median(rec, reps),
+	       median(rd_live, reps), median(rd_full, reps));
 
 	printf("\ncost per context switch: two threads pinned to one CPU, "
 	       "%d sched_yield each, off / noop / full alternated %u times\n",

@@ -30,26 +30,16 @@ static const struct cli_opt opts[] = {
 	{ 0 },
 };
 
-static void parse(int argc, char **argv, struct opts *o)
-{
-	cli_parse(&cli_cmd_bench, o, argc, argv);
-	if (o->quick) {
-		if (!cli_given("reps"))
-			o->reps = 3;
-		if (!cli_given("iters"))
-			o->iters = 100000;
-	}
-}
-
 static int bench_main(int argc, char **argv)
 {
-	struct opts o = { .reps = 7, .iters = 2000000 };
+	struct opts o = { 0 }; /* 0: the library's defaults */
 	static struct lat_bench_suite s;
 	int rc;
 
-	parse(argc, argv, &o);
+	cli_parse(&cli_cmd_bench, &o, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
+	lat_bench_suite_defaults(&o.reps, &o.iters, o.quick);
 	fprintf(stderr, "latlab bench: %u rounds per figure (+1 warm-up)\n",
 		o.reps);
 	rc = lat_bench_suite_run(&s, o.reps, o.iters, o.quick);

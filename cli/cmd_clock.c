@@ -35,7 +35,6 @@ static int clock_main(int argc, char **argv)
 		.drift_s = 3, .calib_ms = 200, .pairs = 200000, .json = false,
 	};
 	static struct lat_clock_report r;
-	char buf[160];
 	int rc;
 
 	cli_parse(&cli_cmd_clock, &o, argc, argv);
@@ -59,11 +58,7 @@ static int clock_main(int argc, char **argv)
 		struct lat_json j;
 
 		/* Scripts read stdout; a person watching still sees these. */
-		for (unsigned w = 1; w <= LAT_CLOCK_WARN_LAST; w <<= 1)
-			if (r.warnings & w)
-				fprintf(stderr, "latlab clock: warning: %s\n",
-					lat_clock_warning_text(&r, w, buf,
-							       sizeof(buf)));
+		lat_clock_warnings_print(stderr, "latlab clock: ", &r);
 		lat_json_init(&j, stdout);
 		lat_clock_report_json(&j, &r);
 		if (lat_json_finish(&j))

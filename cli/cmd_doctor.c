@@ -39,11 +39,9 @@ static void parse_root(void *args, const char *v)
 {
 	struct stat st;
 
-	if (!*v)
-		cli_usage_error(CMD, "--root needs a directory");
-	((struct doctor_args *)args)->o.root = v;
-	if (stat(v, &st) || !S_ISDIR(st.st_mode))
+	if (stat(v, &st) || !S_ISDIR(st.st_mode)) /* "" included */
 		cli_usage_error(CMD, "--root '%s' is not a directory", v);
+	((struct doctor_args *)args)->o.root = v;
 }
 
 #define CLI_ARGS struct doctor_args
@@ -72,26 +70,6 @@ static const struct {
 	{ "latlab.cpu_quota", true, "latlab pipeline --cpu-quota <pct>" },
 };
 
-static void add_cli_hints(struct lat_doctor_report *r)
-{
-	for (int i = 0; i < r->n; i++) {
-		struct lat_doctor_finding *f = &r->f[i];
-
-		for (size_t h = 0; h < sizeof(cli_hints) / sizeof(*cli_hints);
-		     h++) {
-			char *t = cli_hints[h].on_found ? f->found : f->fix;
-			size_t n = strlen(t);
-
-			if (strcmp(f->id, cli_hints[h].id) || !n ||
-			    (cli_hints[h].on_found &&
-			     strncmp(t, "yes", 3)))
-				continue;
-			snprintf(t + n, LAT_DOCTOR_TEXT_LEN - n, " (%s)",
-				 cli_hints[h].how);
-		}
-	}
-}
-
 static int doctor_main(int argc, char **argv)
 {
 	static struct lat_doctor_facts facts; /* ~40 KiB */
@@ -109,15 +87,14 @@ static int doctor_main(int argc, char **argv)
 		cli_fail(CMD, "cannot gather the facts: %s",
 			     lat_strerror(rc));
 	lat_doctor_judge(&facts, &report);
-	add_cli_hints(&report);
+	for (size_t h = 0; h < sizeof(cli_hints) / sizeof(*cli_hints); h++)
+		lat_doctor_add_hint(&report, cli_hints[h].id,
+				    cli_hints[h].on_found, cli_hints[h].how);
 	if (a.json) {
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
+		lat_json_doc_begin(&j, stdout, CMD);
 		lat_doctor_write_json(&j, &facts, &report);
 		lat_json_bool(&j, "strict", a.strict);
-		lat_json_obj_end(&j);
-		if (lat_json_finish(&j))
+		if (lat_json_doc_end(&j))
 			cli_fail(CMD, "internal error: unbalanced JSON");
 	} else if (lat_doctor_print(stdout, &report)) {
 		cli_fail(CMD, "writing the report failed");

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "out_file.h"
@@ -45,15 +43,6 @@ static void parse_dists(void *args, const char *arg)
 
 	if (lat_knee_parse_dists(o->dists, &o->n_dists, arg, why, sizeof(why)))
 		cli_usage_error(CMD, "--work-dist: %s", why);
-}
-
-static void check_dir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
-		cli_usage_error(CMD, "--hlog-dir '%s' is not a writable "
-				"directory", dir);
 }
 
 static void parse_points(void *args, const char *arg)
@@ -126,8 +115,8 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
 	if (cli_given("customers"))
 		o->rep.kc.sim.warmup = o->rep.kc.sim.customers / 10;
-	if (o->hlog_dir)
-		check_dir(o->hlog_dir);
+	if (o->hlog_dir) /* made if missing, as every output directory */
+		cli_out_dir_check(CMD, "--hlog-dir", o->hlog_dir);
 	if (o->svg)
 		cli_out_check(CMD, "--svg", o->svg, NULL, 0, "");
 	/* a distribution that cannot have the asked mean is refused now;
@@ -140,78 +129,51 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 		cli_usage_error(CMD, "%s", why);
 }
 
-/* The wake-up floor and, by it, the work time; refuse a tau too short. */
-static char *ns_(char *b, double v)
-{
-	return lat_fmt_ns(b, LAT_FMT_LEN, v);
-}
-
-static void floor_and_work(struct knee_opts *o, struct lat_knee_runner *r)
+/* The measured floor refused the work: say why, naming the flags. */
+static _Noreturn void refuse(const struct knee_opts *o,
+			     const struct lat_knee_session *s)
 {
 	char f[LAT_FMT_LEN], w[LAT_FMT_LEN], m[LAT_FMT_LEN];
-	const char *why;
-	int rc, bad;
-	enum lat_knee_work verdict;
 
-	/* Progress goes to stderr with --json too (stdout is the document):
-	 * a sweep takes minutes. This first line comes once the stop
-	 * signals are caught; a usage refusal after it is one only the
-	 * measured floor could decide. */
-	fprintf(stderr, "latlab knee: measuring the wake-up floor (%d "
-		"events at %.0f/s)\n", LAT_KNEE_FLOOR_EVENTS,
-		LAT_KNEE_FLOOR_RATE);
-	rc = lat_knee_report_floor(&o->rep, r);
-	if (rc == 1)
-		return;
-	if (rc)
-		cli_fail(CMD, "measuring the wake-up floor: %s",
-			 lat_strerror(rc));
-	ns_(f, o->rep.floor_ns);
-	ns_(m, lat_knee_min_work_ns(o->rep.floor_ns));
-	verdict = lat_knee_report_work(&o->rep, o->dists, o->n_dists,
-				       cli_given("work-ns"), &bad, &why);
-	if (verdict == LAT_KNEE_WORK_TOO_BUSY)
+	lat_fmt_ns(f, sizeof(f), o->rep.floor_ns);
+	lat_fmt_ns(w, sizeof(w), o->rep.base.work_ns);
+	lat_fmt_ns(m, sizeof(m), lat_knee_min_work_ns(o->rep.floor_ns));
+	if (s->verdict == LAT_KNEE_WORK_TOO_BUSY)
 		cli_usage_error(CMD, "the wake-up floor is %s here (load "
 				"average %.1f): tau would have to be at least "
 				"%s, over the 10 ms a sweep can afford; try "
 				"when the machine is quieter, or give "
 				"--work-ns and --force", f,
 				o->rep.kp.last.loadavg, m);
-	ns_(w, o->rep.base.work_ns);
-	if (verdict == LAT_KNEE_WORK_BAD_DIST)
-		cli_usage_error(CMD, "--work-dist %s with the default "
-				"work %s: %s (give --work-ns)",
-				o->dists[bad].name, w, why);
-	fprintf(stderr, "latlab knee: wake-up floor %s; stage 1 work "
-		"%s\n", f, w);
-	if (verdict == LAT_KNEE_WORK_OK)
-		return;
-	if (!o->force)
-		cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up "
-				"floor %s measured here: this machine cannot "
-				"pace a service that short (the queue would "
-				"be the wake-ups); use at least %s, or --force",
-				w, f, m);
-	fprintf(stderr, "latlab knee: WARNING: tau %s is below 20 x the "
-		"wake-up floor %s: the waits measured are largely wake-ups, "
-		"not queueing (--force)\n", w, f);
+	if (s->verdict == LAT_KNEE_WORK_BAD_DIST)
+		cli_usage_error(CMD, "--work-dist %s with the default work "
+				"%s: %s (give --work-ns)",
+				o->dists[s->bad_dist].name, w, s->why);
+	cli_usage_error(CMD, "--work-ns %s is below 20 x the wake-up floor %s "
+			"measured here: this machine cannot pace a service "
+			"that short (the queue would be the wake-ups); use at "
+			"least %s, or --force", w, f, m);
 }
 
 static int knee_main(int argc, char **argv)
 {
 	static struct knee_opts o; /* the sweeps are large */
-	struct lat_knee_runner r;
-	int rc = 0;
+	struct lat_knee_session s = {
+		.rep = &o.rep, .dists = o.dists, .stop = lat_stop_pipe,
+		.progress = stderr, .prefix = "latlab knee: ",
+	};
+	int rc;
 
 	parse(&o, argc, argv);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
-	/* kp.stage_nice was set by parse */
-	rc = lat_knee_report_setup(&o.rep, o.hlog_dir, lat_stop_pipe, NULL,
-				   &r);
-	if (rc)
-		cli_fail(CMD, "cannot place the pipeline: %s",
-			 lat_strerror(rc));
+	s.n_dists = o.n_dists;
+	s.work_set = cli_given("work-ns");
+	s.force = o.force;
+	s.hlog_dir = o.hlog_dir;
+	/* Progress goes to stderr with --json too (stdout is the document):
+	 * a sweep takes minutes. A usage refusal after the first line is
+	 * one only the measured floor could decide. */
 	lat_stop_catch_signals();
 	fprintf(stderr, "latlab knee: measuring (Ctrl-C stops it and shows "
 		"the points done)\n");
@@ -221,15 +183,11 @@ static int knee_main(int argc, char **argv)
 			"autogroup at nice %d, given back on exit (--nice 0 "
 			"leaves priorities alone)\n", o.rep.kp.stage_nice,
 			o.rep.kp.stage_nice);
-	/* every way out (a refusal after the floor, a failure, a fatal
-	 * signal) gives the session its weight back; a failure to raise is
-	 * in the report, not fatal */
-	(void)lat_knee_report_raise(&o.rep);
-	floor_and_work(&o, &r);
-	o.rep.sig = lat_stop_signal();
-	if (!o.rep.sig)
-		rc = lat_knee_report_sweep(&o.rep, o.dists, o.n_dists, &r,
-					   stderr);
+	rc = lat_knee_session_run(&s);
+	if (rc == -ECANCELED)
+		refuse(&o, &s);
+	if (rc && rc != -EINTR && !s.swept)
+		cli_fail(CMD, "%s: %s", s.step, lat_strerror(rc));
 	o.rep.sig = lat_stop_signal();
 	cli_stdout_check(CMD, lat_knee_write(stdout, &o.rep, o.json));
 	if (o.svg) { /* a stopped sweep's chart is marked partial */
@@ -239,7 +197,7 @@ static int knee_main(int argc, char **argv)
 	}
 	/* a stop asked for is not a failure: the points done are shown */
 	if (rc && !(rc == -EINTR && o.rep.sig))
-		cli_fail(CMD, "%s", lat_strerror(rc));
+		cli_fail(CMD, "%s: %s", s.step, lat_strerror(rc));
 	if (o.rep.kp.hlog_error)
 		cli_fail(CMD, "writing the .hlog files: %s",
 			 lat_strerror(o.rep.kp.hlog_error));

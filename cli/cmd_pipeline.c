@@ -23,23 +23,22 @@
 
 extern const struct cli_cmd cli_cmd_pipeline;
 
-static struct lat_session S; /* the run: large (perf state per thread) */
-
+/* The run is parsed straight into the library's session. */
 struct args {
-	struct lat_pipe_config cfg;
-	struct lat_instr_opts instr;
-	bool json, sched;
+	struct lat_session s;
 	double duration_ns;
-	const char *hlog_path, *hgrm_dir, *flight_out, *svg, *profile_dir;
 	struct cli_cpus cpus;
 	struct lat_pipe_placement placed;
 };
+
+static struct args A; /* the session: large (perf state per thread) */
+#define S A.s
 
 static void parse_work_dist(void *args, const char *v)
 {
 	struct args *a = args;
 
-	if (lat_work_dist_parse(&a->cfg.work_dist, v))
+	if (lat_work_dist_parse(&a->s.cfg.work_dist, v))
 		cli_usage_error(CMD, "--work-dist '%s': expected det, exp, "
 				"lognormal:<cv> or bimodal:<p>:<slow time>", v);
 }
@@ -48,10 +47,10 @@ static void parse_freeze(void *args, const char *v)
 {
 	struct args *a = args;
 
-	a->instr.flight = true;
-	a->instr.freeze_auto = !strcmp(v, "auto");
-	if (!a->instr.freeze_auto)
-		a->instr.freeze_above = (lat_ns_t)cli_duration_ns(
+	a->s.instr.flight = true;
+	a->s.instr.freeze_auto = !strcmp(v, "auto");
+	if (!a->s.instr.freeze_auto)
+		a->s.instr.freeze_above = (lat_ns_t)cli_duration_ns(
 			CMD, "--freeze-above", v, 1, 1, 3600e9);
 }
 
@@ -66,57 +65,57 @@ static void parse_stall(void *args, const char *v)
 				"e.g. 5000:2ms, not '%s'", v);
 	memcpy(seq, v, (size_t)(colon - v));
 	seq[colon - v] = '\0';
-	a->cfg.stall_seq = cli_u64(CMD, "--stall-at", seq, 0, UINT64_MAX - 1);
+	a->s.cfg.stall_seq = cli_u64(CMD, "--stall-at", seq, 0, UINT64_MAX - 1);
 	/* above 0: a zero stall would be no experiment at all */
-	a->cfg.stall_ns = cli_duration_ns(CMD, "--stall-at", colon + 1, 1, 1,
+	a->s.cfg.stall_ns = cli_duration_ns(CMD, "--stall-at", colon + 1, 1, 1,
 					  INFINITY);
 }
 
 /* Syntax only: the ranges are the library's (check_config, below). */
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_U64("events", cfg.events, 0, UINT64_MAX),
+	{ CLI_U64("events", s.cfg.events, 0, UINT64_MAX),
 	  .excludes = "duration" },
 	{ CLI_DURATION("duration", duration_ns, 1e9, 1, INFINITY) },
-	{ CLI_DOUBLE("rate", cfg.rate, -INFINITY, INFINITY) },
-	{ CLI_WORDS("arrivals", cfg.arrivals, "fixed poisson") },
-	{ CLI_U64("seed", cfg.seed, 0, UINT64_MAX) },
-	{ CLI_U64("stages", cfg.stages, 0, INT32_MAX) },
-	{ CLI_DURATION("work-ns", cfg.work_ns, 1, 0, INFINITY) },
+	{ CLI_DOUBLE("rate", s.cfg.rate, -INFINITY, INFINITY) },
+	{ CLI_WORDS("arrivals", s.cfg.arrivals, "fixed poisson") },
+	{ CLI_U64("seed", s.cfg.seed, 0, UINT64_MAX) },
+	{ CLI_U64("stages", s.cfg.stages, 0, INT32_MAX) },
+	{ CLI_DURATION("work-ns", s.cfg.work_ns, 1, 0, INFINITY) },
 	{ CLI_CALL("work-dist", parse_work_dist) },
-	{ CLI_U64("capacity", cfg.capacity, 0, SIZE_MAX) },
-	{ CLI_WORDS("wait", cfg.wait, "spin yield block") },
+	{ CLI_U64("capacity", s.cfg.capacity, 0, SIZE_MAX) },
+	{ CLI_WORDS("wait", s.cfg.wait, "spin yield block") },
 	/* 0 would mean "the default": refused as a value */
-	{ CLI_U64("spins", cfg.wait_spins, 1, UINT32_MAX) },
+	{ CLI_U64("spins", s.cfg.wait_spins, 1, UINT32_MAX) },
 	{ CLI_CPUS("cpus", cpus, LAT_TOPO_MAX_HOT), .excludes = "no-pin" },
-	{ CLI_SET("no-pin", cfg.pin, false) },
-	{ CLI_FLAG("json", json) },
-	{ CLI_STRING("hlog", hlog_path) },
-	{ CLI_DURATION("interval", cfg.interval_s, 1e9, 0, INFINITY),
+	{ CLI_SET("no-pin", s.cfg.pin, false) },
+	{ CLI_FLAG("json", s.json) },
+	{ CLI_STRING("hlog", s.hlog_name) },
+	{ CLI_DURATION("interval", s.cfg.interval_s, 1e9, 0, INFINITY),
 	  .div = 1e9, .needs = "hlog" },
-	{ CLI_STRING("hgrm", hgrm_dir) },
-	{ CLI_STRING("svg", svg) },
-	{ CLI_SET("no-stamps", cfg.stamps, false) },
-	{ CLI_STRING("profile", profile_dir) },
-	{ CLI_FLAG("sched", sched) },
-	{ CLI_SET("no-counters", instr.counters, false) },
-	{ CLI_SET("perf-counters", instr.perf_flags, 0) },
+	{ CLI_STRING("hgrm", s.hgrm_dir) },
+	{ CLI_STRING("svg", s.svg_name) },
+	{ CLI_SET("no-stamps", s.cfg.stamps, false) },
+	{ CLI_STRING("profile", s.profile_dir) },
+	{ CLI_FLAG("sched", s.sched) },
+	{ CLI_SET("no-counters", s.instr.counters, false) },
+	{ CLI_SET("perf-counters", s.instr.perf_flags, 0) },
 	/* the flight recorder keeps the per-stage stamps */
 	{ CLI_CALL("freeze-above", parse_freeze), .excludes = "no-stamps" },
-	{ CLI_U64("flight-post", instr.flight_post, 0,
+	{ CLI_U64("flight-post", s.instr.flight_post, 0,
 		  LAT_FLIGHT_DEFAULT_CAPACITY - 1), .needs = "freeze-above" },
-	{ CLI_STRING("flight-out", flight_out), .needs = "freeze-above" },
+	{ CLI_STRING("flight-out", s.flight_csv_name), .needs = "freeze-above" },
 	/* 0 would mean "off": refused as a value */
-	{ CLI_U64("alloc", cfg.alloc_bytes, 1, SIZE_MAX), .optional = true,
+	{ CLI_U64("alloc", s.cfg.alloc_bytes, 1, SIZE_MAX), .optional = true,
 	  .absent = 256 },
-	{ CLI_FLAG("share-line", cfg.share_line) },
-	{ CLI_FLAG("noise", cfg.noise) },
+	{ CLI_FLAG("share-line", s.cfg.share_line) },
+	{ CLI_FLAG("noise", s.cfg.noise) },
 	{ CLI_CALL("stall-at", parse_stall) },
 	/* percent of one CPU; the range is the library's */
-	{ CLI_DOUBLE("cpu-quota", cfg.cpu_quota, 0, 1e9), .div = 100 },
-	{ CLI_DURATION("cpu-period", cfg.cpu_period_us, 0, 0, 1e10),
+	{ CLI_DOUBLE("cpu-quota", s.cfg.cpu_quota, 0, 1e9), .div = 100 },
+	{ CLI_DURATION("cpu-period", s.cfg.cpu_period_us, 0, 0, 1e10),
 	  .div = 1e3, .needs = "cpu-quota" },
-	{ CLI_U64("burst-threads", cfg.burst_threads, 0, 1000),
+	{ CLI_U64("burst-threads", s.cfg.burst_threads, 0, 1000),
 	  .needs = "cpu-quota" },
 	{ 0 },
 };
@@ -136,7 +135,7 @@ static const char *const flag_of[][2] = {
 /* The ranges are the library's (lat_pipe_config_check): one place. */
 static void check_config(const struct args *a)
 {
-	struct lat_pipe_config c = a->cfg;
+	struct lat_pipe_config c = a->s.cfg;
 	const char *why, *rest, *flag;
 	char field[32];
 
@@ -164,7 +163,7 @@ static void check_quota(const struct args *a)
 
 	if (!cli_given("cpu-quota"))
 		return;
-	if (!(a->cfg.cpu_quota > 0))
+	if (!(a->s.cfg.cpu_quota > 0))
 		cli_usage_error(CMD, "--cpu-quota must be above 0 and at most "
 				"100 %% of one CPU");
 	rc = lat_cgroup_quota_ready(NULL, &where);
@@ -182,41 +181,40 @@ static void check_quota(const struct args *a)
 
 static void parse(struct args *a, int argc, char **argv)
 {
-	lat_session_init(&S); /* the library's defaults */
-	a->cfg = S.cfg;
-	a->instr = S.instr;
+	memset(a, 0, sizeof(*a)); /* the fuzz target parses again and again */
+	lat_session_init(&a->s); /* the library's defaults */
 	cli_parse(&cli_cmd_pipeline, a, argc, argv);
 	/* options that would change nothing (the table's .needs too): the
 	 * command is not what the user thinks it is */
-	if (cli_given("seed") && a->cfg.arrivals != LAT_PACE_POISSON)
+	if (cli_given("seed") && a->s.cfg.arrivals != LAT_PACE_POISSON)
 		cli_usage_error(CMD, "--seed needs --arrivals poisson");
 	if (a->duration_ns > 0) {
-		int rc = lat_pipe_config_duration(&a->cfg, a->duration_ns);
+		int rc = lat_pipe_config_duration(&a->s.cfg, a->duration_ns);
 
 		if (rc == -EDOM)
 			cli_usage_error(CMD, "--duration is shorter than one "
 					"event at --rate %g/s (one every %g s): "
-					"give at least %g s", a->cfg.rate,
-					1 / a->cfg.rate, 1 / a->cfg.rate);
+					"give at least %g s", a->s.cfg.rate,
+					1 / a->s.cfg.rate, 1 / a->s.cfg.rate);
 		if (rc)
 			cli_usage_error(CMD, "--duration at --rate gives "
 					    "%.0f events, outside 1..10^12",
-					    ceil(a->cfg.rate * a->duration_ns /
+					    ceil(a->s.cfg.rate * a->duration_ns /
 						 1e9));
 	}
 	check_config(a);
 	check_quota(a);
-	if (a->instr.freeze_auto && a->cfg.events <= LAT_INSTR_WARMUP_MIN)
+	if (a->s.instr.freeze_auto && a->s.cfg.events <= LAT_INSTR_WARMUP_MIN)
 		cli_usage_error(CMD, "--freeze-above auto measures its "
 				    "threshold over the first %d events, so "
 				    "%llu events can never arm it: give a time",
 				    LAT_INSTR_WARMUP_MIN,
-				    (unsigned long long)a->cfg.events);
+				    (unsigned long long)a->s.cfg.events);
 }
 
 static void place(struct args *a)
 {
-	int rc = lat_pipe_place_pool(&a->cfg, a->cpus.n ? a->cpus.cpu : NULL,
+	int rc = lat_pipe_place_pool(&a->s.cfg, a->cpus.n ? a->cpus.cpu : NULL,
 				     a->cpus.n, cli_given("wait"), &a->placed);
 
 	if (rc == -ESRCH)
@@ -225,7 +223,7 @@ static void place(struct args *a)
 				    a->placed.bad_cpu, a->placed.usable);
 	if (rc)
 		cli_fail(CMD, "cannot place %d threads: %s",
-			     lat_pipe_n_hot(a->cfg.stages), lat_strerror(rc));
+			     lat_pipe_n_hot(a->s.cfg.stages), lat_strerror(rc));
 }
 
 /* The library words the failure; one is a clash of this command's flags. */
@@ -243,46 +241,37 @@ static _Noreturn void session_failed(int rc)
 
 static int pipeline_main(int argc, char **argv)
 {
-	struct args a = { .json = false };
 	const char *why;
-	int rc, sig;
+	int rc;
 
-	parse(&a, argc, argv);
-	if (lat_work_dist_check(&a.cfg.work_dist, a.cfg.work_ns, &why))
-		cli_usage_error(CMD, "--work-dist %s: %s",
-				    a.cfg.work_dist.name, why);
-	place(&a);
-	if (a.svg)
-		cli_out_check(CMD, "--svg", a.svg, (const char *[]){
-				      a.hlog_path, a.flight_out }, 2,
+	parse(&A, argc, argv);
+	if (lat_work_dist_check(&S.cfg.work_dist, S.cfg.work_ns, &why))
+		cli_usage_error(CMD, "--work-dist %s: %s", S.cfg.work_dist.name,
+				why);
+	place(&A);
+	if (S.svg_name)
+		cli_out_check(CMD, "--svg", S.svg_name, (const char *[]){
+				      S.hlog_name, S.flight_csv_name }, 2,
 			      "another output of this run");
-	if (a.hlog_path)
-		cli_out_check(CMD, "--hlog", a.hlog_path, (const char *[]){
-				      a.flight_out }, 1,
+	if (S.hlog_name)
+		cli_out_check(CMD, "--hlog", S.hlog_name, (const char *[]){
+				      S.flight_csv_name }, 1,
 			      "another output of this run");
-	if (a.flight_out)
-		cli_out_check(CMD, "--flight-out", a.flight_out, NULL, 0, "");
+	if (S.flight_csv_name)
+		cli_out_check(CMD, "--flight-out", S.flight_csv_name, NULL, 0,
+			      "");
 	/* the directories last, as they are made when missing: a refusal of
 	 * another output must not leave one behind (nor an empty hlog: the
-	 * files are opened only after every check) */
-	if (a.hgrm_dir)
-		cli_out_dir_check(CMD, "--hgrm", a.hgrm_dir);
-	if (a.profile_dir)
-		cli_out_dir_check(CMD, "--profile", a.profile_dir);
+	 * session creates the files only after every check) */
+	if (S.hgrm_dir)
+		cli_out_dir_check(CMD, "--hgrm", S.hgrm_dir);
+	if (S.profile_dir)
+		cli_out_dir_check(CMD, "--profile", S.profile_dir);
 	if (cli_parsed())
 		return CLI_EXIT_OK;
-	S.cfg = a.cfg;
-	S.instr = a.instr;
-	S.sched = a.sched;
-	S.profile_dir = a.profile_dir;
-	S.placed = &a.placed;
+	S.placed = &A.placed;
 	S.stop = lat_stop_pipe;
 	S.out = stdout;
-	S.json = a.json;
-	S.hlog_name = a.hlog_path; /* the session writes them whole or not */
-	S.flight_csv_name = a.flight_out;
-	S.svg_name = a.svg;
-	S.hgrm_dir = a.hgrm_dir;
 	S.note = stderr;
 	S.note_prefix = "latlab " CMD ": ";
 	S.progress = isatty(STDERR_FILENO);
@@ -292,8 +281,7 @@ static int pipeline_main(int argc, char **argv)
 		rc = lat_session_run(&S);
 	if (rc && rc != -EINTR)
 		session_failed(rc);
-	sig = lat_stop_signal();
-	rc = lat_session_write(&S, sig);
+	rc = lat_session_write(&S, lat_stop_signal());
 	if (rc)
 		session_failed(rc);
 	lat_session_destroy(&S);

@@ -169,15 +169,9 @@ static FILE *open_svg(const struct profile_opts *o)
 
 static void read_folded(const char *path, struct lat_prof_folded *f)
 {
-	FILE *in = fopen(path, "re");
 	size_t line = 0;
-	int rc;
+	int rc = lat_prof_folded_load(f, path, &line);
 
-	if (!in)
-		cli_usage_error(CMD, "cannot read '%s': %s", path,
-				    strerror(errno));
-	rc = lat_prof_folded_read(f, in, &line);
-	fclose(in);
 	if (rc == -LAT_EFORMAT)
 		cli_usage_error(CMD, "'%s' line %zu: not a folded stack "
 				    "('frame;frame;... count')", path, line);

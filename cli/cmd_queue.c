@@ -75,70 +75,42 @@ static const struct cli_opt opts[] = {
 	{ 0 },
 };
 
-static void parse_dist(const char *flag, const char *spec,
-		       struct lat_qsim_dist *d)
-{
-	if (lat_qsim_dist_parse(d, spec))
-		cli_usage_error(CMD, "%s: unknown or invalid distribution "
-				    "'%s' (see 'latlab queue --help')", flag,
-				    spec);
-}
-
 /* --sweep <lo>:<hi>:<step>, its layout refused before any output */
 static void parse_sweep(struct queue_opts *o)
 {
-	struct lat_qsim_sweep s;
-	int err;
+	int err = lat_qsim_parse_range(o->sweep, &o->rep.sweep_lo,
+				       &o->rep.sweep_hi, &o->rep.sweep_step);
 
-	if (lat_qsim_parse_range(o->sweep, &o->rep.sweep_lo, &o->rep.sweep_hi,
-				 &o->rep.sweep_step))
-		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
-				"0.1:0.99:0.01, not '%s'", o->sweep);
-	err = lat_qsim_sweep_init(&s, o->rep.sweep_lo, o->rep.sweep_hi,
-				  o->rep.sweep_step, o->rep.knee_slope);
-	lat_qsim_sweep_destroy(&s);
-	if (err == -EINVAL)
+	if (err == -ERANGE)
 		cli_usage_error(CMD, "--sweep %g:%g:%g: need 0 < lo <= hi <= "
 				"10, step > 0 and at most %d points",
 				o->rep.sweep_lo, o->rep.sweep_hi,
 				o->rep.sweep_step, LAT_QSIM_MAX_SWEEP);
 	if (err)
-		cli_fail(CMD, "%s", lat_strerror(err));
+		cli_usage_error(CMD, "--sweep needs <lo>:<hi>:<step> such as "
+				"0.1:0.99:0.01, not '%s'", o->sweep);
 }
 
-/* --service-from FILE.hlog[:TAG]: the service times of a latlab log */
-static void load_service(struct queue_opts *o)
+/* Distributions, once every flag is known; --ca and --cs are checked. */
+static void set_dists(struct queue_opts *o)
 {
-	char why[512] = "";
+	static const char *const flag[] = { [LAT_QSIM_ARRIVAL] = "--arrival",
+		[LAT_QSIM_SERVICE] = "--service",
+		[LAT_QSIM_SERVICE_FROM] = "--service-from" };
+	enum lat_qsim_field bad;
+	char why[512];
 	int64_t refused;
-	int rc = lat_qsim_dist_init_hlog_spec(&o->rep.cfg.service,
-					      o->rep.service_from, &refused,
-					      why, sizeof(why));
+	int rc = lat_qsim_report_dists(&o->rep, o->arrival, o->ca, o->service,
+				       o->cs, &refused, &bad, why, sizeof(why));
 
 	if (refused)
 		fprintf(stderr, "latlab queue: --service-from: %lld counts "
 			"did not fit while merging and are left out\n",
 			(long long)refused);
 	if (rc && *why)
-		cli_usage_error(CMD, "--service-from: %s", why);
+		cli_usage_error(CMD, "%s: %s", flag[bad], why);
 	if (rc)
-		cli_fail(CMD, "--service-from: %s", lat_strerror(rc));
-	o->rep.tau_ns = o->rep.cfg.service.scale_ns;
-}
-
-/* Distributions, once every flag is known. */
-static void set_dists(struct queue_opts *o)
-{
-	if (o->arrival)
-		parse_dist("--arrival", o->arrival, &o->rep.cfg.arrival);
-	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.arrival, o->ca);
-	if (o->service)
-		parse_dist("--service", o->service, &o->rep.cfg.service);
-	else if (o->rep.service_from)
-		load_service(o);
-	else
-		lat_qsim_dist_from_cv(&o->rep.cfg.service, o->cs);
+		cli_fail(CMD, "%s: %s", flag[bad], lat_strerror(rc));
 }
 
 /* --target-p99: a bare number is in τ; a duration needs τ in ns. */

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,41 +22,30 @@
 
 extern const struct cli_cmd cli_cmd_sched;
 
+/* The options land in the session itself; the rest is the CLI's. */
 struct args {
-	pid_t pid;
-	double duration_ns;  /* 0: open-ended */
-	bool per_thread, json, proc_only;
+	struct lat_sched_session s; /* pid, duration_ns (0: open-ended),
+				     * per_thread, proc_only; argv after "--" */
+	bool json;
 	const char *hlog;
 	struct cli_cpus cpus;
-	char **command;      /* after "--" */
 };
-
-static void parse_pid(void *args, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 4194304)
-		cli_usage_error(CMD, "--pid must be a process id, not '%s'", s);
-	((struct args *)args)->pid = (pid_t)v;
-}
 
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("pid", parse_pid), .short_name = 'p' },
-	{ CLI_DURATION("duration", duration_ns, 1e9, 1e6, 86400e9) },
-	{ CLI_FLAG("per-thread", per_thread) },
+	{ CLI_U64("pid", s.pid, 1, 4194304), .short_name = 'p' },
+	{ CLI_DURATION("duration", s.duration_ns, 1e9, 1e6, 86400e9) },
+	{ CLI_FLAG("per-thread", s.per_thread) },
 	{ CLI_CPUS("cpus", cpus, MAX_CPUS_LISTED) },
 	{ CLI_STRING("hlog", hlog) },
-	{ CLI_FLAG("proc", proc_only) },
+	{ CLI_FLAG("proc", s.proc_only) },
 	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
 
 static void parse(int argc, char **argv, struct args *a)
 {
+	struct lat_sched_session *s = &a->s;
 	int n, first;
 
 	memset(a, 0, sizeof(*a));
@@ -65,14 +53,14 @@ static void parse(int argc, char **argv, struct args *a)
 	 * flags are never taken for ours */
 	first = cli_parse(&cli_cmd_sched, a, argc, argv);
 	if (first < argc)
-		a->command = &argv[first];
-	if (a->command && a->pid)
+		s->argv = &argv[first];
+	if (s->argv && s->pid)
 		cli_usage_error(CMD, "give -p <pid> or a command, not both");
-	if (!a->command && !a->pid)
+	if (!s->argv && !s->pid)
 		cli_usage_error(CMD, "nothing to trace: give -p <pid> or "
 			       "-- <command>");
-	if (a->pid && kill(a->pid, 0) && errno == ESRCH)
-		cli_usage_error(CMD, "no process %d", (int)a->pid);
+	if (s->pid && kill(s->pid, 0) && errno == ESRCH)
+		cli_usage_error(CMD, "no process %d", (int)s->pid);
 	if (a->hlog) /* checked, not created: a refusal keeps the old one */
 		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
 	for (n = 0; n < a->cpus.n; n++)
@@ -81,166 +69,75 @@ static void parse(int argc, char **argv, struct args *a)
 				       a->cpus.cpu[n]);
 }
 
-/* ---- outputs ---- */
-
-static int write_hlog(const char *path, const struct lat_sched_result *r)
-{
-	FILE *f = cli_out_open(CMD, path);
-
-	return cli_out_commit(f, lat_sched_write_hlog(f, r));
-}
-
-/* The fallback: /proc totals over the window, per thread. */
-static void proc_snap(pid_t pid, struct lat_sched_proc_snap *s)
-{
-	if (lat_sched_proc_snapshot(pid, s) == -ENOMEM)
-		cli_fail(CMD, "out of memory");
-}
-
-static void print_proc(const struct args *a,
-		       const struct lat_sched_target *t, const char *why,
-		       const struct lat_sched_proc_snap *d)
-{
-	struct lat_json j;
-
-	if (a->json) {
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
-		lat_json_int(&j, "pid", t->pid);
-		lat_sched_proc_report_json(&j, why, d);
-		lat_json_obj_end(&j);
-		lat_json_finish(&j);
-		return;
-	}
-	lat_sched_target_print(stdout, t, a->command ? a->command[0] : NULL);
-	lat_sched_proc_report(stdout, why, d);
-}
-
 /*
- * A held command released: an exec failure is bad input (exit 2). A
- * terminal's Ctrl-C while it was held reached the command too and ended
- * it before its exec (the release then finds it gone): that is a stop,
- * exit 128 + signal, not a command that cannot run.
+ * A start that failed, in the options' words. A held command's exec
+ * failure is bad input (exit 2); but a terminal's Ctrl-C while it was
+ * held reached the command too and ended it before its exec (the release
+ * then finds it gone): that is a stop, exit 128 + signal.
  */
-static void release(const struct args *a, struct lat_sched_target *t)
+static _Noreturn void start_failed(const struct lat_sched_session *s,
+				   int rc)
 {
-	int rc = lat_sched_target_release(t);
+	static const char *const what[] = {
+		[LAT_SCHED_AT_TARGET] = "cannot start the command",
+		[LAT_SCHED_AT_PROC] = "reading /proc",
+		[LAT_SCHED_AT_LOAD] = "the probe did not load",
+		[LAT_SCHED_AT_ATTACH] = "the probe did not attach",
+	};
 
-	if (rc && lat_stop_signal()) {
-		fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
-			a->command[0]);
-		cli_exit(128 + lat_stop_signal());
-	}
-	if (rc)
-		cli_usage_error(CMD, "cannot run '%s': %s", a->command[0],
-			       lat_strerror(rc));
-}
-
-/*
- * Without the probe. A command runs to its exit (or Ctrl-C); its /proc
- * entry lasts until it is reaped, so the end snapshot is taken first.
- */
-static int run_proc(struct args *a, struct lat_sched_target *t,
-		    const char *why)
-{
-	struct lat_sched_proc_snap s0, s1;
-	int sig;
-
-	proc_snap(t->pid, &s0);
-	release(a, t);
-	lat_sched_target_wait(t, t->child ? 0 : a->duration_ns, true,
-			      lat_stop_requested, NULL);
-	sig = lat_stop_signal();
-	proc_snap(t->pid, &s1);
-	lat_sched_target_end(t, 0);
-	lat_sched_proc_delta(s0.v, s0.n, s1.v, s1.n);
-	print_proc(a, t, why, &s1);
-	lat_sched_proc_snap_free(&s0);
-	lat_sched_proc_snap_free(&s1);
-	return sig ? 128 + sig : CLI_EXIT_OK;
+	if (rc == -ESRCH && s->at != LAT_SCHED_AT_RELEASE)
+		cli_usage_error(CMD, "no process %d", (int)s->t.pid);
+	if (s->at != LAT_SCHED_AT_RELEASE)
+		cli_fail(CMD, "%s: %s", what[s->at], lat_strerror(rc));
+	if (!lat_stop_signal())
+		cli_usage_error(CMD, "cannot run '%s': %s", s->argv[0],
+				lat_strerror(rc));
+	fprintf(stderr, "latlab %s: stopped before '%s' ran\n", CMD,
+		s->argv[0]);
+	cli_exit(128 + lat_stop_signal());
 }
 
 static int sched_main(int argc, char **argv)
 {
 	struct args a;
-	struct lat_sched_target t;
-	struct lat_sched_opts o;
-	struct lat_sched_avail av;
-	struct lat_sched *s;
-	const struct lat_sched_result *r;
+	struct lat_sched_session *s = &a.s;
 	int rc, sig;
 
 	parse(argc, argv, &a);
 	if (cli_parsed()) /* the CLI fuzz target: parse only */
 		return CLI_EXIT_OK;
 	lat_stop_catch_signals();
-	if (a.command)
-		rc = lat_sched_target_spawn(&t, a.command);
-	else
-		rc = lat_sched_target_follow(&t, a.pid);
-	if (rc == -ESRCH)
-		cli_usage_error(CMD, "no process %d", (int)a.pid);
+	s->stop = lat_stop_requested;
+	s->cpus = a.cpus.cpu;
+	s->n_cpus = a.cpus.n;
+	rc = lat_sched_session_start(s);
 	if (rc)
-		cli_fail(CMD, "cannot start the command: %s", lat_strerror(rc));
-	lat_sched_available(&av);
-	if (a.proc_only || !av.ok)
-		return run_proc(&a, &t, a.proc_only ? "--proc asked for /proc only"
-						    : av.reason);
-	memset(&o, 0, sizeof(o));
-	o.pids = &t.pid;
-	o.n_pids = 1;
-	o.cpus = a.cpus.cpu;
-	o.n_cpus = a.cpus.n;
-	o.per_thread = a.per_thread;
-	rc = lat_sched_open(&o, &s);
-	if (rc == -ESRCH)
-		cli_usage_error(CMD, "no process %d", (int)t.pid);
-	if (rc)
-		cli_fail(CMD, "the probe did not load: %s", lat_strerror(rc));
-	rc = lat_sched_start(s);
-	if (rc)
-		cli_fail(CMD, "the probe did not attach: %s", lat_strerror(rc));
-	release(&a, &t);
-	/* On stderr, so --json stays one object; tests wait for it. */
-	fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to stop\n",
-		(int)t.pid, lat_sched_flavour(s));
-	lat_sched_target_wait(&t, a.duration_ns, false, lat_stop_requested,
-			      NULL);
+		start_failed(s, rc);
+	if (s->probe) /* on stderr, so --json stays one object; tests wait
+		      * for it */
+		fprintf(stderr, "latlab sched: tracing pid %d (%s); Ctrl-C to "
+			"stop\n", (int)s->t.pid, lat_sched_flavour(s->probe));
+	lat_sched_session_wait(s);
 	sig = lat_stop_signal();
-	rc = lat_sched_stop(s);
-	/* Interrupted: a terminal's Ctrl-C reached the command too; a
-	 * signal sent to us alone is passed on, or we would wait for the
-	 * whole command before stopping */
-	lat_sched_target_end(&t, sig);
-	r = lat_sched_result(s);
+	rc = lat_sched_session_finish(s, sig);
 	if (a.json) {
 		struct lat_json j;
 
-		lat_json_init(&j, stdout);
-		lat_json_obj_begin(&j, NULL);
-		lat_json_str(&j, "command", CMD);
-		lat_json_int(&j, "pid", t.pid);
-		lat_json_bool(&j, "exited", t.exited);
-		lat_json_bool(&j, "interrupted", sig != 0);
-		lat_json_str(&j, "source", "bpf");
-		lat_sched_write_json(&j, r);
-		lat_json_obj_end(&j);
-		lat_json_finish(&j);
+		lat_json_doc_begin(&j, stdout, CMD);
+		lat_sched_session_json(&j, s);
+		lat_json_doc_end(&j);
 	} else {
-		lat_sched_target_print(stdout, &t,
-				       a.command ? a.command[0] : NULL);
-		lat_sched_print(stdout, r);
+		lat_sched_session_print(stdout, s);
 	}
-	if (!rc && a.hlog) {
-		rc = write_hlog(a.hlog, r);
-		if (rc)
-			fprintf(stderr, "latlab sched: writing '%s': %s\n",
-				a.hlog, lat_strerror(rc));
+	if (rc) /* what was gathered is printed; no .hlog from it */
+		cli_fail(CMD, "ending the trace: %s", lat_strerror(rc));
+	if (a.hlog && s->probe) {
+		FILE *f = cli_out_open(CMD, a.hlog);
+
+		cli_out_close(CMD, a.hlog, f, lat_sched_write_hlog(f,
+				lat_sched_result(s->probe)));
 	}
-	lat_sched_close(s);
-	if (rc)
-		return CLI_EXIT_FAIL;
+	lat_sched_session_close(s);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }
 

@@ -37,12 +37,27 @@ if d["placement"]["pinned"]:
     # implausible; the ratio is printed from the median either way
     assert not f64["plausible"] or f64["median"] > 0, f64
     assert lr["handoff_64B_over_floor_64B"] > 0, lr
+    # the verdict names the honest floors and is computed from them
+    assert lr["honest_floor_8B"] == "floor_two_lines_ns", lr
+    assert lr["honest_floor_64B"] == "floor_64B_ns", lr
+    r8 = lr["handoff_8B_over_honest_floor"]
+    r64 = lr["handoff_64B_over_honest_floor"]
+    assert abs(r8 - lr["handoff_8B_over_floor_two_lines"]) < 1e-9, lr
+    assert abs(r64 - lr["handoff_64B_over_floor_64B"]) < 1e-9, lr
+    used = ["floor_two_lines_ns", "floor_64B_ns", "handoff_8B_ns",
+            "handoff_64B_ns"]
+    sane = all(lr[k]["plausible"] for k in used) and \
+        d["cross_thread"]["floor_ns"]["plausible"]
+    assert lr["within_1_5x_of_honest_floor"] == \
+        (sane and r8 <= 1.5 and r64 <= 1.5), lr
+    assert lr["floor_two_lines_over_floor"] > 0, lr
 PY
 
 # Human output names the placement and prints units.
 expect_exit 0 "$LATLAB" bench --quick --reps 1
 grep -q '^placement: ' "$T_TMP/out" || fail "no placement line"
 grep -q 'ns' "$T_TMP/out" || fail "no units in the human output"
+grep -q 'its honest floor' "$T_TMP/out" || fail "no honest-floor verdict"
 
 # One usable CPU: cross-thread figures are skipped, not spun forever.
 if command -v taskset >/dev/null; then

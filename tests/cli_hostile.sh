@@ -323,7 +323,7 @@ t 2 "given twice" profile --freq 99 --freq 100 -- true
 t 2 "unknown option" profile --bogus
 t 2 "nothing to trace" sched
 t 2 "not both" sched -p 1 -- true
-t 2 "--pid must be a process id" sched -p 999999999
+t 2 "--pid must be between 1 and" sched -p 999999999
 t 2 "--duration" sched --duration -1s -- true
 t 2 "--cpus" sched --cpus 99999 -- true
 t 2 "directory '.*nodir' does not exist" sched --hlog @T/nodir/s.hlog -- true

@@ -30,6 +30,8 @@ a = s["above_p999"]
 assert s["ran"], s
 p = s["probe"]
 assert p["missed"] == 0, p
+# the records were copied during the run and decoded after it
+assert p["deferred_bytes"] > 0 and p["decode_ns"] > 0, p
 # Records are lost only when the reader cannot keep up: allowed (counted,
 # and shown) only if the probe's own reader sat runnable, off its CPU, for
 # over a quarter of the window, as on a machine busy with other tests;

@@ -130,8 +130,25 @@ static void test_pair(void)
 		 -EPROTO);
 }
 
+/* What the caller left 0 gets the default; what it set is kept. */
+static void test_defaults(void)
+{
+	unsigned reps = 0;
+	uint64_t iters = 0;
+
+	lat_bench_suite_defaults(&reps, &iters, false);
+	T_EQ_I64(reps, LAT_BENCH_REPS);
+	T_EQ_I64(iters, LAT_BENCH_ITERS);
+	reps = 0;
+	iters = 5000;
+	lat_bench_suite_defaults(&reps, &iters, true);
+	T_EQ_I64(reps, LAT_BENCH_QUICK_REPS);
+	T_EQ_I64(iters, 5000);
+}
+
 int main(void)
 {
+	test_defaults();
 	test_stat();
 	test_repeat();
 	test_pair();

@@ -233,6 +233,29 @@ static void flawed_machine(void)
 	T_EQ_I64(level("latlab.counters"), LAT_DOCTOR_UNKNOWN);
 	T_CHECK(found_has("latlab.ebpf", "no:"));
 	T_CHECK(found_has("latlab.placement", "cpu2"));
+	/* a caller's hint goes after the fix; not onto an empty text, not
+	 * onto a found text that does not say "yes", never past the end */
+	{
+		const struct lat_doctor_finding *f =
+			lat_doctor_find(&rep, "cpu.idle");
+		size_t n = strlen(f->fix);
+		char big[2 * LAT_DOCTOR_TEXT_LEN];
+
+		lat_doctor_add_hint(&rep, "cpu.idle", false, "try --spin");
+		T_CHECK(strlen(f->fix) == n + strlen(" (try --spin)"));
+		T_CHECK(!strcmp(f->fix + n, " (try --spin)"));
+		n = strlen(lat_doctor_find(&rep, "cpu.online")->fix);
+		lat_doctor_add_hint(&rep, "cpu.online", false, "x");
+		T_EQ_I64(strlen(lat_doctor_find(&rep, "cpu.online")->fix), n);
+		n = strlen(lat_doctor_find(&rep, "latlab.ebpf")->found);
+		lat_doctor_add_hint(&rep, "latlab.ebpf", true, "x"); /* "no:" */
+		T_EQ_I64(strlen(lat_doctor_find(&rep, "latlab.ebpf")->found), n);
+		memset(big, 'a', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		lat_doctor_add_hint(&rep, "cpu.idle", false, big);
+		T_EQ_I64(strlen(f->fix), LAT_DOCTOR_TEXT_LEN - 1);
+		lat_doctor_add_hint(&rep, "no.such", false, "x");
+	}
 	T_EQ_I64(lat_doctor_count(&rep, LAT_DOCTOR_BAD), 1);
 
 	/* made-up steal: the thresholds */

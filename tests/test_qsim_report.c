@@ -235,6 +235,34 @@ static void test_service_from_hlog(void)
 					      sizeof(why)), 0);
 	T_NEAR(d.scale_ns, 2000, 2);
 	lat_qsim_dist_destroy(&d);
+	/* both distributions at once, the refusal naming its input */
+	{
+		struct lat_qsim_report o = { .service_from = spec };
+		enum lat_qsim_field bad;
+
+		lat_qsim_config_init(&o.cfg);
+		T_EQ_I64(lat_qsim_report_dists(&o, "erlang:2", 1, NULL, 1,
+					       &refused, &bad, why,
+					       sizeof(why)), 0);
+		T_NEAR(o.tau_ns, 2000, 2);
+		T_CHECK(strcmp(o.cfg.arrival.name, "erlang:2") == 0);
+		lat_qsim_dist_destroy(&o.cfg.service);
+		T_EQ_I64(lat_qsim_report_dists(&o, "nosuch", 1, NULL, 1,
+					       &refused, &bad, why,
+					       sizeof(why)), -EINVAL);
+		T_EQ_I64(bad, LAT_QSIM_ARRIVAL);
+		T_CHECK(strstr(why, "'nosuch'") != NULL);
+		T_EQ_I64(lat_qsim_report_dists(&o, NULL, 1, "erlang:2.5", 1,
+					       &refused, &bad, why,
+					       sizeof(why)), -EINVAL);
+		T_EQ_I64(bad, LAT_QSIM_SERVICE);
+		o.service_from = NULL;
+		T_EQ_I64(lat_qsim_report_dists(&o, NULL, 1e-6, NULL, 1,
+					       &refused, &bad, why,
+					       sizeof(why)), -EINVAL);
+		T_EQ_I64(bad, LAT_QSIM_ARRIVAL);
+		T_EQ_I64(why[0], 0);
+	}
 	snprintf(spec, sizeof(spec), "%s:", path);
 	T_EQ_I64(lat_qsim_dist_init_hlog_spec(&d, spec, &refused, why,
 					      sizeof(why)), -EINVAL);
@@ -256,6 +284,12 @@ static void test_parse_range(void)
 	T_EQ_I64(lat_qsim_parse_range("nan:0.9:0.1", &lo, &hi, &step),
 		 -EINVAL);
 	T_EQ_I64(lat_qsim_parse_range("a:b:c", &lo, &hi, &step), -EINVAL);
+	/* numbers, but no sweep: backwards, no step, too many points */
+	T_EQ_I64(lat_qsim_parse_range("0.9:0.1:0.1", &lo, &hi, &step), -ERANGE);
+	T_EQ_I64(lat_qsim_parse_range("0.1:0.9:0", &lo, &hi, &step), -ERANGE);
+	T_EQ_I64(lat_qsim_parse_range("0.1:9:0.0001", &lo, &hi, &step),
+		 -ERANGE);
+	T_EQ_I64(lat_qsim_sweep_points(0.1, 0.99, 0.01), 90);
 }
 
 /* Stops once the sweep has @ctx points done. */

@@ -3,7 +3,9 @@
  * traces (lat_sched_target), with real children, no privilege: the held
  * child does not run before its release; an exec failure is the exec's
  * errno with the child reaped; a child killed while held is -EPIPE, not
- * a SIGPIPE; an abandoned child is reaped unexec'd;
+ * a SIGPIPE; an abandoned child is reaped unexec'd, also while another
+ * is held (which has a copy of its socket); the command starts with no
+ * signal blocked even when the caller blocked some;
  * a target's exit, a zombie kept for /proc, a window that ends first, a
  * child ended with a signal, and the line printed for each.
  */
@@ -61,6 +63,54 @@ static void test_spawn(void)
 	lat_spawn_abandon(&sp);
 	no_children();
 	T_EQ_I64(lat_spawn_held(NULL, &sp), -EINVAL);
+}
+
+/* Two held at once: abandoning the first must not wait for the second
+ * (an alarm turns a hang into a failure), and both can still run. */
+static void test_spawn_two(void)
+{
+	char *exit3[] = { "sh", "-c", "exit 3", NULL };
+	struct lat_spawn a, b;
+	int status = -1;
+
+	T_EQ_I64(lat_spawn_held(exit3, &a), 0);
+	T_EQ_I64(lat_spawn_held(exit3, &b), 0);
+	alarm(10);
+	lat_spawn_abandon(&a);
+	alarm(0);
+	T_EQ_I64(lat_spawn_release(&b), 0);
+	T_EQ_I64(waitpid(b.pid, &status, 0), b.pid);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	no_children();
+	T_EQ_I64(lat_spawn_held(exit3, &a), 0);
+	T_EQ_I64(lat_spawn_held(exit3, &b), 0);
+	T_EQ_I64(lat_spawn_release(&b), 0);
+	T_EQ_I64(lat_spawn_release(&a), 0);
+	T_EQ_I64(waitpid(a.pid, &status, 0), a.pid);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	T_EQ_I64(waitpid(b.pid, &status, 0), b.pid);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	no_children();
+}
+
+/* The caller blocks SIGUSR1; the command does not inherit that: a shell
+ * that sends itself SIGUSR1 dies of it (blocked, it would exit 0). */
+static void test_spawn_sigmask(void)
+{
+	char *self_usr1[] = { "sh", "-c", "kill -USR1 $$; exit 0", NULL };
+	struct lat_spawn sp;
+	sigset_t usr1, old;
+	int status = -1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	T_EQ_I64(sigprocmask(SIG_BLOCK, &usr1, &old), 0);
+	T_EQ_I64(lat_spawn_held(self_usr1, &sp), 0);
+	T_EQ_I64(lat_spawn_release(&sp), 0);
+	T_EQ_I64(waitpid(sp.pid, &status, 0), sp.pid);
+	T_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	no_children();
 }
 
 static void line_of(const struct lat_sched_target *t, const char *name,
@@ -135,6 +185,8 @@ static void test_target(void)
 int main(void)
 {
 	test_spawn();
+	test_spawn_two();
+	test_spawn_sigmask();
 	test_target();
 	T_DONE();
 }

@@ -184,6 +184,16 @@ struct lat_bench_suite {
 	double loadavg;         /* at the start, -1 unknown */
 };
 
+/* What `latlab bench` runs: rounds per figure and messages per
+ * throughput round, and the same with @quick (tests, a first look). */
+#define LAT_BENCH_REPS 7
+#define LAT_BENCH_ITERS 2000000
+#define LAT_BENCH_QUICK_REPS 3
+#define LAT_BENCH_QUICK_ITERS 100000
+
+/* Set *@reps and *@iters where they are 0 to the defaults above. */
+void lat_bench_suite_defaults(unsigned *reps, uint64_t *iters, bool quick);
+
 /*
  * Measure every figure: @reps (1..64) rounds after one warm-up, figures
  * of a group interleaved (lat_bench_repeat); the cross-thread group only
@@ -207,7 +217,11 @@ void lat_bench_dce_verdict(const struct lat_bench_suite *s, char *buf,
  * For people on @out: placement, rounds, a load warning when the load
  * average exceeds the usable CPUs, then each group of figures (median,
  * min, max; "skipped" or "IMPLAUSIBLE" where so) with what it means,
- * and the latency-mode handoffs against the cache-line floor.
+ * and the latency-mode handoffs against their honest floors (8 B: the
+ * two-line floor, a line each way, which any round trip through two
+ * rings needs; 64 B: the 64-byte floor, a payload line and a mark line
+ * each way) and against the one-line floor, with the two-line floor's
+ * ratio to the one-line floor beside them.
  */
 void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s);
 
@@ -216,7 +230,10 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s);
  * lat_json_init / lat_json_finish): placement{}, loadavg, reps,
  * messages_per_round, dce{..., loop_deleted, verdict}, same_thread{},
  * cross_thread{}, latency_ring{..., *_over_floor,
- * *_over_floor_two_lines, handoff_64B_over_floor_64B}; a figure carries
+ * *_over_floor_two_lines, handoff_64B_over_floor_64B, honest_floor_8B,
+ * honest_floor_64B (names of the floor figures), handoff_8B/64B
+ * _over_honest_floor, within_1_5x_of_honest_floor,
+ * floor_two_lines_over_floor}; a figure carries
  * median/min/max/reps only when measured and plausible.
  */
 struct lat_json;

@@ -369,6 +369,10 @@ const char *lat_clock_warning_text(const struct lat_clock_report *r,
 				   enum lat_clock_warn w, char *buf,
 				   size_t len);
 
+/* One "<prefix>warning: <sentence>" line on @out per warning of @r. */
+void lat_clock_warnings_print(FILE *out, const char *prefix,
+			      const struct lat_clock_report *r);
+
 /*
  * The report for people on @out, from "<source> counter on <arch>, <n>
  * CPUs": calibrations and their spread, drift, the cost of each read and

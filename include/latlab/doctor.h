@@ -213,6 +213,16 @@ const struct lat_doctor_finding *
 lat_doctor_find(const struct lat_doctor_report *r, const char *id);
 
 /*
+ * The fixes are worded without naming any program's options; a caller
+ * that has its own way to act on finding @id (a command line) appends it
+ * here as " (@how)": to the fix, or with @to_found to the found text
+ * when that says "yes ..." (an info line saying what is possible). Cut
+ * at LAT_DOCTOR_TEXT_LEN; nothing when the text is empty or @id absent.
+ */
+void lat_doctor_add_hint(struct lat_doctor_report *r, const char *id,
+			 bool to_found, const char *how);
+
+/*
  * The report for people: a heading per group, one line per finding
  * (level, check, found) and an indented "fix:" line under each warn and
  * bad, then a summary line. Returns 0 or -EIO.

@@ -65,4 +65,13 @@ void lat_json_uint_if(struct lat_json *j, const char *key, bool has,
  * nested, else -EINVAL. (Write errors are the stream's: check ferror.) */
 int lat_json_finish(struct lat_json *j);
 
+/*
+ * A command's document: one object on @out whose first member is
+ * "command": @command (which program wrote it), the caller's members
+ * after it; lat_json_doc_end closes the object and returns
+ * lat_json_finish's result.
+ */
+void lat_json_doc_begin(struct lat_json *j, FILE *out, const char *command);
+int lat_json_doc_end(struct lat_json *j);
+
 #endif

@@ -756,6 +756,46 @@ enum lat_knee_work lat_knee_report_work(struct lat_knee_report *r,
 int lat_knee_parse_dists(struct lat_work_dist *d, int *n, const char *list,
 			 char *why, size_t len);
 
+/*
+ * The whole of `latlab knee` as one call. The caller fills rep (base,
+ * kc, kp.stage_nice: say before the run that a non-zero nice changes the
+ * login session's autogroup), the distributions, work_set (rep->base.work_ns
+ * was chosen, not to be defaulted from the floor), force, hlog_dir, the
+ * stop and where progress goes; the run fills the rest.
+ */
+struct lat_knee_session {
+	struct lat_knee_report *rep;
+	const struct lat_work_dist *dists;
+	int n_dists;                  /* 1..LAT_KNEE_MAX_DISTS */
+	bool work_set;
+	bool force;                   /* sweep even when the work is under
+				       * 20 x the floor (with a warning) */
+	const char *hlog_dir;         /* one .hlog per point, or NULL */
+	lat_pipe_stop_fn stop;        /* may be NULL */
+	void *stop_ctx;
+	FILE *progress;               /* one line per step and point */
+	const char *prefix;           /* before each line ("latlab knee: ") */
+	enum lat_knee_work verdict;   /* out: lat_knee_report_work's */
+	int bad_dist;                 /* out: LAT_KNEE_WORK_BAD_DIST's */
+	const char *why;              /* out: and its reason */
+	const char *step;             /* out: the step that failed */
+	bool swept;                   /* out: the sweep began: its report,
+				       * even a failed one, is worth showing */
+};
+
+/*
+ * lat_knee_report_setup (with an own runner), lat_knee_report_raise,
+ * lat_knee_report_floor, lat_knee_report_work, then
+ * lat_knee_report_sweep, each step said on s->progress. Returns 0 (also
+ * when the stop ended the sweep: its runs are marked); -EINTR when the
+ * stop came during the floor or the pipeline's clock calibration (no
+ * point ran); -ECANCELED when the floor refuses the work (s->verdict
+ * TOO_BUSY or BAD_DIST, or BELOW_FLOOR without force; nothing swept); or
+ * a step's error, that step in s->step. Then lat_knee_write and
+ * lat_knee_svg show the report.
+ */
+int lat_knee_session_run(struct lat_knee_session *s);
+
 /* "det", "exp", ...: the short name of a work distribution. */
 const char *lat_knee_dist_name(const struct lat_work_dist *d);
 

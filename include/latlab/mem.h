@@ -486,8 +486,8 @@ int lat_mem_share_sweep_run(struct lat_mem_share_sweep *s,
 			    bool (*stop)(void *ctx), void *ctx);
 void lat_mem_share_sweep_release(struct lat_mem_share_sweep *s);
 
-/* The table for people on @out (s->verdict is the sentence under it:
- * lat_mem_verdict_print; a caller may say what it asked for between). */
+/* The table for people on @out, whether the two-CPU runs got the
+ * SCHED_FIFO asked for, and s->verdict under it as a `  -> ` paragraph. */
 void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s);
 
 /* How many of the two-CPU runs asked for SCHED_FIFO got it (@fifo) of
@@ -993,5 +993,119 @@ void lat_mem_machine_print(FILE *f, const struct lat_mem_machine *m,
 void lat_mem_machine_json(struct lat_json *j,
 			  const struct lat_mem_machine *m, const int *cpus,
 			  int n_cpus);
+
+
+/* ---- a whole run: what `latlab mem` does, for any program ------------ */
+
+enum lat_mem_experiment {
+	LAT_MEM_EXP_CHASE = 1 << 0,  /* lat_mem_chase_sweep */
+	LAT_MEM_EXP_C2C = 1 << 1,    /* lat_mem_c2c_matrix */
+	LAT_MEM_EXP_SHARE = 1 << 2,  /* lat_mem_share_sweep */
+	LAT_MEM_EXP_RM = 1 << 3,     /* lat_mem_rm_sweep */
+	LAT_MEM_EXP_ALL = 15,
+};
+
+/* What a quick run (tests, a first look) uses where the caller left a
+ * default: small sizes, few samples, short runs. */
+#define LAT_MEM_QUICK_MAX_SIZE (2u << 20)
+#define LAT_MEM_QUICK_SAMPLES 16
+#define LAT_MEM_QUICK_ROUNDS 2
+#define LAT_MEM_QUICK_RM_NS 20e6
+#define LAT_MEM_QUICK_C2C_ITERS 2000
+#define LAT_MEM_QUICK_SHARE_NS 10e6
+
+/*
+ * The experiments in order (chase, c2c, false sharing, read-mostly) on
+ * one machine description, each run's report written as it finishes.
+ *
+ *     static struct lat_mem_session s;      (large: static or heap)
+ *     lat_mem_session_init(&s);             reads the CPUs and caches
+ *     s.what = LAT_MEM_EXP_CHASE; ...       the inputs below
+ *     lat_mem_session_check(&s);            defaults, sizes, memory
+ *     lat_mem_session_run(&s, stdout, NULL);
+ *
+ * A field left 0 gets its default in lat_mem_session_check: the
+ * LAT_MEM_* defaults above, or with @quick the LAT_MEM_QUICK_* ones.
+ */
+struct lat_mem_session {
+	/* in */
+	unsigned what;              /* enum lat_mem_experiment bits, 0: all */
+	bool quick;
+	bool hugepages;             /* the chase also on huge pages */
+	bool rt;                    /* two-thread loops try SCHED_FIFO */
+	uint64_t min_size;          /* chase sizes, bytes (init: the
+				     * default; at least one line) */
+	uint64_t max_size;          /* 0: lat_mem_chase_default_max */
+	unsigned steps, samples, loads;
+	unsigned rounds;            /* c2c, false sharing, read-mostly */
+	uint64_t c2c_iters;
+	double share_ns, rm_ns, write_interval_ns;
+	int threads[LAT_MEM_RM_MAX_READER_SETS]; /* read-mostly reader
+				     * counts; n_threads 0:
+				     * lat_mem_rm_default_threads */
+	int n_threads;
+	int cpus[LAT_TOPO_MAX_CPUS]; /* in use: init sets every usable CPU,
+				     * lat_mem_session_use_cpus narrows */
+	int n_cpus;
+	bool (*stop)(void *ctx);    /* asked between runs; may be NULL */
+	void *stop_ctx;
+	/* the machine (init; run measures the clocks) */
+	struct lat_topo topo;
+	struct lat_mem_machine m;
+	uint64_t need_bytes, avail_bytes; /* check's -ENOMEM: the chase's
+				     * need against MemAvailable */
+	/* out: each experiment's result, when it ran */
+	struct lat_mem_chase_sweep chase;
+	struct lat_mem_c2c_matrix c2c;
+	struct lat_mem_share_sweep share;
+	struct lat_mem_rm_sweep rm;
+	bool complete;              /* false: @stop ended it */
+	const char *failed_in;      /* "machine", "chase", "c2c",
+				     * "false_sharing", "read_mostly", or
+				     * NULL */
+	char error[256];            /* what failed, one line, "" if none */
+	double wall_ns;             /* from the start of run */
+};
+
+/*
+ * Zero @s, set the defaults that are not 0 (min_size, steps, loads,
+ * write_interval_ns), read the topology, the usable CPUs and the caches
+ * of the first. Returns 0, -ENODEV (no usable CPU) or the -errno of
+ * reading sysfs.
+ */
+int lat_mem_session_init(struct lat_mem_session *s);
+
+/*
+ * Use the @n CPUs of @cpus (in that order, duplicates dropped) instead
+ * of every usable one. Returns 0, or -EINVAL with *bad the first that is
+ * not usable (offline, outside the affinity mask, out of range).
+ */
+int lat_mem_session_use_cpus(struct lat_mem_session *s, const int *cpus,
+			     int n, int *bad);
+
+/*
+ * Fill the defaults (above) and check the inputs before anything runs:
+ * returns 0, -EDOM (min_size below one cache line), -ERANGE (max_size
+ * below min_size), -ENOMEM (the chase needs s->need_bytes and only
+ * s->avail_bytes are available: lat_mem_chase_fits), -E2BIG (more than
+ * LAT_MEM_CHASE_MAX_SIZES sizes) or -EINVAL (other inputs out of range).
+ */
+int lat_mem_session_check(struct lat_mem_session *s);
+
+/*
+ * Measure the machine (lat_mem_machine_measure) and run every
+ * experiment in s->what, in order, until one is stopped. With @j (an
+ * initialised writer with nothing written yet) the whole run is one JSON
+ * object: "machine", one member per experiment, "complete",
+ * "interrupted", "wall_s"; else the machine, a warning when the load
+ * average exceeds the CPUs, each report and the wall time on @out.
+ * Returns 0 (s->complete false when @stop ended it: what finished is
+ * reported, the one stopped marked partial) or the failure's -errno: the
+ * reports before it are written, s->failed_in and s->error say what
+ * failed, and the JSON object still closes, with "error", "failed_in"
+ * and "complete": false.
+ */
+int lat_mem_session_run(struct lat_mem_session *s, FILE *out,
+			struct lat_json *j);
 
 #endif

@@ -110,6 +110,13 @@ int lat_prof_folded_add(struct lat_prof_folded *f, const char *frames,
 int lat_prof_folded_read(struct lat_prof_folded *f, FILE *in, size_t *line);
 
 /*
+ * lat_prof_folded_read of the file at @path: also -errno when it cannot
+ * be opened (-ENOENT, -EACCES, ...).
+ */
+int lat_prof_folded_load(struct lat_prof_folded *f, const char *path,
+			 size_t *line);
+
+/*
  * Write @f as folded lines sorted by stack (the order FlameGraph uses, so
  * two runs diff cleanly). Returns 0 or -EIO.
  */

@@ -130,7 +130,7 @@ struct lat_qsim_dist {
 int lat_qsim_dist_parse(struct lat_qsim_dist *d, const char *spec);
 
 /*
- * The distribution used for a bare coefficient of variation (--ca/--cs):
+ * The distribution used for a bare coefficient of variation:
  * 0 -> det, 1 -> exp, (0,1) -> gamma (Erlang when 1/cv^2 is an integer up
  * to 1000), > 1 -> hyperexponential. Returns 0, or -EINVAL unless cv is 0
  * or in [LAT_QSIM_CV_MIN, LAT_QSIM_CV_MAX]: below that the gamma shape
@@ -483,6 +483,12 @@ struct lat_qsim_sweep {
 };
 
 /*
+ * How many points lo, lo + step, ... <= hi lays out; 0 unless 0 < lo <=
+ * hi <= 10, step > 0 and there are at most LAT_QSIM_MAX_SWEEP.
+ */
+size_t lat_qsim_sweep_points(double lo, double hi, double step);
+
+/*
  * Lay out the points lo, lo + step, ... <= hi (i * step, not repeated
  * addition, so 0.1 + 89 * 0.01 is 0.99). Returns 0, -EINVAL unless
  * 0 < lo <= hi <= 10, step > 0, slope > 0 and at most LAT_QSIM_MAX_SWEEP
@@ -508,8 +514,9 @@ void lat_qsim_sweep_destroy(struct lat_qsim_sweep *s);
 
 /*
  * A sweep's range as text, "lo:hi:step" (0.1:0.99:0.01): three finite
- * numbers split by ':' into *@lo, *@hi, *@step. Returns 0, or -EINVAL for
- * anything else; their range is lat_qsim_sweep_init's to check.
+ * numbers split by ':' into *@lo, *@hi, *@step. Returns 0, -EINVAL for
+ * anything else, or -ERANGE when they lay out no sweep
+ * (lat_qsim_sweep_points is 0).
  */
 int lat_qsim_parse_range(const char *spec, double *lo, double *hi,
 			 double *step);
@@ -615,6 +622,25 @@ int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,
 		       const struct lat_qsim_sweep *s);
 
 /* ---- the whole of `latlab queue` ------------------------------------ */
+
+/* Which input of a report a refusal is about. */
+enum lat_qsim_field { LAT_QSIM_ARRIVAL, LAT_QSIM_SERVICE,
+		      LAT_QSIM_SERVICE_FROM };
+
+/*
+ * @o's two distributions from what a command takes: the arrivals from the
+ * spec @arrival (lat_qsim_dist_parse) or, when NULL, the cv @ca
+ * (lat_qsim_dist_from_cv); the service likewise from @service or @cs, or
+ * from o->service_from when set and @service is NULL
+ * (lat_qsim_dist_init_hlog_spec; then o->tau_ns is its mean in ns and
+ * *@refused the counts it left out). Returns 0, or the first refusal with
+ * its input in *@bad and one phrase in @why (empty for a cv out of range
+ * and for -ENOMEM). Release o->cfg.service with lat_qsim_dist_destroy.
+ */
+int lat_qsim_report_dists(struct lat_qsim_report *o, const char *arrival,
+			  double ca, const char *service, double cs,
+			  int64_t *refused, enum lat_qsim_field *bad,
+			  char *why, size_t len);
 
 /*
  * One experiment of a report and where its outputs go. The caller fills

@@ -110,6 +110,19 @@ struct lat_sched_opts {
 	bool per_thread;     /* histograms per thread (else only totals) */
 	bool timeline;       /* keep every interval for lat_sched_attr_* */
 	size_t ring_bytes;   /* 0: LAT_SCHED_RING_BYTES */
+	/*
+	 * Decode later: while the probe runs, its reader only copies the
+	 * raw records (about 10 bytes per batched hand-off, 72 per other
+	 * record) into memory, up to this many bytes, and decodes them in
+	 * lat_sched_stop. On a machine with no CPU to spare the reader's
+	 * decoding (histograms, timeline, ~0.2 µs a record) otherwise runs
+	 * on the CPUs of the threads it watches, while they run. Past the
+	 * cap it decodes what it holds and goes on live: nothing is lost.
+	 * 0: decode live (what `latlab sched` wants: it prints while it
+	 * runs). With deferral, lat_sched_set_window and lat_sched_records
+	 * see the records only when they are decoded.
+	 */
+	size_t defer_bytes;
 	/* 0: tp_btf when the kernel takes it, else raw_tp; 1: tp_btf only;
 	 * 2: raw_tp only (tests). */
 	int flavour;
@@ -196,6 +209,13 @@ struct lat_sched_result {
 			       * that reason, placed at the earliest time
 			       * possible (the last reported switch) */
 	uint64_t timeline_dropped; /* intervals not kept (memory cap) */
+	uint64_t timeline_cut_ns;  /* the first of them began here
+				    * (CLOCK_MONOTONIC; 0: none) */
+	/* The probe's own cost in user space: CPU time of its reader thread
+	 * while the probe ran (copying only, with opts.defer_bytes), and the
+	 * time lat_sched_stop took to decode what was deferred. */
+	uint64_t reader_cpu_ns, decode_ns;
+	uint64_t deferred_bytes; /* the most held at once (0: live) */
 	/* Totals over every followed thread. */
 	struct lat_sched_thread total;
 	int n_threads;
@@ -230,6 +250,16 @@ int lat_sched_start(struct lat_sched *s);
  * out of range). A pin the kernel refuses leaves it unpinned.
  */
 int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu);
+
+/* Change opts.defer_bytes (0: decode live) before lat_sched_start.
+ * Returns 0 or -EINVAL (started). */
+int lat_sched_set_defer(struct lat_sched *s, size_t bytes);
+
+/* Time every batched hand-off by CLOCK_MONOTONIC (a clock read each,
+ * ~70 ns in a VM) instead of the run-queue clock from its batch's first
+ * (the default; see sched_event.h): for a benchmark of the difference.
+ * Before lat_sched_start; 0, -EINVAL or -LAT_EUNSUPP. */
+int lat_sched_set_hop_mono(struct lat_sched *s, bool on);
 
 /*
  * Follow thread @tid from now on (e.g. a pipeline thread, from its own
@@ -438,5 +468,91 @@ void lat_sched_target_end(struct lat_sched_target *t, int sig);
  * trace)": one line on @out. */
 void lat_sched_target_print(FILE *out, const struct lat_sched_target *t,
 			    const char *name);
+
+
+/* ---- A whole trace: what `latlab sched` does, for any program ---- */
+
+/* Where lat_sched_session_start stopped when it failed. */
+enum lat_sched_session_step {
+	LAT_SCHED_AT_TARGET,  /* starting the command / finding the pid */
+	LAT_SCHED_AT_PROC,    /* the first /proc snapshot (fallback) */
+	LAT_SCHED_AT_LOAD,    /* lat_sched_open */
+	LAT_SCHED_AT_ATTACH,  /* lat_sched_start */
+	LAT_SCHED_AT_RELEASE, /* the held command's exec */
+};
+
+/*
+ * One process traced from start to report, with the probe when it can
+ * load and the /proc totals when it cannot (or @proc_only):
+ *
+ *     struct lat_sched_session s = { .argv = cmd, .stop = my_stop };
+ *     if (!lat_sched_session_start(&s)) {
+ *             lat_sched_session_wait(&s);
+ *             lat_sched_session_finish(&s, 0);
+ *             lat_sched_session_print(stdout, &s);
+ *     }
+ *     lat_sched_session_close(&s);
+ */
+struct lat_sched_session {
+	/* in */
+	char *const *argv;    /* a command to start, held until traced */
+	pid_t pid;            /* or a running process (argv NULL) */
+	double duration_ns;   /* 0: until it exits or @stop; a command
+			       * traced through /proc always runs to its
+			       * exit */
+	const int *cpus;      /* CPUs to watch (the probe only) */
+	int n_cpus;
+	bool per_thread;
+	bool proc_only;       /* skip the probe: /proc totals */
+	bool (*stop)(void *ctx); /* asked every 50 ms; may be NULL */
+	void *stop_ctx;
+	/* out */
+	enum lat_sched_session_step at; /* the step a start error is from */
+	struct lat_sched_target t;
+	bool started;         /* t holds a process */
+	struct lat_sched *probe; /* NULL: the /proc fallback */
+	struct lat_sched_avail avail;
+	const char *why;      /* the fallback's reason (avail.reason, or
+			       * that the /proc totals were asked for) */
+	struct lat_sched_proc_snap before, after; /* the fallback's; after
+			       * holds the window's delta once finished */
+	bool interrupted;     /* finish was given a signal */
+};
+
+/*
+ * Start or find the target, then load and attach the probe (or take the
+ * first /proc snapshot), then let a held command exec, so that its
+ * first instruction is traced. Returns 0, or a negative errno with s->at
+ * the step that failed (-ESRCH at TARGET or LOAD: no such process; at
+ * RELEASE: the exec's error). Call lat_sched_session_close either way.
+ */
+int lat_sched_session_start(struct lat_sched_session *s);
+
+/* Wait for s->duration_ns, the target's exit or s->stop. */
+void lat_sched_session_wait(struct lat_sched_session *s);
+
+/*
+ * End the window: stop the probe (or take the second snapshot and make
+ * the delta), then end the target: a command still running is sent
+ * @sig (0: none: a terminal's Ctrl-C reached it already; a signal sent
+ * to the caller alone is passed on, else the caller would wait for the
+ * whole command) and reaped. Returns 0 or the probe's or snapshot's
+ * -errno.
+ */
+int lat_sched_session_finish(struct lat_sched_session *s, int sig);
+
+/* The report for people: the target line, then the probe's report
+ * (lat_sched_print) or the fallback's (lat_sched_proc_report). */
+void lat_sched_session_print(FILE *out, const struct lat_sched_session *s);
+
+/* The same as members of the object open in @j: "pid", and "exited",
+ * "interrupted", "source": "bpf" and the probe's facts, or the
+ * fallback's members (lat_sched_proc_report_json). */
+void lat_sched_session_json(struct lat_json *j,
+			    const struct lat_sched_session *s);
+
+/* Free what the session holds; a target still held or running is
+ * killed (SIGKILL) and reaped. Safe after a failed start. */
+void lat_sched_session_close(struct lat_sched_session *s);
 
 #endif

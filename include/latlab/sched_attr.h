@@ -50,6 +50,10 @@
 #define LAT_SCHED_ATTR_PAIR_MS 50
 /* Events kept as candidates above p99.9, at most. */
 #define LAT_SCHED_ATTR_MAX_SLOW 200000
+/* The probe's records are copied raw during the run and decoded after
+ * it (lat_sched_opts.defer_bytes), up to this much memory: about 40 s of
+ * the default pipeline on 2 vCPUs; past it they are decoded live. */
+#define LAT_SCHED_ATTR_DEFER_BYTES (256u << 20)
 /* The worst events described one by one. */
 #define LAT_SCHED_ATTR_WORST 8
 
@@ -147,6 +151,11 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 
 /* Attach the probe: call right before the run. */
 int lat_sched_attr_start(struct lat_sched_attr *a);
+
+/* The probe lat_sched_attr_init opened (NULL when it did not load), for
+ * its settings before lat_sched_attr_start (a benchmark comparing
+ * lat_sched_set_defer and lat_sched_set_hop_mono choices). */
+struct lat_sched *lat_sched_attr_probe(struct lat_sched_attr *a);
 
 /*
  * Stop the probe and attribute: @r is the finished run. Returns 0 or the

@@ -16,12 +16,15 @@
 
 struct lat_spawn {
 	pid_t pid;     /* the held child */
-	int go_fd;     /* a byte here lets it exec; EOF makes it exit 127 */
+	int go_fd;     /* 'g' here lets it exec; 'q' or EOF makes it exit
+			* 127 (another child held meanwhile keeps a copy of
+			* this end, so EOF alone may never come) */
 	int err_fd;    /* exec's errno comes back here */
 };
 
 /*
- * Fork @argv (argv[0] looked up in PATH) and hold it before exec.
+ * Fork @argv (argv[0] looked up in PATH) and hold it before exec. The
+ * command starts with an empty signal mask (not the caller's).
  * Returns 0 or -errno (pipe, fork); nothing is left open on failure.
  */
 int lat_spawn_held(char *const *argv, struct lat_spawn *sp);

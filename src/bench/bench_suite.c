@@ -254,6 +254,14 @@ static int run(struct lat_bench_suite *s, struct ctx *c)
 	return 0;
 }
 
+void lat_bench_suite_defaults(unsigned *reps, uint64_t *iters, bool quick)
+{
+	if (!*reps)
+		*reps = quick ? LAT_BENCH_QUICK_REPS : LAT_BENCH_REPS;
+	if (!*iters)
+		*iters = quick ? LAT_BENCH_QUICK_ITERS : LAT_BENCH_ITERS;
+}
+
 int lat_bench_suite_run(struct lat_bench_suite *s, unsigned reps,
 			uint64_t iters, bool quick)
 {

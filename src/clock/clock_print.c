@@ -84,7 +84,6 @@ static void print_costs(FILE *out, const struct lat_clock_report *r)
 void lat_clock_report_print(FILE *out, const struct lat_clock_report *r)
 {
 	const struct lat_clock_info *in = &r->info;
-	char buf[160];
 
 	fprintf(out, "%s counter on %s, %ld CPUs\n\n", in->source, ARCH,
 		r->cpus);
@@ -126,9 +125,17 @@ void lat_clock_report_print(FILE *out, const struct lat_clock_report *r)
 	fprintf(out, "\nkernel clocksource: %s%s\n", in->clocksource,
 		in->kernel_uses_counter ? "" :
 		" (the kernel keeps time with another clock; common in VMs)");
+	lat_clock_warnings_print(out, "", r);
+}
+
+void lat_clock_warnings_print(FILE *out, const char *prefix,
+			      const struct lat_clock_report *r)
+{
+	char buf[160];
+
 	for (unsigned w = 1; w <= LAT_CLOCK_WARN_LAST; w <<= 1)
 		if (r->warnings & w)
-			fprintf(out, "warning: %s\n",
+			fprintf(out, "%swarning: %s\n", prefix,
 				lat_clock_warning_text(r, w, buf, sizeof(buf)));
 }
 

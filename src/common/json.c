@@ -178,3 +178,16 @@ int lat_json_finish(struct lat_json *j)
 	fflush(j->out);
 	return (j->error || j->depth != 0) ? -EINVAL : 0;
 }
+
+void lat_json_doc_begin(struct lat_json *j, FILE *out, const char *command)
+{
+	lat_json_init(j, out);
+	lat_json_obj_begin(j, NULL);
+	lat_json_str(j, "command", command);
+}
+
+int lat_json_doc_end(struct lat_json *j)
+{
+	lat_json_obj_end(j);
+	return lat_json_finish(j);
+}

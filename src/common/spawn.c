@@ -6,20 +6,32 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "latlab/spawn.h"
 
+/* What the parent sends: run, or give up. */
+#define SPAWN_GO 'g'
+#define SPAWN_QUIT 'q'
+
 static void child(int go, int report, char *const *argv)
 {
+	sigset_t none;
 	char c;
 	int err;
 
-	/* wait for the parent to attach; EOF means it gave up */
-	if (read(go, &c, 1) != 1)
+	/* wait for the parent to attach; EOF or a quit means it gave up
+	 * (EOF alone is not enough: a sibling held at the same time has a
+	 * copy of our socket's other end until it execs) */
+	if (read(go, &c, 1) != 1 || c != SPAWN_GO)
 		_exit(127);
+	/* the command starts with no signal blocked, whatever the thread
+	 * that forked it blocked (exec keeps the mask) */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvp(argv[0], argv);
 	err = errno;
 	if (write(report, &err, sizeof(err)) < 0)
@@ -82,7 +94,7 @@ int lat_spawn_release(struct lat_spawn *sp)
 	int err = 0;
 	ssize_t n;
 
-	if (send(sp->go_fd, "g", 1, MSG_NOSIGNAL) != 1) {
+	if (send(sp->go_fd, &(char){ SPAWN_GO }, 1, MSG_NOSIGNAL) != 1) {
 		/* gone before its release: it did not exec */
 		err = errno ? errno : EIO;
 		close(sp->go_fd);
@@ -108,7 +120,10 @@ int lat_spawn_release(struct lat_spawn *sp)
 
 void lat_spawn_abandon(struct lat_spawn *sp)
 {
-	close(sp->go_fd); /* EOF: the child exits without exec */
+	/* the child exits without exec: told so (it may be gone already),
+	 * then EOF */
+	(void)send(sp->go_fd, &(char){ SPAWN_QUIT }, 1, MSG_NOSIGNAL);
+	close(sp->go_fd);
 	close(sp->err_fd);
 	sp->go_fd = sp->err_fd = -1;
 	reap(sp->pid);

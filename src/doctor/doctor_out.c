@@ -35,6 +35,21 @@ lat_doctor_find(const struct lat_doctor_report *r, const char *id)
 	return NULL;
 }
 
+void lat_doctor_add_hint(struct lat_doctor_report *r, const char *id,
+			 bool to_found, const char *how)
+{
+	for (int i = 0; i < r->n; i++) {
+		struct lat_doctor_finding *f = &r->f[i];
+		char *t = to_found ? f->found : f->fix;
+		size_t n = strlen(t);
+
+		/* an info line says what is possible with a "yes ..." */
+		if (strcmp(f->id, id) || !n || (to_found && strncmp(t, "yes", 3)))
+			continue;
+		snprintf(t + n, LAT_DOCTOR_TEXT_LEN - n, " (%s)", how);
+	}
+}
+
 int lat_doctor_print(FILE *out, const struct lat_doctor_report *r)
 {
 	const char *group = NULL;

@@ -214,11 +214,8 @@ int lat_lab_report(FILE *out, bool json, const char *command, int sig,
 
 	if (!json)
 		return lat_lab_print(out, L);
-	lat_json_init(&j, out);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_str(&j, "command", command);
+	lat_json_doc_begin(&j, out, command);
 	lat_lab_write_json(&j, L);
 	lat_json_int(&j, "signal", sig);
-	lat_json_obj_end(&j);
-	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
+	return lat_json_doc_end(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
 }

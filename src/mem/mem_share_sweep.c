@@ -296,6 +296,26 @@ void lat_mem_share_json(struct lat_json *j, const struct lat_mem_share_sweep *s)
 	lat_json_obj_end(j);
 }
 
+/* Whether the two-CPU runs got SCHED_FIFO, in the words the c2c report
+ * uses: at normal priority on a loaded machine the two threads may seldom
+ * run at once, and then the line seldom moves. */
+static void fifo_line(FILE *out, const struct lat_mem_share_sweep *s)
+{
+	unsigned fifo, runs;
+
+	lat_mem_share_fifo_runs(s, &fifo, &runs);
+	if (s->placements == 2 && !s->rt)
+		fprintf(out, "two CPUs: normal priority (SCHED_FIFO not asked "
+			"for): on a loaded machine the two threads may seldom "
+			"run at once and the line seldom moves\n");
+	else if (s->placements == 2)
+		fprintf(out, "two CPUs: SCHED_FIFO asked for: %u of %u runs "
+			"got it%s\n", fifo, runs, fifo == runs
+			? " (other processes could not take the CPUs)"
+			: "; the kernel refused the others (root or "
+			  "CAP_SYS_NICE needed): they ran at normal priority");
+}
+
 void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s)
 {
 	char sp[LAT_FMT_LEN];
@@ -349,4 +369,6 @@ void lat_mem_share_print(FILE *out, const struct lat_mem_share_sweep *s)
 				     lat_fmt_ns(d, sizeof(d), c->mean_st.max),
 				     c->exact ? "" : "  COUNTS LOST");
 		}
+	fifo_line(out, s);
+	lat_mem_verdict_print(out, s->verdict);
 }

@@ -227,3 +227,16 @@ uint64_t lat_prof_folded_weight(const struct lat_prof_folded *f,
 	}
 	return w;
 }
+
+int lat_prof_folded_load(struct lat_prof_folded *f, const char *path,
+			 size_t *line)
+{
+	FILE *in = fopen(path, "re");
+	int rc;
+
+	if (!in)
+		return -errno;
+	rc = lat_prof_folded_read(f, in, line);
+	fclose(in);
+	return rc;
+}

@@ -28,7 +28,7 @@ int lat_qsim_parse_range(const char *spec, double *lo, double *hi,
 		    *end != (i < 2 ? ':' : 0))
 			return -EINVAL;
 	}
-	return 0;
+	return lat_qsim_sweep_points(*lo, *hi, *step) ? 0 : -ERANGE;
 }
 
 int lat_qsim_dist_init_hlog_spec(struct lat_qsim_dist *d, const char *spec,
@@ -57,6 +57,43 @@ int lat_qsim_dist_init_hlog_spec(struct lat_qsim_dist *d, const char *spec,
 	rc = lat_qsim_dist_init_hlog(d, path, tag, refused, why, len);
 	if (rc == -EINVAL && !*why)
 		snprintf(why, len, "'%s': no positive values to sample", spec);
+	return rc;
+}
+
+/* A spec lat_qsim_dist_parse refused, in @why. */
+static int bad_spec(const char *spec, char *why, size_t len)
+{
+	snprintf(why, len, "unknown or invalid distribution '%s'", spec);
+	return -EINVAL;
+}
+
+int lat_qsim_report_dists(struct lat_qsim_report *o, const char *arrival,
+			  double ca, const char *service, double cs,
+			  int64_t *refused, enum lat_qsim_field *bad,
+			  char *why, size_t len)
+{
+	int rc;
+
+	*refused = 0;
+	*why = '\0';
+	*bad = LAT_QSIM_ARRIVAL;
+	if (arrival && lat_qsim_dist_parse(&o->cfg.arrival, arrival))
+		return bad_spec(arrival, why, len);
+	if (!arrival && lat_qsim_dist_from_cv(&o->cfg.arrival, ca))
+		return -EINVAL;
+	*bad = LAT_QSIM_SERVICE;
+	if (service && lat_qsim_dist_parse(&o->cfg.service, service))
+		return bad_spec(service, why, len);
+	if (!service && !o->service_from &&
+	    lat_qsim_dist_from_cv(&o->cfg.service, cs))
+		return -EINVAL;
+	if (service || !o->service_from)
+		return 0;
+	*bad = LAT_QSIM_SERVICE_FROM;
+	rc = lat_qsim_dist_init_hlog_spec(&o->cfg.service, o->service_from,
+					  refused, why, len);
+	if (!rc)
+		o->tau_ns = o->cfg.service.scale_ns;
 	return rc;
 }
 

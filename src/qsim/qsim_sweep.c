@@ -9,20 +9,24 @@
 
 #include "latlab/qsim.h"
 
-int lat_qsim_sweep_init(struct lat_qsim_sweep *s, double lo, double hi,
-			double step, double knee_slope)
+size_t lat_qsim_sweep_points(double lo, double hi, double step)
 {
 	double n;
 
+	if (!(lo > 0) || !(hi >= lo) || !(hi <= 10) || !(step > 0))
+		return 0;
+	n = floor((hi - lo) / step + 1e-9) + 1;
+	return n > LAT_QSIM_MAX_SWEEP ? 0 : (size_t)n;
+}
+
+int lat_qsim_sweep_init(struct lat_qsim_sweep *s, double lo, double hi,
+			double step, double knee_slope)
+{
 	memset(s, 0, sizeof(*s));
 	s->knee = s->kingman_knee = NAN;
-	if (!(lo > 0) || !(hi >= lo) || !(hi <= 10) || !(step > 0) ||
-	    !(knee_slope > 0))
+	s->n = lat_qsim_sweep_points(lo, hi, step);
+	if (!s->n || !(knee_slope > 0))
 		return -EINVAL;
-	n = floor((hi - lo) / step + 1e-9) + 1;
-	if (n > LAT_QSIM_MAX_SWEEP)
-		return -EINVAL;
-	s->n = (size_t)n;
 	s->pts = calloc(s->n, sizeof(*s->pts));
 	if (!s->pts)
 		return -ENOMEM;

@@ -7,20 +7,28 @@
  * flag: 1 while W has announced itself and no notifier has taken the
  * announcement yet.
  *
- *   W: swap(sleepers, 1) (acquire); key = seq; if C: sleepers = 0, leave;
- *      futex_wait(seq, key); repeat
- *   N: publish C; if swap(sleepers, 0) (release) == 1:
+ *   W: key = seq; swap(sleepers, 1) (acq_rel); if C: sleepers = 0,
+ *      leave; futex_wait(seq, key); repeat
+ *   N: publish C; if swap(sleepers, 0) (acq_rel) == 1:
  *      seq += 1 (release); futex_wake(seq)
  *
  * Both sides read-modify-write the one word @sleepers, so their two RMWs
  * are totally ordered in its modification order:
  *  - N's swap first: W's swap reads N's value (N's release sequence), so
  *    W synchronizes with N and its check of C sees the publication: W
- *    does not sleep.
- *  - W's swap first: N reads 1 and wakes. If N's seq += 1 lands before W
- *    reads key, W's acquire load of seq synchronizes with it and W sees
- *    C; if after, futex_wait finds seq != key and returns at once, or W is
- *    already asleep and the wake reaches it.
+ *    does not sleep on a stale view.
+ *  - W's swap first: N reads 1 and bumps seq. W read key before its
+ *    swap, and its swap (release) synchronizes with N's (acquire), so
+ *    key is older than the bump: futex_wait finds seq != key and returns
+ *    at once, or W is already asleep and the wake reaches it. Either way
+ *    W looks at C again and, if it must still wait, announces afresh.
+ * Why key is read before the announcement: a notifier may take it on
+ * behalf of an earlier publication that did not make C true (the ring
+ * was refilled in between). With key read after the announcement, W
+ * could read the bumped seq, find C false, sleep on that value with its
+ * announcement already taken, and no later publication would wake it:
+ * test_spsc_threads hung that way under `block` (a producer asleep on
+ * "space" beside an empty ring, the flag 0, seq equal to its key).
  * This is the store-buffer (Dekker) pattern done with RMWs on one word
  * instead of two seq_cst fences: same cost on x86 (a locked instruction
  * either way), and ThreadSanitizer, which does not model fences, sees the
@@ -111,14 +119,19 @@ static void sleep_until(struct lat_wait *w, lat_wait_ready_fn ready,
 			void *ctx, struct lat_wait_stats *st)
 {
 	for (;;) {
-		uint32_t key;
+		/* the key first, then the announcement (see the top: a
+		 * key read after it could already count a wake that took
+		 * the announcement). Acquire pairs with the notifier's seq
+		 * increment */
+		uint32_t key = atomic_load_explicit(&w->seq,
+						    memory_order_acquire);
 
-		/* announce; acquire pairs with the notifier's release swap
-		 * of sleepers in lat_wait_notify_slow (see the top) */
-		atomic_exchange_explicit(&w->sleepers, 1, memory_order_acquire);
-		/* acquire pairs with the notifier's seq increment: what it
-		 * published before is visible to the check of C */
-		key = atomic_load_explicit(&w->seq, memory_order_acquire);
+		/* announce; acq_rel pairs with the notifier's swap of
+		 * sleepers in lat_wait_notify_slow: acquire, so a swap
+		 * that came first makes its publication visible to the
+		 * check of C; release, so a swap that comes after is
+		 * ordered after our read of key */
+		atomic_exchange_explicit(&w->sleepers, 1, memory_order_acq_rel);
 		if (ready(ctx)) {
 			/* withdraw; relaxed, but an RMW so that every
 			 * write of the word is one and release sequences
@@ -157,11 +170,11 @@ void lat_wait_slow(struct lat_wait *w, lat_wait_ready_fn ready, void *ctx,
 
 bool lat_wait_notify_slow(struct lat_wait *w, struct lat_wait_stats *st)
 {
-	/* an RMW, not a load: release pairs with the waiter's acquire swap
+	/* an RMW, not a load: acq_rel pairs with the waiter's acq_rel swap
 	 * of sleepers in sleep_until, so whichever comes second in the
 	 * word's modification order sees the other (see the top) */
 	if (atomic_exchange_explicit(&w->sleepers, 0,
-				     memory_order_release) == 0)
+				     memory_order_acq_rel) == 0)
 		return false;
 	/* release pairs with the waiter's acquire load of seq (key) */
 	atomic_fetch_add_explicit(&w->seq, 1, memory_order_release);

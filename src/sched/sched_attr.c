@@ -341,6 +341,9 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 	o.n_cpus = n_cpus;
 	o.per_thread = true;
 	o.timeline = true;
+	/* decode after the run: on a machine with no spare CPU the reader
+	 * would otherwise decode on the hot threads' CPUs while they run */
+	o.defer_bytes = LAT_SCHED_ATTR_DEFER_BYTES;
 	rc = lat_sched_open(&o, &a->probe);
 	if (rc)
 		return rc;
@@ -361,6 +364,11 @@ int lat_sched_attr_start(struct lat_sched_attr *a)
 {
 	take_pair(a);
 	return lat_sched_start(a->probe);
+}
+
+struct lat_sched *lat_sched_attr_probe(struct lat_sched_attr *a)
+{
+	return a ? a->probe : NULL;
 }
 
 void lat_sched_attr_free(struct lat_sched_attr *a)

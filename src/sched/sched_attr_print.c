@@ -9,6 +9,7 @@
 
 #include "latlab/fmt.h"
 #include "latlab/sched_attr.h"
+#include "sched/sched_int.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -81,7 +82,7 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 {
 	const struct lat_sched_attr_result *x = lat_sched_attr_result(a);
 	const struct lat_sched_result *p = x->probe;
-	char b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN];
+	char b[LAT_FMT_LEN], c[LAT_FMT_LEN], d[LAT_FMT_LEN], note[128];
 
 	if (!x->ran) {
 		fprintf(out, "sched: probe unavailable: %s; fallback: the "
@@ -140,7 +141,7 @@ int lat_sched_attr_print(FILE *out, const struct lat_sched_attr *a,
 		" inferred%s\n",
 		p->flavour, p->records, p->lost, p->missed, p->chain_breaks,
 		p->total.hidden, p->inferred,
-		p->timeline_dropped ? ", timeline truncated" : "");
+		lat_sched_timeline_note(p, note, sizeof(note)));
 	return ferror(out) ? -EIO : 0;
 }
 

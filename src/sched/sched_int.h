@@ -190,6 +190,11 @@ int lat_sched_attr_runnable_ns(struct lat_sched_state *st, int cpu,
 			       uint64_t x, uint64_t y, pid_t reader_tid,
 			       uint64_t *ns);
 
+/* ", timeline truncated after 8.12 s (memory cap 256 MiB): N intervals
+ * not kept" for @r, or "" when nothing was dropped; in @buf. */
+const char *lat_sched_timeline_note(const struct lat_sched_result *r,
+				    char *buf, size_t len);
+
 /* Add @count and @ns for task (@pid, @tgid, @comm) into @w. */
 void lat_sched_whos_add(struct lat_sched_whos_acc *w, pid_t pid, pid_t tgid,
 			const char *comm, uint64_t count, uint64_t ns);

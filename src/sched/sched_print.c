@@ -10,6 +10,7 @@
 #include "latlab/fmt.h"
 #include "latlab/hist_io.h"
 #include "latlab/sched.h"
+#include "sched/sched_int.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9",
@@ -149,9 +150,28 @@ int lat_sched_print_cpus(FILE *out, const struct lat_sched_result *r)
 	return ferror(out) ? -EIO : 0;
 }
 
-int lat_sched_print(FILE *out, const struct lat_sched_result *r)
+const char *lat_sched_timeline_note(const struct lat_sched_result *r,
+				    char *buf, size_t len)
 {
 	char a[LAT_FMT_LEN];
+
+	if (!r->timeline_dropped) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	snprintf(buf, len, ", timeline truncated after %s (memory cap %u MiB):"
+		 " %" PRIu64 " intervals not kept",
+		 lat_fmt_ns(a, sizeof(a),
+			    (double)(r->timeline_cut_ns > r->from_ns
+					     ? r->timeline_cut_ns - r->from_ns
+					     : 0)),
+		 (unsigned)(LAT_SCHED_TIMELINE_MAX >> 20), r->timeline_dropped);
+	return buf;
+}
+
+int lat_sched_print(FILE *out, const struct lat_sched_result *r)
+{
+	char a[LAT_FMT_LEN], note[128];
 	int i;
 
 	thread_block(out, &r->total, true);
@@ -168,8 +188,7 @@ int lat_sched_print(FILE *out, const struct lat_sched_result *r)
 		lat_fmt_ns(a, sizeof(a), (double)(r->to_ns - r->from_ns)),
 		r->records, r->lost, r->missed, r->unpaired, r->dropped,
 		r->chain_breaks,
-		r->inferred,
-		r->timeline_dropped ? ", timeline truncated" : "");
+		r->inferred, lat_sched_timeline_note(r, note, sizeof(note)));
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -280,6 +299,12 @@ void lat_sched_write_json(struct lat_json *j, const struct lat_sched_result *r)
 	lat_json_uint(j, "chain_breaks", r->chain_breaks);
 	lat_json_uint(j, "inferred", r->inferred);
 	lat_json_uint(j, "timeline_dropped", r->timeline_dropped);
+	lat_json_uint(j, "reader_cpu_ns", r->reader_cpu_ns);
+	lat_json_uint(j, "decode_ns", r->decode_ns);
+	lat_json_uint(j, "deferred_bytes", r->deferred_bytes);
+	if (r->timeline_dropped)
+		lat_json_uint(j, "timeline_cut_after_ns",
+			      r->timeline_cut_ns - r->from_ns);
 	thread_json(j, "total", &r->total);
 	lat_json_arr_begin(j, "threads");
 	for (i = 0; i < r->n_threads; i++)

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,21 @@
 #include "skel/sched.skel.h"
 #endif
 
-/* How often the consumer drains the ring when nothing wakes it. */
+/* How often the consumer drains the ring when nothing wakes it: decoding
+ * live, and only copying (opts.defer_bytes; the ring then holds ~1 s of
+ * the busiest run before its quarter-full wake-up). */
 #define LAT_SCHED_POLL_MS 10
+#define LAT_SCHED_POLL_DEFER_MS 50
+/* Deferred records are copied into chunks of this size. */
+#define LAT_SCHED_SPOOL_CHUNK (4u << 20)
 /* Records fed between two offers of the CPU (~100 ns each). */
 #define LAT_SCHED_YIELD_EVERY 128
+
+struct spool_chunk {
+	struct spool_chunk *next;
+	size_t used;
+	_Alignas(8) unsigned char data[LAT_SCHED_SPOOL_CHUNK];
+};
 
 struct lat_sched {
 	struct lat_sched_state st;
@@ -58,6 +70,13 @@ struct lat_sched {
 	struct lat_sched_ev *pend;
 	size_t head, n_pend, cap_pend;
 	uint64_t max_ts;
+	/* deferred raw records (opts.defer_bytes): a list of chunks, each
+	 * a run of (uint32 length, record) rounded up to 8 bytes */
+	struct spool_chunk *spool_head, *spool_tail;
+	size_t spool_bytes, spool_cap;
+	bool deferring;
+	size_t deferred_max;
+	uint64_t reader_cpu_ns; /* written by the reader; read after the join */
 #if LATLAB_HAVE_BPF
 	struct lat_sched_bpf *skel;
 	struct ring_buffer *rb;
@@ -79,6 +98,29 @@ int lat_sched_set_reader_cpu(struct lat_sched *s, int cpu)
 	if (!s || s->started || cpu < -1 || cpu >= LAT_TOPO_MAX_CPUS)
 		return -EINVAL;
 	s->reader_cpu_want = cpu;
+	return 0;
+}
+
+int lat_sched_set_hop_mono(struct lat_sched *s, bool on)
+{
+#if LATLAB_HAVE_BPF
+	if (!s || s->started || !s->skel)
+		return -EINVAL;
+	s->skel->bss->hop_mono = on;
+	return 0;
+#else
+	(void)s;
+	(void)on;
+	return -LAT_EUNSUPP;
+#endif
+}
+
+int lat_sched_set_defer(struct lat_sched *s, size_t bytes)
+{
+	if (!s || s->started)
+		return -EINVAL;
+	s->spool_cap = bytes;
+	s->deferring = bytes > 0;
 	return 0;
 }
 
@@ -212,12 +254,19 @@ static void hold(struct lat_sched *s, const struct lat_sched_ev *ev)
 		s->max_ts = ev->ts;
 }
 
-/* Every hop of a batch, as the switch record it stands for. */
+/* Every hop of a batch, as the switch record it stands for. The hop
+ * count is the writer's word: a batch claiming more hops than it has
+ * room for is malformed, and counts once as unpaired (not once per
+ * claimed hop: a hostile count would spin for billions). */
 static void hold_batch(struct lat_sched *s, const struct lat_sched_batch *b)
 {
 	struct lat_sched_ev ev;
 	uint32_t i;
 
+	if (b->n > LAT_SCHED_BATCH) {
+		s->st.unpaired++;
+		return;
+	}
 	for (i = 0; i < b->n; i++) {
 		if (lat_sched_batch_hop(b, i, &ev))
 			hold(s, &ev);
@@ -226,19 +275,121 @@ static void hold_batch(struct lat_sched *s, const struct lat_sched_batch *b)
 	}
 }
 
-static int on_record(void *ctx, void *data, size_t len)
+/* A record (or batch) of @len bytes from the ring, or from the spool. */
+static void take_record(struct lat_sched *s, const void *data, size_t len)
 {
-	struct lat_sched *s = ctx;
 	const struct lat_sched_ev *ev = data;
 
 	if (len < sizeof(*ev))
-		return 0;
+		return;
 	if (ev->type == LAT_SCHED_EV_BATCH) {
 		if (len >= sizeof(struct lat_sched_batch))
 			hold_batch(s, data);
-		return 0;
+		return;
 	}
 	hold(s, ev);
+}
+
+static void feed_pending(struct lat_sched *s, bool flush);
+
+/*
+ * The spool (opts.defer_bytes): raw records, copied while the probe runs
+ * and decoded later. A batch is kept only up to its last used hop (the
+ * ring carries all LAT_SCHED_BATCH slots): ~10 bytes a hand-off.
+ */
+static size_t spool_len(const void *data, size_t len)
+{
+	const struct lat_sched_batch *b = data;
+
+	if (len >= sizeof(*b) && b->type == LAT_SCHED_EV_BATCH &&
+	    b->n <= LAT_SCHED_BATCH)
+		return offsetof(struct lat_sched_batch, hop) +
+		       (size_t)b->n * sizeof(b->hop[0]);
+	return len;
+}
+
+/* Copy one record; false when the cap or memory says no. */
+static bool spool_put(struct lat_sched *s, const void *data, size_t len)
+{
+	size_t keep = spool_len(data, len);
+	size_t need = (sizeof(uint64_t) + keep + 7) & ~(size_t)7;
+	struct spool_chunk *c = s->spool_tail;
+	uint32_t l32 = (uint32_t)keep;
+
+	if (need > LAT_SCHED_SPOOL_CHUNK)
+		return false;
+	if (!c || c->used + need > LAT_SCHED_SPOOL_CHUNK) {
+		if (s->spool_bytes + sizeof(*c) > s->spool_cap)
+			return false;
+		c = malloc(sizeof(*c));
+		if (!c)
+			return false;
+		c->next = NULL;
+		c->used = 0;
+		if (s->spool_tail)
+			s->spool_tail->next = c;
+		else
+			s->spool_head = c;
+		s->spool_tail = c;
+		s->spool_bytes += sizeof(*c);
+	}
+	memcpy(c->data + c->used, &l32, sizeof(l32));
+	memcpy(c->data + c->used + sizeof(uint64_t), data, keep);
+	c->used += need;
+	return true;
+}
+
+/*
+ * Decode the spool in the order it was copied, freeing it as it goes,
+ * and stop deferring. A trimmed batch is put back in a whole one (the
+ * hops past n are never read).
+ */
+static void spool_decode(struct lat_sched *s)
+{
+	static _Thread_local struct lat_sched_batch whole;
+	struct spool_chunk *c = s->spool_head, *next;
+
+	s->deferring = false;
+	for (; c; c = next) {
+		size_t off = 0;
+
+		while (off + sizeof(uint64_t) <= c->used) {
+			uint32_t len;
+			const unsigned char *rec = c->data + off + sizeof(uint64_t);
+
+			memcpy(&len, c->data + off, sizeof(len));
+			off += (sizeof(uint64_t) + len + 7) & ~(size_t)7;
+			if (len >= offsetof(struct lat_sched_batch, hop) &&
+			    len < sizeof(whole) &&
+			    ((const struct lat_sched_ev *)rec)->type ==
+				    LAT_SCHED_EV_BATCH) {
+				memcpy(&whole, rec, len);
+				take_record(s, &whole, sizeof(whole));
+			} else {
+				take_record(s, rec, len);
+			}
+		}
+		/* keep the reorder buffer small as we go */
+		feed_pending(s, false);
+		next = c->next;
+		free(c);
+	}
+	s->spool_head = s->spool_tail = NULL;
+	s->spool_bytes = 0;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct lat_sched *s = ctx;
+
+	if (s->deferring) {
+		if (spool_put(s, data, len))
+			return 0;
+		/* the cap: decode what is held, then go on live */
+		s->deferred_max = s->spool_bytes;
+		spool_decode(s);
+	}
+	take_record(s, data, len);
 	return 0;
 }
 
@@ -396,6 +547,8 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 	if (!s)
 		return -ENOMEM;
 	s->reader_cpu_want = s->reader_cpu = -1;
+	s->spool_cap = o->defer_bytes;
+	s->deferring = o->defer_bytes > 0;
 	rc = lat_sched_state_init(&s->st, o->per_thread, o->timeline, o->cpus,
 				  o->n_cpus);
 	if (rc) {
@@ -460,9 +613,18 @@ static void *consumer(void *arg)
 	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS (poll only
 	 * consumes when woken, so consume after it either way). */
 	while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
-		ring_buffer__poll(s->rb, LAT_SCHED_POLL_MS);
+		ring_buffer__poll(s->rb, s->deferring ? LAT_SCHED_POLL_DEFER_MS
+						      : LAT_SCHED_POLL_MS);
 		ring_buffer__consume(s->rb);
-		feed_pending(s, false);
+		if (!s->deferring)
+			feed_pending(s, false);
+	}
+	{
+		struct timespec ts;
+
+		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+			s->reader_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u +
+					   (uint64_t)ts.tv_nsec;
 	}
 	return NULL;
 }
@@ -596,6 +758,9 @@ int lat_sched_stop(struct lat_sched *s)
 	/* What is still in the ring happened before the detach. */
 	while (ring_buffer__consume(s->rb) > 0)
 		;
+	s->deferred_max = s->spool_bytes > s->deferred_max ? s->spool_bytes
+							    : s->deferred_max;
+	spool_decode(s);
 	rc = last_batches(s);
 	if (rc && !s->feed_err)
 		s->feed_err = rc;
@@ -606,6 +771,9 @@ int lat_sched_stop(struct lat_sched *s)
 	s->res.irqs = s->irqs;
 	s->res.lost = lost_records(s);
 	s->res.missed = missed_runs(s);
+	s->res.reader_cpu_ns = s->reader_cpu_ns;
+	s->res.deferred_bytes = s->deferred_max;
+	s->res.decode_ns = lat_mono_ns() - to;
 	s->stopped = true;
 	return s->feed_err;
 }
@@ -621,6 +789,12 @@ void lat_sched_close(struct lat_sched *s)
 	ring_buffer__free(s->rb);
 	lat_sched_bpf__destroy(s->skel);
 	lat_sched_state_destroy(&s->st);
+	while (s->spool_head) {
+		struct spool_chunk *next = s->spool_head->next;
+
+		free(s->spool_head);
+		s->spool_head = next;
+	}
 	free(s->pend);
 	free(s);
 }

@@ -121,10 +121,14 @@ static void spans_push(struct lat_sched_state *st, struct lat_sched_spans *s,
 		return;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
+		size_t left = LAT_SCHED_TIMELINE_MAX - st->timeline_bytes;
 		void *p;
 
-		if (st->timeline_bytes + (cap - s->cap) * elem >
-		    LAT_SCHED_TIMELINE_MAX) {
+		/* near the cap, grow by what is left rather than not at
+		 * all: doubling would stop a big array at half the cap */
+		if ((cap - s->cap) * elem > left)
+			cap = s->cap + left / elem;
+		if (cap == s->cap) {
 			timeline_drop(st, v);
 			return;
 		}
@@ -919,6 +923,7 @@ void lat_sched_state_finish(struct lat_sched_state *st, uint64_t to_ns,
 	r->inferred = st->inferred;
 	r->chain_breaks = st->chain_breaks;
 	r->timeline_dropped = st->timeline_dropped;
+	r->timeline_cut_ns = st->timeline_cut_ns;
 	r->total = st->total;
 	r->total.tid = r->total.tgid = 0;
 	strcpy(r->total.comm, "(all)");

@@ -273,9 +273,7 @@ static int write_json(struct lat_session *s, int sig)
 {
 	struct lat_json j;
 
-	lat_json_init(&j, s->out);
-	lat_json_obj_begin(&j, NULL);
-	lat_json_str(&j, "command", s->command);
+	lat_json_doc_begin(&j, s->out, s->command);
 	lat_pipe_write_json(&j, &s->r);
 	lat_instr_write_json(&j, &s->in, &s->r);
 	if (s->attr)
@@ -285,8 +283,7 @@ static int write_json(struct lat_session *s, int sig)
 	if (s->hgrm_dir)
 		lat_json_str(&j, "hgrm_dir", s->hgrm_dir);
 	lat_json_int(&j, "signal", sig);
-	lat_json_obj_end(&j);
-	return lat_json_finish(&j);
+	return lat_json_doc_end(&j);
 }
 
 static int write_results(struct lat_session *s, int sig)

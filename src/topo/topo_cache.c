@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "latlab/sysfile.h"
+#include "latlab/fmt.h"
 #include "latlab/topo.h"
 
 #define SYSFS_CPU "/sys/devices/system/cpu"
@@ -21,30 +22,6 @@ static int read_line(const char *dir, const char *name, char *buf,
 	int rc = lat_sysfile_read(buf, len, 1, "%s/%s", dir, name);
 
 	return rc < 0 ? rc : 0;
-}
-
-/* "32K", "1024K", "32M", "512" (bytes). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -LAT_EFORMAT;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -LAT_EFORMAT;
-	switch (*end) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end || v == 0)
-		return -LAT_EFORMAT;
-	*out = v;
-	return 0;
 }
 
 static int cmp_cache(const void *a, const void *b)
@@ -80,9 +57,9 @@ int lat_topo_caches_load(struct lat_topo_caches *c, const char *sysfs_root,
 			continue;
 		if (read_line(dir, "size", buf, sizeof(buf)))
 			continue;
-		rc = parse_size(buf, &k->size);
-		if (rc)
-			return rc;
+		/* "32K", "1024K", "32M", "512" (bytes) */
+		if (lat_fmt_parse_bytes(buf, &k->size) || !k->size)
+			return -LAT_EFORMAT;
 		if (!read_line(dir, "coherency_line_size", buf, sizeof(buf)))
 			k->line = atoi(buf);
 		if (!read_line(dir, "shared_cpu_list", buf, sizeof(buf))) {

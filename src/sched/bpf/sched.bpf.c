@@ -35,6 +35,7 @@ struct {
  * thread, whose switch wakes the consumer...
  */
 const volatile __u64 wake_bytes = 1 << 20;
+#define LAT_SCHED_ANCHOR_NS 10000000ull
 
 static __always_inline void submit(struct lat_sched_ev *ev)
 {
@@ -55,6 +56,10 @@ static __always_inline void submit(struct lat_sched_ev *ev)
 const volatile __u32 n_tgids = 0;
 const volatile __u32 tgid_list[LAT_SCHED_MAX_TGIDS] = {};
 const volatile __u8 cpu_on[LAT_SCHED_MAX_CPUS] = {};
+
+/* Set by the loader: time every hand-off by CLOCK_MONOTONIC, as every
+ * other record (what the probe did before; a benchmark compares). */
+__u32 hop_mono = 0;
 
 /* Set by the loader once the first TID is in the map. */
 __u32 tids_any = 0;
@@ -84,6 +89,25 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lat_sched_batch);
 } batch SEC(".maps");
+
+/* The latest CLOCK_MONOTONIC stamp of a record sent from this CPU: a
+ * hop timed by the run-queue clock is never placed before it (a thread
+ * woken here is not switched in before its wakeup record's time). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} mono_seen SEC(".maps");
+
+static __always_inline void saw_mono(__u64 ts)
+{
+	__u32 zero = 0;
+	__u64 *m = bpf_map_lookup_elem(&mono_seen, &zero);
+
+	if (m && ts > *m)
+		*m = ts;
+}
 
 /* Entry time of the hard interrupt / softirq running on this CPU
  * (slot 0 hardirq, 1 softirq: a hardirq can nest in a softirq). */
@@ -121,6 +145,7 @@ static __always_inline struct lat_sched_ev *reserve(__u64 ts)
 {
 	struct lat_sched_ev *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
+	saw_mono(ts);
 	if (!ev) {
 		__u32 zero = 0;
 		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
@@ -192,19 +217,79 @@ static __always_inline int batch_thread(int direct, struct lat_sched_batch *b,
 	return (int)i;
 }
 
-/* Append a hand-off prev -> next at @now to @b. */
+/*
+ * The run-queue clock of the CPU @t is switching on (sched_clock, just
+ * read by __schedule for this switch), or 0 when this kernel has no path
+ * to it (cfs_rq->rq exists with CONFIG_FAIR_GROUP_SCHED).
+ */
+static __always_inline __u64 rq_clock_of(int direct, struct task_struct *t,
+					 __u32 cpu)
+{
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(((struct cfs_rq *)0)->rq))
+		return 0;
+	if (direct) {
+		struct cfs_rq *cfs = t->se.cfs_rq;
+
+		rq = cfs ? cfs->rq : NULL;
+		/* this CPU's run queue, or the path is not what we think */
+		return rq && (__u32)rq->cpu == cpu ? rq->clock : 0;
+	}
+	rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+	return rq && (__u32)BPF_CORE_READ(rq, cpu) == cpu ?
+		       BPF_CORE_READ(rq, clock) : 0;
+}
+
+/* The time of a hop in batch @b, by @clk (see sched_event.h): no
+ * earlier than the batch's previous hop. */
+static __always_inline __u64 batch_time(const struct lat_sched_batch *b,
+					__u64 clk)
+{
+	__u32 last = b->n - 1, zero = 0;
+	__u64 dt = clk - b->clk0, *seen;
+
+	asm volatile("" : "+r"(last));
+	last &= LAT_SCHED_BATCH - 1;
+	if (clk < b->clk0 || dt < b->hop[last].dt)
+		dt = b->hop[last].dt;
+	seen = bpf_map_lookup_elem(&mono_seen, &zero);
+	if (seen && *seen > b->ts + dt)
+		dt = *seen - b->ts;
+	return b->ts + dt;
+}
+
+/* Append a hand-off prev -> next to @b: at @clk by the run-queue clock
+ * when the batch has begun and @clk is known, else now. */
 static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
-				      __u64 now, __u32 cpu, bool preempt,
+				      __u64 clk, __u32 cpu, bool preempt,
 				      struct task_struct *prev, __u32 ppid,
 				      __u32 ptgid, struct task_struct *next,
 				      __u32 npid, __u32 ntgid)
 {
+	__u64 now = 0, mono = 0;
 	int pi, ni;
 	__u32 n;
 
-	if (b->n && (b->n >= LAT_SCHED_BATCH ||
-		     now - b->ts > LAT_SCHED_BATCH_AGE_NS))
+	if (hop_mono)
+		clk = 0;
+	if (b->n && b->n <= LAT_SCHED_BATCH) {
+		if (clk && b->clk0) {
+			now = batch_time(b, clk);
+		} else if (!clk && !b->clk0) {
+			/* a batch timed by CLOCK_MONOTONIC, hop by hop */
+			mono = bpf_ktime_get_ns();
+			now = mono;
+		}
+	}
+	if (!now || b->n >= LAT_SCHED_BATCH ||
+	    now - b->ts > LAT_SCHED_BATCH_AGE_NS) {
+		/* a new batch: read the clock before sending the old one
+		 * (the copy into the ring is not this switch's time) */
+		if (!mono)
+			mono = bpf_ktime_get_ns();
 		batch_flush(b);
+	}
 	pi = batch_thread(direct, b, prev, ppid, ptgid);
 	ni = batch_thread(direct, b, next, npid, ntgid);
 	if (pi < 0 || ni < 0) {
@@ -216,7 +301,43 @@ static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
 			return;
 	}
 	if (!b->n) {
+		/* a batch begins: its one read of CLOCK_MONOTONIC */
+		if (!mono)
+			mono = bpf_ktime_get_ns();
+		now = mono;
+		if (clk) {
+			/*
+			 * MONOTONIC - rq clock, read at this switch: the
+			 * clocks' offset plus how long ago __schedule read
+			 * rq->clock, which varies with the switch's path
+			 * and grows when the hypervisor stops the vCPU in
+			 * between. The smallest over the last 10 ms is the
+			 * closest to the offset itself (NTP moves it by
+			 * 5 us at most in 10 ms, ~0 in practice).
+			 */
+			__u64 off = mono - clk;
+
+			if (b->anchor_off && clk - b->anchor_clk < LAT_SCHED_ANCHOR_NS &&
+			    b->anchor_off < off) {
+				off = b->anchor_off;
+			} else {
+				b->anchor_off = off;
+				b->anchor_clk = clk;
+			}
+			now = clk + off;
+			if (now > mono)
+				now = mono;
+			{
+				__u32 zero = 0;
+				__u64 *seen = bpf_map_lookup_elem(&mono_seen,
+								  &zero);
+
+				if (seen && *seen > now)
+					now = *seen;
+			}
+		}
 		b->ts = now;
+		b->clk0 = clk;
 		b->type = LAT_SCHED_EV_BATCH;
 		b->cpu = cpu;
 	}
@@ -254,18 +375,19 @@ static __always_inline int on_switch(int direct, bool preempt,
 	/* most switches of the machine end here: read no clock for them */
 	if (!watched && !prev_ours && !next_ours)
 		return 0;
-	now = bpf_ktime_get_ns();
 	if (watched) {
 		b = bpf_map_lookup_elem(&batch, &zero);
 		if (b && prev_ours && next_ours && prev_state == 0) {
-			batch_add(direct, b, now, cpu, preempt, prev, ppid,
-				  ptgid, next, npid, ntgid);
+			batch_add(direct, b, rq_clock_of(direct, prev, cpu), cpu,
+				  preempt, prev, ppid, ptgid, next, npid,
+				  ntgid);
 			return 0;
 		}
-		/* anything else on this CPU: the hops before it go first */
-		if (b)
-			batch_flush(b);
 	}
+	now = bpf_ktime_get_ns();
+	/* anything else on this CPU: the hops before it go first */
+	if (b)
+		batch_flush(b);
 	ev = reserve(now);
 	if (!ev)
 		return 0;
