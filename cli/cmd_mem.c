@@ -53,20 +53,6 @@ static void parse_threads(void *args, const char *arg)
 	o->n_threads = n;
 }
 
-static unsigned parse_what(const char *s)
-{
-	static const char *const name[] = { "chase", "c2c", "false-sharing",
-					    "read-mostly" };
-
-	if (!strcmp(s, "all"))
-		return LAT_MEM_EXP_ALL;
-	for (unsigned i = 0; i < sizeof(name) / sizeof(*name); i++)
-		if (!strcmp(s, name[i]))
-			return 1u << i; /* enum lat_mem_experiment's order */
-	cli_usage_error(MEM_CMD, "no experiment '%s' (chase, c2c, "
-			    "false-sharing, read-mostly or all)", s);
-}
-
 static void parse_min(void *a, const char *arg)
 {
 	((struct mem_args *)a)->s.min_size = parse_size("--min-size", arg);
@@ -129,8 +115,15 @@ static void parse(int argc, char **argv, struct mem_args *a)
 	struct lat_mem_session *s = &a->s;
 	int first = cli_parse(&cli_cmd_mem, a, argc, argv), bad;
 
-	for (int i = first; i < argc; i++)
-		s->what |= parse_what(argv[i]);
+	for (int i = first; i < argc; i++) {
+		int bit = lat_mem_experiment_parse(argv[i]);
+
+		if (bit < 0)
+			cli_usage_error(MEM_CMD, "no experiment '%s' (chase, "
+					"c2c, false-sharing, read-mostly or "
+					"all)", argv[i]);
+		s->what |= (unsigned)bit;
+	}
 	/* every CPU named must be usable (online, in the mask) */
 	if (a->cpus.n && lat_mem_session_use_cpus(s, a->cpus.cpu, a->cpus.n,
 						  &bad))

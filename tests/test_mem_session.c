@@ -55,6 +55,17 @@ static void test_defaults(void)
 	T_EQ_I64(s.max_size, lat_mem_chase_default_max(&s.m.caches));
 }
 
+static void test_names(void)
+{
+	T_EQ_I64(lat_mem_experiment_parse("chase"), LAT_MEM_EXP_CHASE);
+	T_EQ_I64(lat_mem_experiment_parse("c2c"), LAT_MEM_EXP_C2C);
+	T_EQ_I64(lat_mem_experiment_parse("false-sharing"), LAT_MEM_EXP_SHARE);
+	T_EQ_I64(lat_mem_experiment_parse("read-mostly"), LAT_MEM_EXP_RM);
+	T_EQ_I64(lat_mem_experiment_parse("all"), LAT_MEM_EXP_ALL);
+	T_EQ_I64(lat_mem_experiment_parse("false_sharing"), -EINVAL);
+	T_EQ_I64(lat_mem_experiment_parse(""), -EINVAL);
+}
+
 static void test_refusals(void)
 {
 	int bad = 0, one;
@@ -151,6 +162,7 @@ static void test_run(void)
 
 int main(void)
 {
+	test_names();
 	test_defaults();
 	test_refusals();
 	test_run();

@@ -206,4 +206,35 @@ int lat_cgroup_quota_stat(const struct lat_cgroup_quota_run *q,
 /* Read q->stat, leave and remove. 0 or the first error. */
 int lat_cgroup_quota_end(struct lat_cgroup_quota_run *q);
 
+/*
+ * The session's scheduler autogroup (CONFIG_SCHED_AUTOGROUP, on when
+ * kernel.sched_autogroup_enabled = 1): every session (a shell and all it
+ * started) shares the CPU with every other session as one group, however
+ * nice its threads are, so a run that wants its threads to weigh more
+ * against other sessions' tasks raises its autogroup's nice too.
+ *
+ * lat_cgroup_autogroup_raise(@nice, @was) runs the group at @nice, or at
+ * a lower nice that another run of the session holds, until this process
+ * calls lat_cgroup_autogroup_restore; *@was is the value the group goes
+ * back to when the last holder leaves. Runs of one session raise and
+ * restore together through a record of the holders
+ * (/run/latlab/autogroup-<id>, under flock): whichever order they leave
+ * in, the group ends where it was before the first came, not at another
+ * run's raised value; a holder that died without restoring is dropped,
+ * and its raise undone, by the next raise or restore in the session; a
+ * value set by hand while runs hold the group is left alone. A process
+ * holds the group once: raising again changes what it asks for, and its
+ * first restore ends the hold.
+ *
+ * Return 0, -ENOENT when there are no autogroups (nothing to do), -EPERM
+ * or -EACCES without CAP_SYS_NICE (or without write access to /run), or
+ * another -errno. lat_cgroup_autogroup_restore_nowait is the same restore
+ * for a fatal-signal handler: async-signal-safe (no stdio, no heap), and
+ * it returns -EWOULDBLOCK instead of waiting for the record's lock (its
+ * own thread may hold it); the hold is then dropped by the next run.
+ */
+int lat_cgroup_autogroup_raise(int nice, int *was);
+int lat_cgroup_autogroup_restore(void);
+int lat_cgroup_autogroup_restore_nowait(void);
+
 #endif

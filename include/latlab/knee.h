@@ -583,27 +583,6 @@ struct lat_knee_pipe {
 int lat_knee_place(struct lat_pipe_config *c, bool *shared);
 
 /*
- * Thread nice values only weigh against threads of the same scheduler
- * autogroup: with CONFIG_SCHED_AUTOGROUP (sched_autogroup_enabled = 1)
- * every session shares the CPU equally with every other session, however
- * nice its threads are. Set this process's autogroup nice to @nice
- * (/proc/self/autogroup), keeping the old value in *@old for
- * lat_knee_autogroup_restore. Returns 0, -ENOENT when there are no
- * autogroups (nothing to do), or -errno (EACCES/EPERM without
- * CAP_SYS_NICE). The whole session shares the new weight, and keeps it
- * after the process dies unless restored.
- *
- * lat_knee_autogroup_restore(@old, @set) writes @old back only while the
- * autogroup is still at @set, the value this process put there: if
- * another sweep in the session (or the user) changed it since, it is
- * theirs and stays. Two overlapping sweeps so leave the first one's old
- * value, whichever ends last. It is async-signal-safe (open/read/write),
- * so a fatal-signal handler can give the weight back.
- */
-int lat_knee_autogroup_nice(int nice, int *old);
-int lat_knee_autogroup_restore(int old, int set);
-
-/*
  * A runner over lat_pipe_run_until with @p as its context. Each run takes
  * the request's seed (arrivals and work draws); with Poisson arrivals its
  * rate is scaled by the drawn path's own mean gap, so that the n events
@@ -700,24 +679,24 @@ int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
 			  struct lat_knee_runner *run);
 
 /*
- * Give the session's autogroup back (lat_knee_autogroup_restore(@old,
- * @set)) on every way out this process sees: at exit(), and on the
- * signals whose default is to kill (SIGHUP from a closed terminal,
- * SIGPIPE from 'latlab knee | head', SIGQUIT, SIGABRT, ...) unless they
- * are ignored; the handler restores, then dies of the same signal.
- * SIGINT and SIGTERM are the program's (a sweep stops on them and exits
- * normally), SIGSEGV and friends the sanitizers'. SIGKILL cannot be
- * caught. For a main program: it installs process-wide handlers, once;
- * a later call (a second sweep, whose "old" is our own raised value)
- * keeps the first @old and only updates @set.
+ * Give the session's autogroup back (lat_cgroup_autogroup_restore) on
+ * every way out this process sees: at exit(), and on the signals whose
+ * default is to kill (SIGHUP from a closed terminal, SIGPIPE from
+ * 'latlab knee | head', SIGQUIT, SIGABRT, ...) unless they are ignored;
+ * the handler restores (without waiting for a lock: if it cannot, the
+ * next run of the session drops the dead holder), then dies of the same
+ * signal. SIGINT and SIGTERM are the program's (a sweep stops on them and
+ * exits normally), SIGSEGV and friends the sanitizers'. SIGKILL cannot
+ * be caught. For a main program: it installs process-wide handlers, once.
  * Returns 0, or -ENOMEM when atexit has no room.
  */
-int lat_knee_autogroup_guard(int old, int set);
+int lat_knee_autogroup_guard(void);
 
 /*
  * Raise the priorities for the sweep when r->kp.stage_nice is not 0:
- * the session's autogroup to that nice (r->autogroup_error,
- * r->autogroup_old) with lat_knee_autogroup_guard to give it back; the
+ * the session's autogroup to that nice with lat_cgroup_autogroup_raise
+ * (r->autogroup_error; r->autogroup_old is the value the session goes
+ * back to) and lat_knee_autogroup_guard to give it back; the
  * threads take their nice when the runs start. Say so before calling it:
  * it changes the whole login session. Returns 0 or the error (also in
  * r->autogroup_error when the autogroup could not be set).

@@ -1005,6 +1005,10 @@ enum lat_mem_experiment {
 	LAT_MEM_EXP_ALL = 15,
 };
 
+/* "chase", "c2c", "false-sharing", "read-mostly" or "all" as its
+ * enum lat_mem_experiment bits, or -EINVAL. */
+int lat_mem_experiment_parse(const char *name);
+
 /* What a quick run (tests, a first look) uses where the caller left a
  * default: small sizes, few samples, short runs. */
 #define LAT_MEM_QUICK_MAX_SIZE (2u << 20)

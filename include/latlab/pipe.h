@@ -377,8 +377,6 @@ struct lat_pipe_result {
 				   * for the run (only below 0, and not
 				   * under cpu_quota: in a cpu group of its
 				   * own no autogroup applies) */
-	bool autogroup_already;   /* ... left as it was: it had hot_nice or
-				   * lower already (another run, the user) */
 	int slice_error;          /* sched_setattr(hot_slice_ns) */
 	int guards;               /* guard threads that ran */
 	int guard_error;          /* a guard's pinning, nice or slice */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/cgroup.h"
 #include "latlab/knee.h"
 
 int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
@@ -28,38 +29,33 @@ int lat_knee_report_setup(struct lat_knee_report *r, const char *hlog_dir,
 	return 0;
 }
 
-/* The one autogroup value to give back (the first call's old value) and
- * the last one this process set; read by the signal handler, hence
- * sig_atomic_t. */
-static volatile sig_atomic_t guard_old, guard_set, guard_armed;
+/* The process holds the session's autogroup raised; read by the signal
+ * handler, hence sig_atomic_t. */
+static volatile sig_atomic_t guard_armed;
 
 static void restore_at_exit(void)
 {
-	(void)lat_knee_autogroup_restore(guard_old, guard_set);
+	(void)lat_cgroup_autogroup_restore();
 }
 
 /* Restore, then die of the same signal (async-signal-safe). */
 static void restore_and_die(int sig)
 {
-	(void)lat_knee_autogroup_restore(guard_old, guard_set);
+	(void)lat_cgroup_autogroup_restore_nowait();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-int lat_knee_autogroup_guard(int old, int set)
+int lat_knee_autogroup_guard(void)
 {
 	static const int fatal[] = { SIGHUP, SIGPIPE, SIGQUIT, SIGABRT,
 				     SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
 				     SIGXFSZ };
 	struct sigaction sa;
 
-	/* a second sweep in this process read our own raised value as its
-	 * "old": keep the first, the session's own, and only follow the
-	 * value set; the exit hook and handlers are already in place */
-	guard_set = set;
+	/* a second sweep in this process: the hook and handlers are in */
 	if (guard_armed)
 		return 0;
-	guard_old = old;
 	if (atexit(restore_at_exit))
 		return -ENOMEM;
 	guard_armed = 1;
@@ -81,11 +77,11 @@ int lat_knee_report_raise(struct lat_knee_report *r)
 {
 	if (!r->kp.stage_nice)
 		return 0;
-	r->autogroup_error = lat_knee_autogroup_nice(r->kp.stage_nice,
-						     &r->autogroup_old);
+	r->autogroup_error = lat_cgroup_autogroup_raise(r->kp.stage_nice,
+							&r->autogroup_old);
 	if (r->autogroup_error)
 		return r->autogroup_error;
-	return lat_knee_autogroup_guard(r->autogroup_old, r->kp.stage_nice);
+	return lat_knee_autogroup_guard();
 }
 
 enum lat_knee_work lat_knee_report_work(struct lat_knee_report *r,

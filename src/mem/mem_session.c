@@ -14,6 +14,19 @@
 #include "latlab/json.h"
 #include "latlab/mem.h"
 
+int lat_mem_experiment_parse(const char *name)
+{
+	static const char *const names[] = { "chase", "c2c", "false-sharing",
+					     "read-mostly" };
+
+	if (!strcmp(name, "all"))
+		return LAT_MEM_EXP_ALL;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(name, names[i]))
+			return 1 << i; /* enum lat_mem_experiment's order */
+	return -EINVAL;
+}
+
 int lat_mem_session_init(struct lat_mem_session *s)
 {
 	int rc;

@@ -115,8 +115,7 @@ void pipe_print_sched_ask(FILE *out, const struct lat_pipe_result *r)
 			c->hot_nice > 0 ? ""
 			: r->autogroup_changed ? ", so is this session's "
 						 "autogroup for the run"
-			: r->autogroup_already ? ", the session's autogroup "
-						 "was already as strong"
+
 			: r->autogroup_error == -ENOENT ||
 					!r->autogroup_error
 				? " (no autogroup applies)"
@@ -150,7 +149,6 @@ void pipe_write_sched_ask_json(struct lat_json *j,
 	lat_json_int(j, "nice_error", r->nice_error);
 	lat_json_int(j, "autogroup_error", r->autogroup_error);
 	lat_json_bool(j, "autogroup_changed", r->autogroup_changed);
-	lat_json_bool(j, "autogroup_already", r->autogroup_already);
 	lat_json_double(j, "hot_slice_ns", c->hot_slice_ns);
 	lat_json_int(j, "slice_error", r->slice_error);
 	lat_json_double(j, "guard_ns", c->guard_ns);

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latlab/knee.h"
 #include "pipe_int.h"
 #include "latlab/stats.h"
 
@@ -296,24 +295,10 @@ static void autogroup_enter(struct lat_pipe *p)
 	/* in the quota experiment's own cpu group no autogroup weighs (it
 	 * applies to the root group only), and a run killed there (the
 	 * tests do, with SIGKILL) would leave the session's weight behind */
-	FILE *f;
-	int now = 0;
-
 	if (p->cfg.hot_nice >= 0 || p->cfg.cpu_quota > 0)
 		return;
-	/* already that strong (another run of this session, or the user):
-	 * leave it to whoever set it, so that overlapping runs give the
-	 * session back the weight it had whichever ends first */
-	f = fopen("/proc/self/autogroup", "r");
-	if (f && fscanf(f, "%*s nice %d", &now) == 1 && now <= p->cfg.hot_nice) {
-		fclose(f);
-		p->autogroup_already = true;
-		return;
-	}
-	if (f)
-		fclose(f);
-	p->autogroup_err = lat_knee_autogroup_nice(p->cfg.hot_nice,
-						   &p->autogroup_old);
+	p->autogroup_err = lat_cgroup_autogroup_raise(p->cfg.hot_nice,
+						      &p->autogroup_old);
 	p->autogroup_set = !p->autogroup_err;
 	p->autogroup_changed = p->autogroup_set;
 }
@@ -321,7 +306,7 @@ static void autogroup_enter(struct lat_pipe *p)
 static void autogroup_leave(struct lat_pipe *p)
 {
 	if (p->autogroup_set)
-		lat_knee_autogroup_restore(p->autogroup_old, p->cfg.hot_nice);
+		(void)lat_cgroup_autogroup_restore();
 	p->autogroup_set = false;
 }
 
@@ -459,7 +444,6 @@ static void fill_threads(struct lat_pipe *p, struct lat_pipe_result *r)
 	}
 	r->autogroup_error = p->autogroup_err;
 	r->autogroup_changed = p->autogroup_changed;
-	r->autogroup_already = p->autogroup_already;
 	r->guards = p->n_guard_ran;
 	r->guard_error = p->guard_err;
 }
