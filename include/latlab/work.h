@@ -134,6 +134,10 @@ struct lat_work_dist {
  */
 int lat_work_dist_parse(struct lat_work_dist *d, const char *spec);
 
+/* "det", "exp", "lognormal:1.5", ...: @d's name as parsed, "det" for a
+ * zeroed struct (which has none). */
+const char *lat_work_dist_name(const struct lat_work_dist *d);
+
 /*
  * Whether @d can have mean @mean_ns: bimodal needs SLOW above the mean and
  * P * SLOW below it (the fast events take (mean - P SLOW) / (1 - P)).

@@ -54,6 +54,11 @@ int lat_work_dist_parse(struct lat_work_dist *d, const char *spec)
 	return 0;
 }
 
+const char *lat_work_dist_name(const struct lat_work_dist *d)
+{
+	return d->kind == LAT_WORK_DET ? "det" : d->name;
+}
+
 int lat_work_dist_check(const struct lat_work_dist *d, double mean_ns,
 			const char **why)
 {
