@@ -717,15 +717,17 @@ void lat_knee_json(struct lat_json *j, const struct lat_knee_report *o)
 	lat_json_obj_end(j);
 }
 
+static void knee_text(FILE *out, const void *r)
+{
+	lat_knee_print(out, r);
+}
+
+static void knee_doc(struct lat_json *j, const void *r)
+{
+	lat_knee_json(j, r);
+}
+
 int lat_knee_write(FILE *out, const struct lat_knee_report *r, bool json)
 {
-	struct lat_json j;
-
-	if (!json) {
-		lat_knee_print(out, r);
-		return ferror(out) ? -EIO : 0;
-	}
-	lat_json_init(&j, out);
-	lat_knee_json(&j, r);
-	return lat_json_finish(&j);
+	return lat_json_or_text(out, json, r, knee_text, knee_doc);
 }
