@@ -662,10 +662,8 @@ static void json_threads(struct lat_json *j, const struct lat_knee_report *o)
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
-	if (o->kp.have_last && r->loadavg >= 0)
-		lat_json_double(j, "loadavg", r->loadavg);
-	else
-		lat_json_null(j, "loadavg");
+	lat_json_double_if(j, "loadavg", o->kp.have_last && r->loadavg >= 0,
+			   r->loadavg);
 }
 
 /*
