@@ -44,8 +44,13 @@ PY
 # A short real sweep; --force because a loaded machine may measure a
 # floor above the 20us / 20 this work allows.
 mkdir "$T_TMP/h"
-ag_before=$(cat /proc/self/autogroup 2>/dev/null)
-expect_exit 0 $K --rho-list 0.3,0.6 --point-time 300ms --work-ns 30us \
+# In a session of its own, whose autogroup only it uses: the other tests
+# of this session (every pipeline run sharing CPUs raises its session's
+# autogroup too) must not move the weight read before and after it.
+expect_exit 0 setsid -w sh -c 'cut -d" " -f2- /proc/self/autogroup \
+	>"$0.ag0" 2>/dev/null; "$@"; rc=$?; cut -d" " -f2- \
+	/proc/self/autogroup >"$0.ag1" 2>/dev/null; exit $rc' "$T_TMP/ag" \
+	$K --rho-list 0.3,0.6 --point-time 300ms --work-ns 30us \
 	--customers 20000 --force --json --hlog-dir "$T_TMP/h" --svg "$T_TMP/k.svg"
 cp "$T_TMP/out" "$T_TMP/k.json"
 json_has "$T_TMP/k.json" wakeup_floor_ns threads.0.cpu runs.0.tau_ns \
@@ -85,8 +90,8 @@ PY
 grep -q 'autogroup at nice -20, given back on exit' "$T_TMP/err" ||
 	fail "the default did not announce its priority change on stderr"
 # the session's autogroup weight (nice -20 during the sweep) is given back
-[ "$(cat /proc/self/autogroup 2>/dev/null)" = "$ag_before" ] ||
-	fail "autogroup not restored: '$ag_before' -> '$(cat /proc/self/autogroup)'"
+[ "$(cat "$T_TMP/ag.ag1")" = "$(cat "$T_TMP/ag.ag0")" ] ||
+	fail "autogroup not restored: '$(cat "$T_TMP/ag.ag0")' -> '$(cat "$T_TMP/ag.ag1")'"
 n=$(find "$T_TMP/h" -name 'knee-det-rho*.hlog' | wc -l)
 [ "$n" -eq 2 ] || fail "expected 2 .hlog files, got $n"
 "$LATLAB" report "$T_TMP/h/knee-det-rho0.300.hlog" >/dev/null 2>&1 ||

@@ -180,12 +180,13 @@ struct lat_pipe_config {
 				   * scheduler slice (EEVDF sched_runtime,
 				   * Linux 6.12+; a shorter slice preempts
 				   * on wake-up); 0 leaves the kernel's */
-	int hot_nice;             /* -20..19: the hot threads' nice value,
-				   * and (with scheduler autogroups) the
-				   * session's autogroup's for the run, put
-				   * back by lat_pipe_wait; needs
-				   * CAP_SYS_NICE below 0 (refusals are in
-				   * the result); 0 leaves both */
+	int hot_nice;             /* -20..19: the hot threads' nice value;
+				   * below 0 (with scheduler autogroups) the
+				   * session's autogroup's too for the run,
+				   * put back by lat_pipe_wait (a run killed
+				   * by SIGKILL leaves it to the session);
+				   * needs CAP_SYS_NICE below 0 (refusals
+				   * are in the result); 0 leaves both */
 	double guard_ns;          /* a sleeping "guard" thread per hot CPU
 				   * wakes this often (0 = none, else 50 us
 				   * .. 100 ms): each wake-up lets the
@@ -372,6 +373,10 @@ struct lat_pipe_result {
 	int nice_error;           /* a thread's setpriority(hot_nice) */
 	int autogroup_error;      /* the session autogroup's nice; -ENOENT:
 				   * no autogroups (thread nice is enough) */
+	bool autogroup_changed;   /* the session's autogroup took hot_nice
+				   * for the run (only below 0, and not
+				   * under cpu_quota: in a cpu group of its
+				   * own no autogroup applies) */
 	int slice_error;          /* sched_setattr(hot_slice_ns) */
 	int guards;               /* guard threads that ran */
 	int guard_error;          /* a guard's pinning, nice or slice */

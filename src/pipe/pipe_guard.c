@@ -112,10 +112,14 @@ void pipe_print_sched_ask(FILE *out, const struct lat_pipe_result *r)
 				? ": needs CAP_SYS_NICE" : "");
 	else if (c->hot_nice)
 		fprintf(out, " hot threads at nice %d%s", c->hot_nice,
-			!r->autogroup_error ? ", so is this session's autogroup "
-					      "for the run"
-			: r->autogroup_error == -ENOENT ? " (no autogroups)"
-			: ", session autogroup refused");
+			c->hot_nice > 0 ? ""
+			: r->autogroup_changed ? ", so is this session's "
+						 "autogroup for the run"
+
+			: r->autogroup_error == -ENOENT ||
+					!r->autogroup_error
+				? " (no autogroup applies)"
+				: ", session autogroup refused");
 	if (c->hot_nice)
 		sep = ";";
 	if (c->hot_slice_ns > 0) {
@@ -144,6 +148,7 @@ void pipe_write_sched_ask_json(struct lat_json *j,
 	lat_json_int(j, "hot_nice", c->hot_nice);
 	lat_json_int(j, "nice_error", r->nice_error);
 	lat_json_int(j, "autogroup_error", r->autogroup_error);
+	lat_json_bool(j, "autogroup_changed", r->autogroup_changed);
 	lat_json_double(j, "hot_slice_ns", c->hot_slice_ns);
 	lat_json_int(j, "slice_error", r->slice_error);
 	lat_json_double(j, "guard_ns", c->guard_ns);

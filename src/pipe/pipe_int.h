@@ -140,6 +140,7 @@ struct lat_pipe {
 	int n_guard_ran, guard_err;        /* after joining them */
 	int autogroup_old, autogroup_err;  /* hot_nice: the session's before */
 	bool autogroup_set;                /* ... changed, to restore */
+	bool autogroup_changed;            /* ... for the result */
 	uint64_t busy0[LAT_PIPE_MAX_HOT];  /* per USE CPU, ticks at go */
 	int use_cpu[LAT_PIPE_MAX_HOT];     /* its CPUs, -1 = all */
 	int n_use_cpus;

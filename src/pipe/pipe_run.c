@@ -284,7 +284,7 @@ static int enter_quota(struct lat_pipe *p)
 }
 
 /*
- * hot_nice: thread nice values weigh only against threads of the same
+ * hot_nice < 0: thread nice values weigh only against threads of the same
  * scheduler autogroup (a session); against every other session's tasks
  * the whole group weighs as its autogroup nice says. So the run takes
  * that too, and gives it back in autogroup_leave. Refused (no
@@ -292,11 +292,15 @@ static int enter_quota(struct lat_pipe *p)
  */
 static void autogroup_enter(struct lat_pipe *p)
 {
-	if (!p->cfg.hot_nice)
+	/* in the quota experiment's own cpu group no autogroup weighs (it
+	 * applies to the root group only), and a run killed there (the
+	 * tests do, with SIGKILL) would leave the session's weight behind */
+	if (p->cfg.hot_nice >= 0 || p->cfg.cpu_quota > 0)
 		return;
 	p->autogroup_err = lat_cgroup_autogroup_raise(p->cfg.hot_nice,
 						      &p->autogroup_old);
 	p->autogroup_set = !p->autogroup_err;
+	p->autogroup_changed = p->autogroup_set;
 }
 
 static void autogroup_leave(struct lat_pipe *p)
@@ -439,6 +443,7 @@ static void fill_threads(struct lat_pipe *p, struct lat_pipe_result *r)
 			r->slice_error = h->slice_err;
 	}
 	r->autogroup_error = p->autogroup_err;
+	r->autogroup_changed = p->autogroup_changed;
 	r->guards = p->n_guard_ran;
 	r->guard_error = p->guard_err;
 }
