@@ -51,6 +51,10 @@ int main(void)
 	T_EQ_I64(lat_outfile_check(longp, NULL, 0), -ENAMETOOLONG);
 	/* nothing was created by any check */
 	T_CHECK(access(out, F_OK) != 0);
+	/* a bare name is a new file in the working directory */
+	T_CHECK(!chdir(dir));
+	T_EQ_I64(lat_outfile_check("out.svg", NULL, 0), 0);
+	T_EQ_I64(lat_outfile_check("in.hlog", inputs, 2), -EEXIST);
 
 	T_EQ_I64(lat_outfile_dir(sub), 0); /* made */
 	T_EQ_I64(lat_outfile_dir(sub), 0); /* there already */

@@ -396,6 +396,20 @@ static void test_irqs(void)
 	}
 	T_CHECK(!strcmp(lat_sched_softirq_name(1), "TIMER"));
 	T_CHECK(!strcmp(lat_sched_softirq_name(42), "?"));
+	{
+		/* the three spans overlap (one instant, 2.5 us each): an
+		 * on-CPU stretch around them counts that time once, and its
+		 * causes add up to the stretch */
+		uint64_t ns[LAT_SCHED_NCAUSES] = { 0 }, sum = 0;
+
+		T_EQ_I64(lat_sched_attr_on_cpu_ns(&st, cpu, 999 * MS,
+						  1001 * MS, 100, ns), 0);
+		T_EQ_I64(ns[LAT_SCHED_CAUSE_IRQ], 2500);
+		T_EQ_I64(ns[LAT_SCHED_CAUSE_NORMAL], 100);
+		for (int c = 0; c < LAT_SCHED_NCAUSES; c++)
+			sum += ns[c];
+		T_EQ_I64(sum, 2 * MS);
+	}
 	lat_sched_state_destroy(&st);
 }
 

@@ -46,16 +46,20 @@ static bool same_name(const char *x, const char *y)
 
 int lat_outfile_check(const char *path, const char *const *others, int n)
 {
-	char dir[PATH_MAX];
+	char copy[PATH_MAX];
+	const char *dir;
 	struct stat st;
 
 	if (!*path)
 		return -ENOENT;
 	/* as lat_outfile_open: room for the temporary's suffix */
-	if (strlen(path) >= sizeof(dir) - 16)
+	if (strlen(path) >= sizeof(copy) - 16)
 		return -ENAMETOOLONG;
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (stat(dirname(dir), &st) || !S_ISDIR(st.st_mode))
+	snprintf(copy, sizeof(copy), "%s", path);
+	/* dirname's result, not the copy: for a bare name ("x.svg") it
+	 * returns "." and leaves the copy as it was */
+	dir = dirname(copy);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return -ENOENT;
 	if (access(dir, W_OK | X_OK))
 		return -errno;

@@ -546,14 +546,20 @@ static void on_cpu(struct lat_sched_state *st, int cpu, uint64_t x,
 			else
 				hi = mid;
 		}
+		/* spans nest (a softirq run at an irq's exit, an irq in a
+		 * softirq): each stretch is counted once, for the span that
+		 * began first, so the causes add up to the hop */
+		uint64_t done = x;
+
 		for (; lo < c->irqs.n && q[lo].from < y; lo++) {
-			uint64_t a0 = q[lo].from > x ? q[lo].from : x;
+			uint64_t a0 = q[lo].from > done ? q[lo].from : done;
 			uint64_t b0 = q[lo].to < y ? q[lo].to : y;
 
 			if (b0 > a0) {
 				give(acc, LAT_SCHED_CAUSE_IRQ, b0 - a0,
 				     acc->irq, q[lo].tgid, q[lo].comm);
 				irq += b0 - a0;
+				done = b0;
 			}
 		}
 	}
@@ -566,6 +572,18 @@ static void on_cpu(struct lat_sched_state *st, int cpu, uint64_t x,
 	*budget -= n;
 	give(acc, LAT_SCHED_CAUSE_NORMAL, n, NULL, 0, NULL);
 	give(acc, LAT_SCHED_CAUSE_UNEXPLAINED, rest - n, NULL, 0, NULL);
+}
+
+int lat_sched_attr_on_cpu_ns(struct lat_sched_state *st, int cpu, uint64_t x,
+			     uint64_t y, uint64_t budget, uint64_t *ns)
+{
+	struct acc acc;
+
+	memset(&acc, 0, sizeof(acc));
+	on_cpu(st, cpu, x, y, &budget, false, &acc);
+	for (int c = 0; c < LAT_SCHED_NCAUSES; c++)
+		ns[c] += acc.ns[c];
+	return 0;
 }
 
 /*

@@ -190,6 +190,15 @@ int lat_sched_attr_runnable_ns(struct lat_sched_state *st, int cpu,
 			       uint64_t x, uint64_t y, pid_t reader_tid,
 			       uint64_t *ns);
 
+/*
+ * The attribution of an on-CPU stretch [@x, @y] on @cpu: interrupts
+ * there (nested spans counted once), then up to @budget ns of ordinary
+ * time, the rest unexplained; ns by cause added into @ns. For tests with
+ * synthetic records. Returns 0.
+ */
+int lat_sched_attr_on_cpu_ns(struct lat_sched_state *st, int cpu, uint64_t x,
+			     uint64_t y, uint64_t budget, uint64_t *ns);
+
 /* ", timeline truncated after 8.12 s (memory cap 256 MiB): N intervals
  * not kept" for @r, or "" when nothing was dropped; in @buf. */
 const char *lat_sched_timeline_note(const struct lat_sched_result *r,
