@@ -1,9 +1,10 @@
 /*
  * What every command shares: the exits (removing unfinished outputs),
- * the one-line refusals, the values of flags.
+ * the one-line refusals, the values of flags, the wording of a stop.
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "latlab/common.h"
 #include "latlab/fmt.h"
 #include "latlab/json.h"
 #include "latlab/parse.h"
@@ -145,6 +147,26 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 int cli_exit_status(void)
 {
 	return lat_stop_signal() ? 128 + lat_stop_signal() : CLI_EXIT_OK;
+}
+
+int cli_interrupted(const char *cmd, const char *fmt, ...)
+{
+	int sig = lat_stop_signal();
+	va_list ap;
+
+	fprintf(stderr, "latlab %s: interrupted by %s", cmd,
+		sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 128 + sig;
+}
+
+void cli_stdout_check(const char *cmd, int rc)
+{
+	if (rc)
+		cli_fail(cmd, "writing the output: %s", lat_strerror(rc));
 }
 
 void cli_json_end(const char *cmd, struct lat_json *j)

@@ -98,6 +98,19 @@ double cli_duration_ns(const char *cmd, const char *flag, const char *arg,
 int cli_exit_status(void);
 
 /*
+ * The one wording of an interruption, so that it reads the same in every
+ * command: "latlab <cmd>: interrupted by SIGINT" (or SIGTERM) and the
+ * formatted rest (": the result is of ..." or " after ...") as one line
+ * on stderr; returns 128 + the signal. Only once a signal was seen.
+ */
+int cli_interrupted(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* @rc, a library writer's result for stdout (0 or -errno): on an error
+ * exit 1 with one line naming @cmd. */
+void cli_stdout_check(const char *cmd, int rc);
+
+/*
  * End a --json document begun with lat_json_init(&j, stdout): finish it
  * and write the blank line after it; exit 1 if it is not well formed.
  */

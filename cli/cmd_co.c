@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "stop.h"
 #include "latlab/co.h"
 
 #define CMD "co"

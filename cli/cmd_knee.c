@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "stop.h"
 #include "latlab/knee.h"
 #include "latlab/fmt.h"
 

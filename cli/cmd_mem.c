@@ -27,17 +27,6 @@ struct mem_args {
 	struct cli_cpus cpus;
 };
 
-/* "4096", "4K", "4KiB", "128M", "1G": bytes, binary suffixes. */
-static uint64_t parse_size(const char *flag, const char *arg)
-{
-	uint64_t v;
-
-	if (lat_fmt_parse_bytes(arg, &v))
-		cli_usage_error(MEM_CMD, "%s needs a size such as 4096, "
-				    "32K or 128M, not '%s'", flag, arg);
-	return v;
-}
-
 static void parse_threads(void *args, const char *arg)
 {
 	struct lat_mem_session *o = &((struct mem_args *)args)->s;
@@ -53,21 +42,11 @@ static void parse_threads(void *args, const char *arg)
 	o->n_threads = n;
 }
 
-static void parse_min(void *a, const char *arg)
-{
-	((struct mem_args *)a)->s.min_size = parse_size("--min-size", arg);
-}
-
-static void parse_max(void *a, const char *arg)
-{
-	((struct mem_args *)a)->s.max_size = parse_size("--max-size", arg);
-}
-
 #define CLI_ARGS struct mem_args
 static const struct cli_opt opts[] = {
 	{ CLI_FLAG("hugepages", s.hugepages) },
-	{ CLI_CALL("min-size", parse_min) },
-	{ CLI_CALL("max-size", parse_max) },
+	{ CLI_BYTES("min-size", s.min_size) },
+	{ CLI_BYTES("max-size", s.max_size) },
 	{ CLI_U64("steps", s.steps, 1, 16) },
 	{ CLI_U64("samples", s.samples, 1, 100000) },
 	{ CLI_STRING("svg", svg) },

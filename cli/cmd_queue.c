@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "out_file.h"
-#include "stop.h"
 #include "latlab/qsim.h"
 #include "opt.h"
 

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "latlab/common.h"
 #include "out_file.h"
-#include "stop.h"
 #include "latlab/compare.h"
 #include "latlab/hist_io.h"
 #include "latlab/svg.h"

@@ -43,23 +43,17 @@ int main(int argc, char **argv)
 	const struct cli_cmd *cmd;
 	int rc;
 
-	if (argc < 2) {
+	/* "latlab" alone is a usage error; asked for, the page is a success */
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")
+	    || (!strcmp(argv[1], "help") && argc < 3)) {
 		print_help("latlab");
-		return CLI_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		print_help("latlab");
-		return CLI_EXIT_OK;
+		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("latlab %s\n", LATLAB_VERSION);
 		return CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		if (argc < 3) {
-			print_help("latlab");
-			return CLI_EXIT_OK;
-		}
 		cmd = find_cmd(argv[2]);
 		if (!cmd)
 			cli_usage_error("help", "no command '%s' "

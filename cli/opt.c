@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latlab/parse.h"
 #include "opt.h"
 
 #define MAX_OPTS 64
@@ -124,6 +125,7 @@ static void store(const char *cmd, void *args, const struct cli_opt *o,
 		  const char *v)
 {
 	double div = o->div ? o->div : 1;
+	uint64_t size = 0;
 	char flag[64];
 
 	snprintf(flag, sizeof(flag), "--%s", o->name);
@@ -134,6 +136,12 @@ static void store(const char *cmd, void *args, const struct cli_opt *o,
 	case CLI_OPT_U64:
 		put(args, o, 0, v ? cli_u64(cmd, flag, v, o->min, o->max)
 				  : o->absent);
+		break;
+	case CLI_OPT_BYTES:
+		if (lat_parse_bytes(v, &size))
+			cli_usage_error(cmd, "%s needs a size such as 4096, 32K "
+					"or 128M, not '%s'", flag, v);
+		put(args, o, 0, size);
 		break;
 	case CLI_OPT_DOUBLE:
 		put(args, o, cli_double(cmd, flag, v, o->lo, o->hi) / div, 0);

@@ -40,6 +40,7 @@ enum cli_opt_kind {
 	CLI_OPT_END,      /* the { 0 } that ends a table */
 	CLI_OPT_SET,      /* no value: store .set into the field */
 	CLI_OPT_U64,      /* whole number in [min, max], k/M/G suffixes */
+	CLI_OPT_BYTES,    /* a size, 32K or 128M (lat_parse_bytes) */
 	CLI_OPT_DOUBLE,   /* finite number in [lo, hi], stored / div */
 	CLI_OPT_DURATION, /* time with a unit, ns in [lo, hi], stored / div */
 	CLI_OPT_STRING,   /* the argument itself (const char *) */
@@ -91,6 +92,7 @@ struct cli_opt {
 #define CLI_SET(n, f, v) .name = n, .kind = CLI_OPT_SET, CLI_FIELD_(f), .set = v
 #define CLI_U64(n, f, lo_, hi_)                                           \
 	.name = n, .kind = CLI_OPT_U64, CLI_FIELD_(f), .min = lo_, .max = hi_
+#define CLI_BYTES(n, f) .name = n, .kind = CLI_OPT_BYTES, CLI_FIELD_(f)
 #define CLI_DOUBLE(n, f, lo_, hi_)                                        \
 	.name = n, .kind = CLI_OPT_DOUBLE, CLI_FIELD_(f), .lo = lo_, .hi = hi_
 #define CLI_DURATION(n, f, unit, lo_, hi_)                                \

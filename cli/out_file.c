@@ -13,11 +13,9 @@
 #include "latlab/outfile.h"
 #include "out_file.h"
 
-/* the outputs being written (at most a handful per run), so that every
- * exit can remove what is still a temporary */
-#define MAX_PENDING 16
-
-static struct lat_outfile pending[MAX_PENDING];
+/* the outputs being written, so that every exit can remove what is
+ * still a temporary */
+static struct lat_outfile_set pending;
 
 void cli_out_dir_check(const char *cmd, const char *flag, const char *dir)
 {
@@ -60,35 +58,22 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 
 FILE *cli_out_open(const char *cmd, const char *path)
 {
-	struct lat_outfile *p = NULL;
-	int rc;
+	FILE *f;
+	int rc = lat_outfile_set_open(&pending, path, &f);
 
-	for (int i = 0; i < MAX_PENDING && !p; i++)
-		if (!pending[i].f)
-			p = &pending[i];
-	rc = p ? lat_outfile_open(p, path) : -EMFILE;
 	if (rc)
 		cli_fail(cmd, "cannot create '%s': %s", path, strerror(-rc));
-	return p->f;
-}
-
-int cli_out_commit(FILE *f, int rc)
-{
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending[i].f && pending[i].f == f)
-			return lat_outfile_commit(&pending[i], rc);
-	return -EINVAL;
+	return f;
 }
 
 void cli_out_close(const char *cmd, const char *path, FILE *f, int rc)
 {
-	rc = cli_out_commit(f, rc);
+	rc = lat_outfile_set_commit(&pending, f, rc);
 	if (rc)
 		cli_fail(cmd, "writing '%s': %s", path, lat_strerror(rc));
 }
 
 void cli_out_abandon_all(void)
 {
-	for (int i = 0; i < MAX_PENDING; i++)
-		lat_outfile_abandon(&pending[i]);
+	lat_outfile_set_abandon(&pending);
 }

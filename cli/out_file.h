@@ -59,9 +59,6 @@ void cli_out_close(const char *cmd, const char *path, FILE *f, int rc);
 		cli_out_close((cmd), (path), f, (call));                  \
 	} while (0)
 
-/* As cli_out_close() but returns the error (0 or -errno) instead. */
-int cli_out_commit(FILE *f, int rc);
-
 /* Remove every temporary still open (exit paths). */
 void cli_out_abandon_all(void);
 

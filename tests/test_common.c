@@ -19,37 +19,6 @@ static void test_strerror(void)
 	T_CHECK(!strcmp(lat_strerror(12345678), "unknown error"));
 }
 
-/* Sizes as people and sysfs write them, and what is refused. */
-static void test_parse_bytes(void)
-{
-	static const struct {
-		const char *s;
-		int rc;
-		uint64_t v;
-	} c[] = {
-		{ "4096", 0, 4096 }, { "4096B", 0, 4096 }, { "32K", 0, 32 << 10 },
-		{ "32k", 0, 32 << 10 }, { "32KiB", 0, 32 << 10 },
-		{ "128M", 0, 128 << 20 }, { "1G", 0, UINT64_C(1) << 30 },
-		{ "0", 0, 0 }, { "1048576G", 0, UINT64_C(1) << 50 },
-		{ "1048577G", -ERANGE, 0 }, { "99999999999999999999", -ERANGE, 0 },
-		{ "", -EINVAL, 0 }, { "K", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
-		{ "4KB", -EINVAL, 0 }, { "2P", -EINVAL, 0 }, { "4 K", -EINVAL, 0 },
-		{ "4iB", -EINVAL, 0 }, { " 4", -EINVAL, 0 },
-	};
-
-	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
-		uint64_t v = 7;
-		int rc = lat_fmt_parse_bytes(c[i].s, &v);
-
-		if (rc != c[i].rc || (!rc && v != c[i].v))
-			fprintf(stderr, "'%s': %d %llu\n", c[i].s, rc,
-				(unsigned long long)v);
-		T_EQ_I64(rc, c[i].rc);
-		T_EQ_I64(rc ? 0 : v, c[i].v);
-	}
-	T_EQ_I64(lat_fmt_parse_bytes(NULL, &(uint64_t){ 0 }), -EINVAL);
-}
-
 static void test_fmt(void)
 {
 	char b[LAT_FMT_LEN];
@@ -138,7 +107,6 @@ int main(void)
 {
 	test_strerror();
 	test_fmt();
-	test_parse_bytes();
 	test_json();
 	test_json_doc();
 	test_paragraph();

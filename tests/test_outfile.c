@@ -149,6 +149,36 @@ static void test_not_regular(void)
 	T_EQ_I64(unlink(target), 0);
 }
 
+/* A set: each file found by its FILE, the full set refused, and one
+ * abandon removes every temporary still open, finished ones kept. */
+static void test_set(const char *path)
+{
+	static struct lat_outfile_set set;
+	FILE *f[LAT_OUTFILE_SET_MAX], *extra = stdout;
+	char name[4096 + 16]; /* @path and a suffix */
+
+	for (int i = 0; i < LAT_OUTFILE_SET_MAX; i++) {
+		snprintf(name, sizeof(name), "%s.%d", path, i);
+		T_EQ_I64(lat_outfile_set_open(&set, name, &f[i]), 0);
+		fprintf(f[i], "r%d", i);
+	}
+	T_EQ_I64(lat_outfile_set_open(&set, path, &extra), -EMFILE);
+	T_EQ_I64(entries(), LAT_OUTFILE_SET_MAX);
+	T_EQ_I64(lat_outfile_set_commit(&set, f[3], 0), 0);
+	T_EQ_I64(lat_outfile_set_commit(&set, f[3], 0), -EBADF);
+	T_EQ_I64(lat_outfile_set_commit(&set, stdout, 0), -EBADF);
+	T_EQ_I64(lat_outfile_set_commit(&set, f[5], -EIO), -EIO);
+	/* the freed place is taken again */
+	T_EQ_I64(lat_outfile_set_open(&set, path, &extra), 0);
+	T_CHECK(extra != stdout && extra != NULL);
+	lat_outfile_set_abandon(&set);
+	lat_outfile_set_abandon(&set); /* twice: nothing left to do */
+	snprintf(name, sizeof(name), "%s.3", path);
+	T_CHECK(!strcmp(content(name), "r3"));
+	T_EQ_I64(entries(), 1);
+	unlink(name);
+}
+
 int main(void)
 {
 	char path[4096];
@@ -159,6 +189,7 @@ int main(void)
 	test_failures(path);
 	test_not_regular();
 	unlink(path);
+	test_set(path);
 	T_EQ_I64(entries(), 0);
 	rmdir(dir);
 	T_DONE();

@@ -303,6 +303,33 @@ static bool sweep_stop_at(void *ctx, size_t done, size_t n)
 	return done >= *(size_t *)ctx;
 }
 
+/* fd 1 into a fresh temporary until stdout_end, which returns how
+ * many bytes reached it: the library writes only to the FILE * given. */
+static int stdout_begin(int *saved)
+{
+	char name[] = "/tmp/t_qsim_stdout.XXXXXX";
+	int fd = mkstemp(name);
+
+	T_CHECK(fd >= 0);
+	unlink(name);
+	fflush(stdout);
+	*saved = dup(1);
+	T_CHECK(*saved >= 0 && dup2(fd, 1) == 1);
+	return fd;
+}
+
+static off_t stdout_end(int fd, int saved)
+{
+	off_t n;
+
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = lseek(fd, 0, SEEK_END);
+	close(fd);
+	return n;
+}
+
 /* A session writes what the command writes, and says what a stop kept. */
 static void test_session(void)
 {
@@ -310,10 +337,13 @@ static void test_session(void)
 	struct lat_qsim_session s = { .rep = &o, .warn = stderr };
 	char *text = NULL, *svg = NULL;
 	size_t len = 0, slen = 0, stop_at = 2;
+	int fd, saved;
 
 	config(&o.cfg, 20000);
 	s.out = open_memstream(&text, &len);
+	fd = stdout_begin(&saved);
 	T_EQ_I64(lat_qsim_session_run(&s), 0);
+	T_EQ_I64(stdout_end(fd, saved), 0); /* the table's spaces too */
 	fclose(s.out);
 	T_CHECK(strstr(text, "M/M/1") != NULL);
 	free(text);

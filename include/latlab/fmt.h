@@ -49,11 +49,4 @@ void lat_fmt_paragraph(FILE *out, const char *text, int indent);
 /* "32 KiB", "1.5 MiB": a byte count for people, binary units, in @buf. */
 char *lat_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
-/*
- * A byte count as people and sysfs write it: "4096", "4096B", "32K",
- * "32k", "32KiB", "128M", "1G" (K, M, G binary). Returns 0 with *out set,
- * -EINVAL when @s is not such a size, -ERANGE above 2^50 bytes.
- */
-int lat_fmt_parse_bytes(const char *s, uint64_t *out);
-
 #endif

@@ -62,6 +62,29 @@ int lat_outfile_commit(struct lat_outfile *o, int rc);
 void lat_outfile_abandon(struct lat_outfile *o);
 
 /*
+ * The results a program has open at once, so that one call on an error
+ * or exit path removes every temporary still open: a fixed table (no
+ * allocation), zeroed to start (a static one is).
+ */
+#define LAT_OUTFILE_SET_MAX 16
+
+struct lat_outfile_set {
+	struct lat_outfile o[LAT_OUTFILE_SET_MAX];
+};
+
+/* lat_outfile_open() into a free place of @set, its file in *@f; -EMFILE
+ * when all LAT_OUTFILE_SET_MAX are open. */
+int lat_outfile_set_open(struct lat_outfile_set *set, const char *path,
+			 FILE **f);
+
+/* lat_outfile_commit() of the one of @set writing into @f; -EBADF when
+ * none is. */
+int lat_outfile_set_commit(struct lat_outfile_set *set, FILE *f, int rc);
+
+/* lat_outfile_abandon() every one of @set still open. */
+void lat_outfile_set_abandon(struct lat_outfile_set *set);
+
+/*
  * Before a long run, whether @path can be written as a result: refused
  * now, the run costs nothing. Nothing is created. Returns 0 (a new name,
  * or a regular file the result will replace), -ENOENT when @path is

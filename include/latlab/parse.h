@@ -1,7 +1,8 @@
 /*
- * lat_parse: numbers and durations as people type them ("200k", "0.5",
- * "500us"), read strictly, for a configuration file or a command line:
- * what is not plainly a number is refused rather than guessed. strtod
+ * lat_parse: numbers, durations and sizes as people type them ("200k",
+ * "0.5", "500us", "32K"), read strictly, for a configuration file or a
+ * command line: what is not plainly a number is refused rather than
+ * guessed. strtod
  * alone would take leading blanks, hex floats, "inf" and "nan", none of
  * which a person means as a setting; strtoull would take "-1" as
  * 18446744073709551615.
@@ -38,5 +39,12 @@ int lat_parse_double(const char *s, double min, double max, double *out);
  */
 int lat_parse_duration_ns(const char *s, double default_unit_ns,
 			  double min_ns, double max_ns, double *out);
+
+/*
+ * A byte count as people and sysfs write it: "4096", "4096B", "32K",
+ * "32k", "32KiB", "128M", "1G" (K, M, G binary). -ERANGE above 2^50
+ * bytes.
+ */
+int lat_parse_bytes(const char *s, uint64_t *out);
 
 #endif

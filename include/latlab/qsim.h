@@ -165,7 +165,6 @@ int lat_qsim_dist_init_hlog(struct lat_qsim_dist *d, const char *path,
 			    const char *tag, int64_t *refused, char *why,
 			    size_t len);
 
-/* Release an empirical table; no-op for the others. Safe twice. */
 /*
  * lat_qsim_dist_init_hlog from one "PATH" or "PATH.hlog:TAG" (or
  * ".hgrm:TAG") string: the tag is what follows ".hlog:" / ".hgrm:", so a
@@ -176,6 +175,7 @@ int lat_qsim_dist_init_hlog(struct lat_qsim_dist *d, const char *path,
 int lat_qsim_dist_init_hlog_spec(struct lat_qsim_dist *d, const char *spec,
 				 int64_t *refused, char *why, size_t len);
 
+/* Release an empirical table; no-op for the others. Safe twice. */
 void lat_qsim_dist_destroy(struct lat_qsim_dist *d);
 
 /* One sample (>= 0). No allocation; thread-safe for distinct @r. */
@@ -558,7 +558,7 @@ struct lat_qsim_target_run {
 int lat_qsim_target_search(const struct lat_qsim_config *cfg, double target,
 			   double tol, struct lat_qsim_target_run *t);
 
-/* The precision in rho of `latlab queue --target-p99`'s search. */
+/* The precision in rho of `latlab queue`'s search for a target p99. */
 #define LAT_QSIM_TARGET_TOL 1e-3
 
 /* Kendall's letter for a distribution: M, D, E<k> or G, into @buf. */

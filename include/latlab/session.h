@@ -18,7 +18,7 @@
  *     lat_session_destroy(&s);
  *
  * so what the command prints and writes is what a library user gets from
- * the same calls (tests/test_session.c runs one and checks it).
+ * the same calls (tests/test_session_threads.c runs one and checks it).
  *
  * Invariants:
  *  - Results go to the FILE *s the caller gives (s.out, s.hlog, s.svg,
@@ -165,11 +165,11 @@ bool lat_session_started(const struct lat_session *s);
  * SIGINT/SIGTERM"); the SVG; the .hgrm files. A run that failed after
  * it started fails here, after its results (LAT_SESSION_RUN, or
  * LAT_SESSION_HLOG when writing the hlog failed). Last, the outputs given
- * by name are renamed into place; not started, they are removed. Not started: the note
- * "interrupted by <sig> during start-up: no event was sent" and with
- * .json the stub {"command", "interrupted": true, "signal", "started":
- * false}. Returns 0 or an error with @s->failed set (LAT_SESSION_INEXACT:
- * -EPROTO, events unaccounted for).
+ * by name are renamed into place. Not started: they are removed, the
+ * note says "interrupted by <sig> during start-up: no event was sent",
+ * and with .json the stub {"command", "interrupted": true, "signal",
+ * "started": false} is the output. Returns 0 or an error with
+ * @s->failed set (LAT_SESSION_INEXACT: -EPROTO, events unaccounted for).
  */
 int lat_session_write(struct lat_session *s, int sig);
 

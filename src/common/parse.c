@@ -1,4 +1,4 @@
-/* Strict numbers and durations (see latlab/parse.h). */
+/* Strict numbers, durations and sizes (see latlab/parse.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -117,5 +117,33 @@ int lat_parse_duration_ns(const char *s, double default_unit_ns,
 	if (v < min_ns || v > max_ns)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+int lat_parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift && !strcmp(end, "iB"))
+		end += 2;
+	else if (!shift && !strcmp(end, "B"))
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (errno || v > (UINT64_C(1) << (50 - shift)))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
 	return 0;
 }

@@ -732,5 +732,7 @@ int lat_knee_write(FILE *out, const struct lat_knee_report *r, bool json)
 	}
 	lat_json_init(&j, out);
 	lat_knee_json(&j, r);
-	return lat_json_finish(&j);
+	/* lat_json_finish judges the nesting; the stream's errors are
+	 * ferror's, and the header promises -EIO for them too */
+	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
 }

@@ -2,6 +2,7 @@
  * lat_prof_run: the whole of `latlab profile -p <pid>` or `-- <command>`
  * between the parsing and the exit (latlab/prof.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,13 +58,19 @@ static int summary(struct lat_prof_run *run, const struct lat_prof_folded *on,
 	struct lat_json j;
 	int rc;
 
-	if (!run->json)
-		return lat_prof_print(run->out, run->pid, &run->st, on, off,
-				      offcpu, run->st.sampled_s);
-	lat_json_init(&j, run->out);
-	rc = lat_prof_json(&j, run->pid, &run->st, on, off, offcpu,
-			   run->st.sampled_s);
-	return rc ? rc : lat_json_finish(&j);
+	if (!run->json) {
+		rc = lat_prof_print(run->out, run->pid, &run->st, on, off,
+				    offcpu, run->st.sampled_s);
+	} else {
+		lat_json_init(&j, run->out);
+		rc = lat_prof_json(&j, run->pid, &run->st, on, off, offcpu,
+				   run->st.sampled_s);
+		if (!rc)
+			rc = lat_json_finish(&j);
+	}
+	/* the printers return -ENOMEM / -EINVAL only: a failed write (a
+	 * full disk) is the stream's, and LAT_PROF_RUN_OUT must say it */
+	return rc ? rc : ferror(run->out) ? -EIO : 0;
 }
 
 /* Every output asked for, in order; the first failure names its step. */

@@ -106,7 +106,7 @@ static void print_dist_row(FILE *out, const struct lat_qsim_report *o,
 
 	fprintf(out, "  %-22s", what);
 	for (int i = 0; i < 5; i++) {
-		putchar(' ');
+		fputc(' ', out);
 		col(out, fmt_t(o, b, v[i]), 11, true);
 	}
 	fprintf(out, "\n");
@@ -131,7 +131,7 @@ static void print_ci_row(FILE *out, const struct lat_qsim_report *o,
 	for (int i = 0; i < 4; i++) {
 		snprintf(c, sizeof(c), "%s%s", fmt_t(o, b, q[i].half),
 			 q[i].suspect ? " *" : "");
-		putchar(' ');
+		fputc(' ', out);
 		col(out, c, 11, true);
 	}
 	fprintf(out, "\n");

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "latlab/sysfile.h"
-#include "latlab/fmt.h"
+#include "latlab/parse.h"
 #include "latlab/topo.h"
 
 #define SYSFS_CPU "/sys/devices/system/cpu"
@@ -58,7 +58,7 @@ int lat_topo_caches_load(struct lat_topo_caches *c, const char *sysfs_root,
 		if (read_line(dir, "size", buf, sizeof(buf)))
 			continue;
 		/* "32K", "1024K", "32M", "512" (bytes) */
-		if (lat_fmt_parse_bytes(buf, &k->size) || !k->size)
+		if (lat_parse_bytes(buf, &k->size) || !k->size)
 			return -LAT_EFORMAT;
 		if (!read_line(dir, "coherency_line_size", buf, sizeof(buf)))
 			k->line = atoi(buf);
