@@ -25,6 +25,7 @@
 #include "latlab/bench.h"
 #include "latlab/fmt.h"
 #include "latlab/qsim.h"
+#include "latlab/stats.h"
 
 struct fig {
 	const char *arr, *svc;
@@ -137,8 +138,7 @@ int main(int argc, char **argv)
 	void *const ctx[] = { &figs[0], &figs[1], &figs[2], &figs[3] };
 	struct lat_bench_stat st[4];
 	char a[LAT_FMT_LEN], b[LAT_FMT_LEN], c[LAT_FMT_LEN];
-	double sweep, cpu1, cpu8, load[1] = { -1 };
-	FILE *la;
+	double sweep, cpu1, cpu8;
 
 	if (reps < 1 || reps > 64 || n < 1000) {
 		fprintf(stderr, "usage: bench_qsim [reps 1..64 [customers "
@@ -164,14 +164,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_qsim: a run failed\n");
 		return 1;
 	}
-	la = fopen("/proc/loadavg", "r");
-	if (la) {
-		if (fscanf(la, "%lf", &load[0]) != 1)
-			load[0] = -1;
-		fclose(la);
-	}
 	printf("  on-CPU rate (CPU time, load average %.2f on this box): "
-	       "c = 1 %s, c = 8 %s\n", load[0],
+	       "c = 1 %s, c = 8 %s\n", lat_loadavg(),
 	       lat_fmt_rate(a, sizeof(a), cpu1), lat_fmt_rate(b, sizeof(b),
 							      cpu8));
 	printf("  target >= 20 M/s for c = 1: wall %s, on-CPU %s\n",

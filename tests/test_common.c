@@ -76,6 +76,49 @@ static void test_json(void)
 	fclose(f);
 }
 
+static void say_text(FILE *out, const void *r)
+{
+	fprintf(out, "%s\n", (const char *)r);
+}
+
+static void say_doc(struct lat_json *j, const void *r)
+{
+	lat_json_obj_begin(j, NULL);
+	lat_json_str(j, "say", r);
+	lat_json_obj_end(j);
+}
+
+static void say_doc_unclosed(struct lat_json *j, const void *r)
+{
+	lat_json_obj_begin(j, NULL);
+	lat_json_str(j, "say", r);
+}
+
+/* Text or one document; a failed stream is -EIO on both paths. */
+static void test_json_or_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	FILE *full = fopen("/dev/full", "w");
+
+	T_EQ_I64(lat_json_or_text(f, false, "hi", say_text, say_doc), 0);
+	T_EQ_I64(lat_json_or_text(f, true, "hi", say_text, say_doc), 0);
+	T_EQ_I64(lat_json_or_text(f, true, "hi", say_text, say_doc_unclosed),
+		 -EINVAL);
+	fclose(f);
+	T_CHECK(len > 16 && !strncmp(buf, "hi\n{\"say\":\"hi\"}\n", 16));
+	free(buf);
+	if (!full) {
+		T_CHECK(!"/dev/full opens");
+		return;
+	}
+	T_EQ_I64(lat_json_or_text(full, false, "hi", say_text, say_doc), -EIO);
+	clearerr(full);
+	T_EQ_I64(lat_json_or_text(full, true, "hi", say_text, say_doc), -EIO);
+	fclose(full);
+}
+
 /* Paragraphs wrap at 78 columns, indent later lines, keep "12 µs" whole. */
 static void test_paragraph(void)
 {
@@ -109,6 +152,7 @@ int main(void)
 	test_fmt();
 	test_json();
 	test_json_doc();
+	test_json_or_text();
 	test_paragraph();
 	T_DONE();
 }

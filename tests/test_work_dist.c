@@ -22,7 +22,9 @@ static void test_parse(void)
 				     "bimodal:0.1:", "bimodal:1:5us",
 				     "bimodal:0:5us", "bimodal:0.1:5",
 				     "bimodal:0.1:5parsecs", "bimodal:0.1:2s",
-				     "detx", "lognormal:nan" };
+				     "detx", "lognormal:nan",
+				     "lognormal: 1.5", "lognormal:0x1p0",
+				     "bimodal:0.1: 5us" };
 
 	T_CHECK(lat_work_dist_parse(&d, "det") == 0 && d.kind == LAT_WORK_DET);
 	T_CHECK(lat_work_dist_parse(&d, "exp") == 0 && d.kind == LAT_WORK_EXP);
@@ -31,6 +33,8 @@ static void test_parse(void)
 	T_CHECK(lat_work_dist_parse(&d, "bimodal:0.01:50us") == 0 &&
 		d.kind == LAT_WORK_BIMODAL && d.p_slow == 0.01 &&
 		d.slow_ns == 50000 && !strcmp(d.name, "bimodal:0.01:50us"));
+	T_CHECK(lat_work_dist_parse(&d, "bimodal:0.01:0.05ms") == 0 &&
+		d.slow_ns == 50000);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (lat_work_dist_parse(&d, bad[i]) != -EINVAL) {
 			fprintf(stderr, "accepted '%s'\n", bad[i]);

@@ -74,4 +74,17 @@ int lat_json_finish(struct lat_json *j);
 void lat_json_doc_begin(struct lat_json *j, FILE *out, const char *command);
 int lat_json_doc_end(struct lat_json *j);
 
+/*
+ * A report written as text or as one JSON document, the way every
+ * module's *_write does it: @print(@out, @report) when !@json, else
+ * @add(j, @report) into a document on @out that lat_json_finish closes;
+ * @out is flushed either way.
+ * Returns 0, -EINVAL when the document came out unbalanced, or -EIO when
+ * @out failed: a write error is an error on both paths, never a report
+ * that silently stopped short.
+ */
+int lat_json_or_text(FILE *out, bool json, const void *report,
+		     void (*print)(FILE *out, const void *report),
+		     void (*add)(struct lat_json *j, const void *report));
+
 #endif

@@ -775,9 +775,6 @@ struct lat_knee_session {
  */
 int lat_knee_session_run(struct lat_knee_session *s);
 
-/* "det", "exp", ...: the short name of a work distribution. */
-const char *lat_knee_dist_name(const struct lat_work_dist *d);
-
 /*
  * The report for people on @out: placement and nice facts, per run the
  * measured table, the predictions beside it with their errors, the knees

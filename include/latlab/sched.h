@@ -126,6 +126,13 @@ struct lat_sched_opts {
 	/* 0: tp_btf when the kernel takes it, else raw_tp; 1: tp_btf only;
 	 * 2: raw_tp only (tests). */
 	int flavour;
+	/*
+	 * The reader thread's nice value, 0 to leave it: threads it watches
+	 * that run at a lower nice on its CPU starve a nice-0 reader, and
+	 * the ring fills (records lost, counted). Refused (no CAP_SYS_NICE):
+	 * the reader runs at its default, as with 0.
+	 */
+	int reader_nice;
 };
 
 /* A task named in a "who" table. */

@@ -127,10 +127,16 @@ struct lat_work_dist {
 
 /*
  * Parse "det", "exp", "lognormal:CV" (0 < CV <= 10) or
- * "bimodal:P:SLOW" (0 < P < 1; SLOW a duration with a unit, ns/us/ms/s,
- * up to 1 s). Returns 0 or -EINVAL. A zeroed struct is det.
+ * "bimodal:P:SLOW" (0 < P < 1; SLOW a duration with a unit, up to 1 s).
+ * CV, P and SLOW are read as latlab/parse.h reads every setting (plain
+ * decimals; SLOW's units ns, us, ms, s, ...). Returns 0 or -EINVAL. A
+ * zeroed struct is det.
  */
 int lat_work_dist_parse(struct lat_work_dist *d, const char *spec);
+
+/* "det", "exp", "lognormal:1.5", ...: @d's name as parsed, "det" for a
+ * zeroed struct (which has none). */
+const char *lat_work_dist_name(const struct lat_work_dist *d);
 
 /*
  * Whether @d can have mean @mean_ns: bimodal needs SLOW above the mean and

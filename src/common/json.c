@@ -191,3 +191,21 @@ int lat_json_doc_end(struct lat_json *j)
 	lat_json_obj_end(j);
 	return lat_json_finish(j);
 }
+
+int lat_json_or_text(FILE *out, bool json, const void *report,
+		     void (*print)(FILE *out, const void *report),
+		     void (*add)(struct lat_json *j, const void *report))
+{
+	struct lat_json j;
+	int err = 0;
+
+	if (!json) {
+		print(out, report);
+		fflush(out); /* as lat_json_finish does: errors show now */
+	} else {
+		lat_json_init(&j, out);
+		add(&j, report);
+		err = lat_json_finish(&j);
+	}
+	return err ? err : ferror(out) ? -EIO : 0;
+}

@@ -110,29 +110,20 @@ static void write_facts(struct lat_json *j, const struct lat_doctor_facts *f)
 	lat_json_int(j, "numa_nodes", f->numa_nodes);
 	lat_json_bool(j, "hypervisor", f->hypervisor);
 	str_or_null(j, "hypervisor_vendor", f->hv_vendor);
-	if (f->steal_pct >= 0)
-		lat_json_double(j, "steal_pct", f->steal_pct);
-	else
-		lat_json_null(j, "steal_pct");
+	lat_json_double_if(j, "steal_pct", f->steal_pct >= 0, f->steal_pct);
 	lat_json_str(j, "cgroup_version",
 		     lat_cgroup_version_name(f->cg_err ? LAT_CGROUP_NONE
 						       : f->cg.version));
 	str_or_null(j, "cgroup_path", f->cg_err ? NULL : f->cg.path);
-	if (f->quota_cpus >= 0)
-		lat_json_double(j, "quota_cpus", f->quota_cpus);
-	else
-		lat_json_null(j, "quota_cpus");
-	if (f->cg_stat_known)
-		lat_json_uint(j, "nr_throttled", f->cg_stat.nr_throttled);
-	else
-		lat_json_null(j, "nr_throttled");
+	lat_json_double_if(j, "quota_cpus", f->quota_cpus >= 0,
+			   f->quota_cpus);
+	lat_json_uint_if(j, "nr_throttled", f->cg_stat_known,
+			 f->cg_stat.nr_throttled);
 	str_or_null(j, "cpuset", f->cpuset);
 	str_or_null(j, "thp", f->thp);
 	lat_json_int(j, "swap_devices", f->swap_devices);
-	if (f->memlock_bytes == UINT64_MAX)
-		lat_json_null(j, "memlock_bytes");
-	else
-		lat_json_uint(j, "memlock_bytes", f->memlock_bytes);
+	lat_json_uint_if(j, "memlock_bytes", f->memlock_bytes != UINT64_MAX,
+			 f->memlock_bytes);
 	if (f->paranoid == INT32_MIN)
 		lat_json_null(j, "perf_event_paranoid");
 	else

@@ -21,8 +21,7 @@
 static FILE *open_hlog(const struct lat_knee_pipe *kp, double rho, int *err)
 {
 	char name[PATH_MAX], dist[48];
-	const char *d = kp->base.work_dist.kind == LAT_WORK_DET ?
-			"det" : kp->base.work_dist.name;
+	const char *d = lat_work_dist_name(&kp->base.work_dist);
 	FILE *f;
 	size_t i;
 

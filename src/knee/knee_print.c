@@ -374,7 +374,7 @@ static void print_run(FILE *out, const struct lat_knee_report *o,
 		return;
 	fprintf(out, "\n== stage 1 work %s, mean %s (drawn cv %.3g): tau %s "
 		"calibrated (%s per event beyond the work), c_s %.2f\n",
-		lat_knee_dist_name(&run->dist), ns(w, o->base.work_ns),
+		lat_work_dist_name(&run->dist), ns(w, o->base.work_ns),
 		run->work_cv, ns(t, run->tau_ns),
 		ns(d, run->tau_ns - o->base.work_ns), run->cal_cs);
 	print_measured(out, &run->sweep, o->kc.rho_tol);
@@ -429,14 +429,14 @@ static void print_compare(FILE *out, const struct lat_knee_report *o)
 			"then its points; a retried point ran at its own): the "
 			"ratio of mean waits in tau, and Kingman's from each "
 			"point's measured rho, c_a, c_s\n",
-			lat_knee_dist_name(&b->dist),
-			lat_knee_dist_name(&a->dist), ns(t, o->rate_tau_ns));
+			lat_work_dist_name(&b->dist),
+			lat_work_dist_name(&a->dist), ns(t, o->rate_tau_ns));
 		fprintf(out, "  asked  rho %-5s rho %-5s  W_q/τ %-5s W_q/τ "
 			"%-5s  ratio ± 95%%     Kingman ratio  inside\n",
-			lat_knee_dist_name(&a->dist),
-			lat_knee_dist_name(&b->dist),
-			lat_knee_dist_name(&a->dist),
-			lat_knee_dist_name(&b->dist));
+			lat_work_dist_name(&a->dist),
+			lat_work_dist_name(&b->dist),
+			lat_work_dist_name(&a->dist),
+			lat_work_dist_name(&b->dist));
 		for (size_t i = 0; i < a->sweep.done; i++) {
 			const struct lat_knee_point *p = &a->sweep.pts[i];
 			const struct lat_knee_point *q =
@@ -625,7 +625,7 @@ static void json_run(struct lat_json *j, const struct lat_knee_report *o,
 	const struct lat_knee_sweep *s = &run->sweep;
 
 	lat_json_obj_begin(j, NULL);
-	lat_json_str(j, "work_dist", lat_knee_dist_name(&run->dist));
+	lat_json_str(j, "work_dist", lat_work_dist_name(&run->dist));
 	lat_json_double(j, "work_ns", o->base.work_ns);
 	lat_json_double(j, "work_cv", run->work_cv);
 	lat_json_double(j, "tau_ns", run->tau_ns);
@@ -662,10 +662,8 @@ static void json_threads(struct lat_json *j, const struct lat_knee_report *o)
 		lat_json_obj_end(j);
 	}
 	lat_json_arr_end(j);
-	if (o->kp.have_last && r->loadavg >= 0)
-		lat_json_double(j, "loadavg", r->loadavg);
-	else
-		lat_json_null(j, "loadavg");
+	lat_json_double_if(j, "loadavg", o->kp.have_last && r->loadavg >= 0,
+			   r->loadavg);
 }
 
 /*
@@ -717,22 +715,17 @@ void lat_knee_json(struct lat_json *j, const struct lat_knee_report *o)
 	lat_json_obj_end(j);
 }
 
-const char *lat_knee_dist_name(const struct lat_work_dist *d)
+static void knee_text(FILE *out, const void *r)
 {
-	return d->kind == LAT_WORK_DET ? "det" : d->name;
+	lat_knee_print(out, r);
+}
+
+static void knee_doc(struct lat_json *j, const void *r)
+{
+	lat_knee_json(j, r);
 }
 
 int lat_knee_write(FILE *out, const struct lat_knee_report *r, bool json)
 {
-	struct lat_json j;
-
-	if (!json) {
-		lat_knee_print(out, r);
-		return ferror(out) ? -EIO : 0;
-	}
-	lat_json_init(&j, out);
-	lat_knee_json(&j, r);
-	/* lat_json_finish judges the nesting; the stream's errors are
-	 * ferror's, and the header promises -EIO for them too */
-	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
+	return lat_json_or_text(out, json, r, knee_text, knee_doc);
 }

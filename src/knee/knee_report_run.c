@@ -57,7 +57,7 @@ static int calibrate_one(struct lat_knee_report *rep,
 	run->work_cv = rep->kp.last.work_table.cv;
 	if (progress)
 		fprintf(progress, "latlab knee: work %s: tau %s calibrated\n",
-			lat_knee_dist_name(&run->dist),
+			lat_work_dist_name(&run->dist),
 			lat_fmt_ns(t, sizeof(t), run->tau_ns));
 	return 0;
 }
@@ -76,7 +76,7 @@ static void on_point(void *ctx, const struct lat_knee_point *p)
 		return;
 	fprintf(pr->out, "latlab knee: %s rho %.3f (asked %.3f): W_q %s "
 		"= %.3g tau over %llu events\n",
-		lat_knee_dist_name(&pr->rep->kp.base.work_dist), p->rho,
+		lat_work_dist_name(&pr->rep->kp.base.work_dist), p->rho,
 		p->rho_asked, lat_fmt_ns(w, sizeof(w), p->wait.mean),
 		p->wait_tau, (unsigned long long)p->events);
 }

@@ -88,7 +88,7 @@ static void range(const struct lat_knee_report *o, double *x0, double *y0,
 static void draw_run(struct lat_svg *g, const struct lat_knee_run *run, int k)
 {
 	char lm[96], lk[96], ls[96], lt[96], km[64], kk[64];
-	const char *d = lat_knee_dist_name(&run->dist);
+	const char *d = lat_work_dist_name(&run->dist);
 	struct lat_svg_series meas = { lm, colors[k], NULL, true };
 	struct lat_svg_series king = { lk, colors[k], "7 4", false };
 	struct lat_svg_series sim = { ls, colors[k], "2 3", false };

@@ -163,17 +163,17 @@ void lat_co_json(struct lat_json *j, const struct lat_co_report *r)
 	lat_json_obj_end(j);
 }
 
+static void co_text(FILE *out, const void *r)
+{
+	lat_co_print(out, r);
+}
+
+static void co_doc(struct lat_json *j, const void *r)
+{
+	lat_co_json(j, r);
+}
+
 int lat_co_write(FILE *out, const struct lat_co_report *r, bool json)
 {
-	struct lat_json j;
-
-	if (!json) {
-		lat_co_print(out, r);
-		return ferror(out) ? -EIO : 0;
-	}
-	lat_json_init(&j, out);
-	lat_co_json(&j, r);
-	/* lat_json_finish judges the nesting; the stream's errors are
-	 * ferror's, and the header promises -EIO for them too */
-	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
+	return lat_json_or_text(out, json, r, co_text, co_doc);
 }

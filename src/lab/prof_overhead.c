@@ -12,6 +12,7 @@
 #include "latlab/hist.h"
 #include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
+#include "latlab/stats.h"
 
 #define MAX_ROUNDS 100
 
@@ -76,28 +77,13 @@ static int run_probe(double *cpu_ms)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample)
 {
 	struct lat_prof_config pc = { .freq_hz = hz };
 	struct lat_prof_self *self;
 	struct lat_prof_folded f;
 	struct lat_prof *p;
-	double base[3], prof[3], samples[3];
+	double base[3], prof[3], samples[3], pm, bm, sm;
 	int rc = 0;
 
 	if (!(hz > 0 && hz <= LAT_PROF_MAX_HZ))
@@ -125,10 +111,11 @@ int lat_prof_overhead_probe(double hz, double *ratio, double *us_per_sample)
 	}
 	if (rc)
 		return rc;
-	*ratio = median(prof, 3) / median(base, 3);
-	*us_per_sample = median(samples, 3) > 0 ?
-		1e3 * (median(prof, 3) - median(base, 3)) / median(samples, 3)
-		: 0;
+	pm = lat_median_sort(prof, 3);
+	bm = lat_median_sort(base, 3);
+	sm = lat_median_sort(samples, 3);
+	*ratio = pm / bm;
+	*us_per_sample = sm > 0 ? 1e3 * (pm - bm) / sm : 0;
 	return 0;
 }
 
@@ -194,19 +181,20 @@ static int one_run(const struct lat_prof_overhead_config *c, double hz,
 
 static void summarize(struct lat_prof_overhead_row *row, struct runs *rr)
 {
-	int n = row->runs;
+	size_t n = row->runs > 0 ? (size_t)row->runs : 0;
 
 	if (!n)
 		return;
-	row->p50_ns = median(rr->p50, n);
-	row->p99_ns = median(rr->p99, n); /* sorts p99: min and max next */
+	row->p50_ns = lat_median_sort(rr->p50, n);
+	/* sorts p99: its min and max next */
+	row->p99_ns = lat_median_sort(rr->p99, n);
 	row->p99_min_ns = rr->p99[0];
 	row->p99_max_ns = rr->p99[n - 1];
-	row->reader_cpu_ms = median(rr->reader, n);
-	row->fold_cpu_ms = median(rr->fold, n);
-	row->wall_s = median(rr->wall, n);
-	row->probe_cpu_ms = median(rr->probe_cpu, n);
-	row->probe_samples = median(rr->probe_samples, n);
+	row->reader_cpu_ms = lat_median_sort(rr->reader, n);
+	row->fold_cpu_ms = lat_median_sort(rr->fold, n);
+	row->wall_s = lat_median_sort(rr->wall, n);
+	row->probe_cpu_ms = lat_median_sort(rr->probe_cpu, n);
+	row->probe_samples = lat_median_sort(rr->probe_samples, n);
 }
 
 int lat_prof_overhead_run(const struct lat_prof_overhead_config *c,

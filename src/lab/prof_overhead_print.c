@@ -115,19 +115,35 @@ void lat_prof_overhead_cost_print(FILE *out, double ratio,
 		100 * (ratio - 1), st->reader_cpu_ns / 1e6, st->samples);
 }
 
+/* lat_prof_overhead_report's arguments, for lat_json_or_text */
+struct overhead_report {
+	const char *title;
+	const struct lat_prof_overhead_config *c;
+	const struct lat_prof_overhead_row *rows;
+	bool oversubscribed;
+};
+
+static void overhead_text(FILE *out, const void *p)
+{
+	const struct overhead_report *a = p;
+
+	fputs(a->title, out);
+	lat_prof_overhead_print(out, a->c, a->rows, a->oversubscribed);
+}
+
+static void overhead_doc(struct lat_json *j, const void *p)
+{
+	const struct overhead_report *a = p;
+
+	lat_prof_overhead_json(j, a->c, a->rows, a->oversubscribed);
+}
+
 int lat_prof_overhead_report(FILE *out, bool json, const char *title,
 			     const struct lat_prof_overhead_config *c,
 			     const struct lat_prof_overhead_row *rows,
 			     bool oversubscribed)
 {
-	struct lat_json j;
+	struct overhead_report a = { title, c, rows, oversubscribed };
 
-	if (!json) {
-		fputs(title, out);
-		lat_prof_overhead_print(out, c, rows, oversubscribed);
-		return ferror(out) ? -EIO : 0;
-	}
-	lat_json_init(&j, out);
-	lat_prof_overhead_json(&j, c, rows, oversubscribed);
-	return lat_json_finish(&j) ? -EINVAL : ferror(out) ? -EIO : 0;
+	return lat_json_or_text(out, json, &a, overhead_text, overhead_doc);
 }

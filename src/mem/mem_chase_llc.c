@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "latlab/fmt.h"
+#include "latlab/stats.h"
 #include "mem_chase_int.h"
 
 /* The plateau of @pl named after cache @c that has an edge, or -1. */
@@ -28,13 +29,6 @@ static const char *const v_text[V_N] = {
 	"random", "huge pages", "sequential", "page by page",
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of the p50s of curve @v over sizes @a..@b. */
 static double p50_median(const struct lat_mem_chase_sweep *r, int v, int a,
 			 int b)
@@ -46,7 +40,7 @@ static double p50_median(const struct lat_mem_chase_sweep *r, int v, int a,
 		y[n++] = r->pt[v][i].p50_ns;
 	if (!n)
 		return NAN;
-	qsort(y, (size_t)n, sizeof(y[0]), cmp_double);
+	qsort(y, (size_t)n, sizeof(y[0]), lat_cmp_double);
 	return y[n / 2];
 }
 

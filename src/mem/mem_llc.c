@@ -13,6 +13,7 @@
 #include "latlab/bench.h"
 #include "latlab/clock.h"
 #include "latlab/mem.h"
+#include "latlab/stats.h"
 
 double lat_mem_llc_effective(uint64_t bytes, double ns, double llc_ns,
 			     double dram_ns)
@@ -48,13 +49,6 @@ double lat_mem_llc_curve_capacity(const uint64_t *bytes, const double *y,
 /* where the laps ended: kept, so the loads cannot be deleted */
 static void *volatile llc_sink;
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median chunk of one lap: a lap in which the thread was preempted
  * keeps the chunks it ran undisturbed. */
 static double lap_ns(void **p, uint64_t lines, double *chunk, double ns_per_cycle)
@@ -71,7 +65,7 @@ static double lap_ns(void **p, uint64_t lines, double *chunk, double ns_per_cycl
 		left -= LAT_MEM_LLC_CHUNK;
 	}
 	*p = lat_mem_chase(*p, left); /* the rest of the lap, untimed */
-	qsort(chunk, (size_t)n, sizeof(chunk[0]), cmp_double);
+	qsort(chunk, (size_t)n, sizeof(chunk[0]), lat_cmp_double);
 	return chunk[n / 2];
 }
 
@@ -120,8 +114,8 @@ int lat_mem_llc_drift_run(struct lat_mem_buf *buf, uint32_t *scratch,
 	out->laps = n;
 	if (!n)
 		return 0;
-	qsort(lap, n, sizeof(lap[0]), cmp_double);
-	qsort(cap, n, sizeof(cap[0]), cmp_double);
+	qsort(lap, n, sizeof(lap[0]), lat_cmp_double);
+	qsort(cap, n, sizeof(cap[0]), lat_cmp_double);
 	out->lap_min_ns = lap[0];
 	out->lap_p10_ns = lap[n / 10];
 	out->lap_p50_ns = lap[n / 2];

@@ -8,45 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/parse.h"
 #include "latlab/stats.h"
 #include "latlab/work.h"
 
-/* A finite decimal filling the whole of @s. */
-static int parse_num(const char *s, double *v)
-{
-	char *end;
-
-	if (!*s)
-		return -EINVAL;
-	*v = strtod(s, &end);
-	return *end || !isfinite(*v) ? -EINVAL : 0;
-}
-
-/* "250us", "1.5ms", "800ns", "0.01s": a duration with its unit, in ns. */
-static int parse_duration(const char *s, double *ns)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char num[32];
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		size_t n = strlen(s), u = strlen(units[i].unit);
-
-		if (n <= u || n - u >= sizeof(num) ||
-		    strcmp(s + n - u, units[i].unit))
-			continue;
-		memcpy(num, s, n - u);
-		num[n - u] = 0;
-		if (parse_num(num, ns))
-			return -EINVAL;
-		*ns *= units[i].ns;
-		return 0;
-	}
-	return -EINVAL;
-}
-
+/*
+ * The numbers in a spec are read by latlab/parse.h like every setting;
+ * its range codes collapse to -EINVAL here (this parser's one code).
+ * Both bounds of CV, P and SLOW are checked in lat_work_dist_parse:
+ * P and SLOW exclude 0, which a [min, max] range cannot say.
+ */
 int lat_work_dist_parse(struct lat_work_dist *d, const char *spec)
 {
 	struct lat_work_dist v;
@@ -62,7 +33,7 @@ int lat_work_dist_parse(struct lat_work_dist *d, const char *spec)
 		v.kind = LAT_WORK_EXP;
 	} else if (!strncmp(buf, "lognormal:", 10)) {
 		v.kind = LAT_WORK_LOGNORMAL;
-		if (parse_num(buf + 10, &v.cv) || !(v.cv > 0 && v.cv <= 10))
+		if (lat_parse_double(buf + 10, 0, 10, &v.cv) || !(v.cv > 0))
 			return -EINVAL;
 	} else if (!strncmp(buf, "bimodal:", 8)) {
 		v.kind = LAT_WORK_BIMODAL;
@@ -70,10 +41,10 @@ int lat_work_dist_parse(struct lat_work_dist *d, const char *spec)
 		if (!colon)
 			return -EINVAL;
 		*colon = 0;
-		if (parse_num(buf + 8, &v.p_slow) ||
+		if (lat_parse_double(buf + 8, 0, 1, &v.p_slow) ||
 		    !(v.p_slow > 0 && v.p_slow < 1) ||
-		    parse_duration(colon + 1, &v.slow_ns) ||
-		    !(v.slow_ns > 0 && v.slow_ns <= 1e9))
+		    lat_parse_duration_ns(colon + 1, 0, 0, 1e9, &v.slow_ns) ||
+		    !(v.slow_ns > 0))
 			return -EINVAL;
 	} else {
 		return -EINVAL;
@@ -81,6 +52,11 @@ int lat_work_dist_parse(struct lat_work_dist *d, const char *spec)
 	snprintf(v.name, sizeof(v.name), "%s", spec);
 	*d = v;
 	return 0;
+}
+
+const char *lat_work_dist_name(const struct lat_work_dist *d)
+{
+	return d->kind == LAT_WORK_DET ? "det" : d->name;
 }
 
 int lat_work_dist_check(const struct lat_work_dist *d, double mean_ns,

@@ -259,8 +259,7 @@ void lat_pipe_write_json(struct lat_json *j, const struct lat_pipe_result *r)
 	lat_json_double(j, "ns_per_step", r->work.ns_per_step);
 	lat_json_double(j, "stamp_overhead_ns", r->work.overhead_ns);
 	lat_json_double(j, "check_p50_ns", r->work.check_p50_ns);
-	lat_json_str(j, "dist", r->config.work_dist.kind == LAT_WORK_DET ?
-		     "det" : r->config.work_dist.name);
+	lat_json_str(j, "dist", lat_work_dist_name(&r->config.work_dist));
 	if (r->config.work_dist.kind != LAT_WORK_DET) {
 		lat_json_double(j, "dist_mean_ns", r->work_table.mean_ns);
 		lat_json_double(j, "dist_cv", r->work_table.cv);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab/stats.h"
 #include "latlab/sysfile.h"
 #include "pipe_int.h"
 
@@ -166,13 +167,6 @@ static void fill_memory(struct lat_pipe *p, struct lat_pipe_result *r)
 		r->alloc_failures += p->hot[i].alloc_failures;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Leave and remove the quota group; the counters and the spikes' rhythm. */
 static void fill_quota(struct lat_pipe *p, struct lat_pipe_result *r)
 {
@@ -198,7 +192,7 @@ static void fill_quota(struct lat_pipe *p, struct lat_pipe_result *r)
 		if (a->spike_t0[i] > a->spike_t0[i - 1])
 			gaps[n++] = a->spike_t0[i] - a->spike_t0[i - 1];
 	if (n) {
-		qsort(gaps, n, sizeof(gaps[0]), cmp_u64);
+		qsort(gaps, n, sizeof(gaps[0]), lat_cmp_u64);
 		q->spike_gap_ns = (double)lat_clock_to_ns(&p->cal,
 							  gaps[n / 2]);
 	}

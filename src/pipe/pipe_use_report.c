@@ -303,10 +303,8 @@ static void json_row(struct lat_json *j, const struct lat_pipe_use_row *w)
 		num_or_null(j, ring ? "nonempty_pct" : "busy_pct", w->util_pct);
 	}
 	if (w->kind == LAT_PIPE_RES_CPU) {
-		if (w->busy_ns != UINT64_MAX)
-			lat_json_uint(j, "busy_ns", w->busy_ns);
-		else
-			lat_json_null(j, "busy_ns");
+		lat_json_uint_if(j, "busy_ns", w->busy_ns != UINT64_MAX,
+				 w->busy_ns);
 		num_or_null(j, "hot_threads_pct", w->ours_pct);
 		lat_json_uint(j, "hot_threads_on_cpu_ns", w->ours_ns);
 		lat_json_str(j, "hot_threads_source",

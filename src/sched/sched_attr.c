@@ -344,6 +344,9 @@ int lat_sched_attr_init(struct lat_sched_attr **out,
 	/* decode after the run: on a machine with no spare CPU the reader
 	 * would otherwise decode on the hot threads' CPUs while they run */
 	o.defer_bytes = LAT_SCHED_ATTR_DEFER_BYTES;
+	/* hot threads at a lower nice (sharing CPUs) would starve a nice-0
+	 * reader on their CPUs until the ring overflows */
+	o.reader_nice = c->hot_nice < 0 ? c->hot_nice : 0;
 	rc = lat_sched_open(&o, &a->probe);
 	if (rc)
 		return rc;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +57,7 @@ struct lat_sched {
 	bool started, stopped;
 	pthread_t thread;
 	int reader_cpu_want;         /* -1: unpinned */
+	int reader_nice;             /* lat_sched_opts.reader_nice */
 	int reader_cpu;              /* where it was pinned, -1 */
 	pid_t reader_tid;            /* written by the reader; read after
 				      * the join */
@@ -547,6 +549,7 @@ int lat_sched_open(const struct lat_sched_opts *o, struct lat_sched **out)
 	if (!s)
 		return -ENOMEM;
 	s->reader_cpu_want = s->reader_cpu = -1;
+	s->reader_nice = o->reader_nice;
 	s->spool_cap = o->defer_bytes;
 	s->deferring = o->defer_bytes > 0;
 	rc = lat_sched_state_init(&s->st, o->per_thread, o->timeline, o->cpus,
@@ -609,6 +612,10 @@ static void *consumer(void *arg)
 	/* cold, before the first record: a refused pin leaves it unpinned */
 	if (s->reader_cpu_want >= 0 && !lat_topo_pin_self(s->reader_cpu_want))
 		s->reader_cpu = s->reader_cpu_want;
+	/* refused (no CAP_SYS_NICE) is what it was: the default */
+	if (s->reader_nice)
+		(void)setpriority(PRIO_PROCESS, (id_t)s->reader_tid,
+				  s->reader_nice);
 	/* Records do not wake us (see wake_bytes in sched.bpf.c) unless the
 	 * ring is a quarter full: drain every LAT_SCHED_POLL_MS (poll only
 	 * consumes when woken, so consume after it either way). */

@@ -315,9 +315,8 @@ static int rehash(struct lat_sched_state *st, int n_slot)
 	return 0;
 }
 
-static struct lat_sched_tstate_rec *thread_get(struct lat_sched_state *st,
-					       pid_t tid, pid_t tgid,
-					       const char *comm)
+static struct lat_sched_tstate_rec *thread_find_or_add(
+	struct lat_sched_state *st, pid_t tid, pid_t tgid, const char *comm)
 {
 	struct lat_sched_tstate_rec *t = lat_sched_state_thread(st, tid);
 
@@ -363,6 +362,23 @@ static struct lat_sched_tstate_rec *thread_get(struct lat_sched_state *st,
 			h = (h + 1) & (unsigned)(st->n_slot - 1);
 		st->slot[h] = ++st->n_th;
 	}
+	return t;
+}
+
+/*
+ * The record of @tid, added when new. NULL when the thread table could
+ * not grow: that event is counted in st->dropped here, once for every
+ * kind of event, so that no caller can forget to count it.
+ */
+static struct lat_sched_tstate_rec *thread_get(struct lat_sched_state *st,
+					       pid_t tid, pid_t tgid,
+					       const char *comm)
+{
+	struct lat_sched_tstate_rec *t =
+		thread_find_or_add(st, tid, tgid, comm);
+
+	if (!t)
+		st->dropped++; /* the thread table could not grow */
 	return t;
 }
 
@@ -449,10 +465,8 @@ static void on_wakeup(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 	struct lat_sched_tstate_rec *t =
 		thread_get(st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
 
-	if (!t) {
-		st->dropped++; /* the thread table could not grow */
-		return;
-	}
+	if (!t)
+		return; /* counted as dropped by thread_get */
 	if (counting(st, ev->ts)) {
 		t->t.wakeups++;
 		st->total.wakeups++;
@@ -552,10 +566,8 @@ static void switch_out(struct lat_sched_state *st,
 	 * on without a wakeup */
 	bool runnable = ev->arg == 0 || preempt;
 
-	if (!t) {
-		st->dropped++; /* the thread table could not grow */
-		return;
-	}
+	if (!t)
+		return; /* counted as dropped by thread_get */
 	if (t->state != LAT_SCHED_T_ONCPU && t->state != LAT_SCHED_T_UNKNOWN) {
 		/*
 		 * Switched out, but its switch-in never came (nor, if it was
@@ -616,10 +628,8 @@ static void switch_in(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 	struct lat_sched_tstate_rec *t =
 		thread_get(st, (pid_t)ev->pid2, (pid_t)ev->tgid2, ev->comm2);
 
-	if (!t) {
-		st->dropped++; /* the thread table could not grow */
-		return;
-	}
+	if (!t)
+		return; /* counted as dropped by thread_get */
 	on_cpu_from(st, t, ev->ts, (int)ev->cpu);
 }
 
@@ -791,9 +801,7 @@ int lat_sched_state_feed(struct lat_sched_state *st,
 		struct lat_sched_tstate_rec *t = thread_get(
 			st, (pid_t)ev->pid, (pid_t)ev->tgid, ev->comm);
 
-		if (!t)
-			st->dropped++;
-		else if (counted) {
+		if (t && counted) { /* !t: counted as dropped by thread_get */
 			t->t.migrations++;
 			st->total.migrations++;
 		}
