@@ -57,18 +57,10 @@ static void parse_freeze(void *args, const char *v)
 static void parse_stall(void *args, const char *v)
 {
 	struct args *a = args;
-	const char *colon = strchr(v, ':');
-	char seq[32];
 
-	if (!colon || colon == v || (size_t)(colon - v) >= sizeof(seq))
-		cli_usage_error(CMD, "--stall-at needs <seq>:<time>, "
+	if (lat_pipe_stall_parse(&a->s.cfg, v))
+		cli_usage_error(CMD, "--stall-at needs <seq>:<time above 0>, "
 				"e.g. 5000:2ms, not '%s'", v);
-	memcpy(seq, v, (size_t)(colon - v));
-	seq[colon - v] = '\0';
-	a->s.cfg.stall_seq = cli_u64(CMD, "--stall-at", seq, 0, UINT64_MAX - 1);
-	/* above 0: a zero stall would be no experiment at all */
-	a->s.cfg.stall_ns = cli_duration_ns(CMD, "--stall-at", colon + 1, 1, 1,
-					  INFINITY);
 }
 
 /* Syntax only: the ranges are the library's (check_config, below). */
@@ -159,6 +151,7 @@ static void check_config(const struct args *a)
 static void check_quota(const struct args *a)
 {
 	struct lat_cgroup where;
+	char why[LAT_CGROUP_PATH_LEN + 128];
 	int rc;
 
 	if (!cli_given("cpu-quota"))
@@ -167,16 +160,9 @@ static void check_quota(const struct args *a)
 		cli_usage_error(CMD, "--cpu-quota must be above 0 and at most "
 				"100 %% of one CPU");
 	rc = lat_cgroup_quota_ready(NULL, &where);
-	if (rc == -EACCES || rc == -EPERM || rc == -EROFS)
-		cli_usage_error(CMD, "--cpu-quota needs root: this user cannot "
-				"make a cgroup in %s (%s)", where.dir,
-				lat_strerror(rc));
-	if (rc == -ENOENT)
-		cli_usage_error(CMD, "--cpu-quota: no cgroup cpu controller "
-				"is mounted here (neither v1 cpu nor v2 cpu.max)");
 	if (rc)
-		cli_usage_error(CMD, "--cpu-quota: cannot find this process's "
-				"cpu cgroup: %s", lat_strerror(rc));
+		cli_usage_error(CMD, "--cpu-quota: %s", lat_cgroup_quota_why(
+					rc, &where, why, sizeof(why)));
 }
 
 static void parse(struct args *a, int argc, char **argv)
@@ -249,17 +235,9 @@ static int pipeline_main(int argc, char **argv)
 		cli_usage_error(CMD, "--work-dist %s: %s", S.cfg.work_dist.name,
 				why);
 	place(&A);
-	if (S.svg_name)
-		cli_out_check(CMD, "--svg", S.svg_name, (const char *[]){
-				      S.hlog_name, S.flight_csv_name }, 2,
-			      "another output of this run");
-	if (S.hlog_name)
-		cli_out_check(CMD, "--hlog", S.hlog_name, (const char *[]){
-				      S.flight_csv_name }, 1,
-			      "another output of this run");
-	if (S.flight_csv_name)
-		cli_out_check(CMD, "--flight-out", S.flight_csv_name, NULL, 0,
-			      "");
+	cli_outs_check(CMD, (const struct cli_out[]){ { "--svg", S.svg_name },
+		{ "--hlog", S.hlog_name }, { "--flight-out", S.flight_csv_name }
+		}, 3, NULL, 0, false);
 	/* the directories last, as they are made when missing: a refusal of
 	 * another output must not leave one behind (nor an empty hlog: the
 	 * session creates the files only after every check) */

@@ -68,38 +68,6 @@ static const struct cli_opt opts[] = {
 	{ 0 },
 };
 
-/*
- * Every output named, before anything runs: writable, not an input, not
- * another output ('-' is stdout, which only one of them may be).
- */
-static void check_outputs(const struct profile_opts *o)
-{
-	const struct {
-		const char *flag, *path;
-	} out[] = {
-		{ "--svg", o->svg }, { "--folded", o->folded },
-		{ "--offcpu-svg", o->offcpu_svg },
-		{ "--offcpu-folded", o->offcpu_folded },
-	};
-	const char *others[7] = { o->diff_before, o->diff_after, o->render };
-	int n_stdout = 0;
-
-	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
-		if (!out[i].path)
-			continue;
-		if (!strcmp(out[i].path, "-")) {
-			if (++n_stdout > 1)
-				cli_usage_error(CMD, "only one output may be "
-						"'-' (stdout)");
-			continue;
-		}
-		for (size_t k = 0; k < i; k++)
-			others[3 + k] = out[k].path;
-		cli_out_check(CMD, out[i].flag, out[i].path, others,
-			      3 + (int)i, "an input or another output");
-	}
-}
-
 static void parse(int argc, char **argv, struct profile_opts *o)
 {
 	int dashdash = 0;
@@ -126,7 +94,14 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 		cli_usage_error(CMD, "a command to profile goes with neither "
 				"--diff, --render nor --overhead");
 	cli_no_operands(CMD, argc, argv);
-	check_outputs(o);
+	/* every output named, before anything runs: writable, not an input,
+	 * not another output ('-' is stdout, which only one may be) */
+	cli_outs_check(CMD, (const struct cli_out[]){
+		{ "--svg", o->svg }, { "--folded", o->folded },
+		{ "--offcpu-svg", o->offcpu_svg },
+		{ "--offcpu-folded", o->offcpu_folded } }, 4,
+		(const char *[]){ o->diff_before, o->diff_after, o->render }, 3,
+		true);
 	if (o->diff_before || o->render || o->overhead)
 		return;
 	if (o->cmd && !o->cmd[0])
@@ -136,6 +111,11 @@ static void parse(int argc, char **argv, struct profile_opts *o)
 				    "or -- <command> (see --help)");
 	if (o->pid && o->cmd)
 		cli_usage_error(CMD, "-p and a command exclude each other");
+	for (const char *const *p = (const char *[]){ o->folded, o->svg,
+	     o->offcpu_svg, o->offcpu_folded, NULL }; o->json && *p; p++)
+		if (!strcmp(*p, "-"))
+			cli_usage_error(CMD, "only one output can go to stdout "
+					"('-'), and not with --json");
 	if (!o->freq_hz)
 		o->freq_hz = LAT_PROF_DEFAULT_HZ;
 	if (o->pid && !o->duration_ns)
@@ -238,22 +218,6 @@ static _Noreturn void attach_failed(const struct profile_opts *o,
 	cli_fail(CMD, "%s", *why ? why : lat_strerror(rc));
 }
 
-/* An output opened before the profile is taken; at most one of them (or
- * --json) on stdout. */
-static FILE *open_one(const struct profile_opts *o, bool *stdout_taken,
-		      const char *path)
-{
-	if (!path)
-		return NULL;
-	if (!strcmp(path, "-")) {
-		if (*stdout_taken || o->json)
-			cli_usage_error(CMD, "only one output can go to "
-					"stdout ('-'), and not with --json");
-		*stdout_taken = true;
-	}
-	return open_out(path);
-}
-
 /*
  * Above 1 kHz the profiler's cost shows: measure it here (the CPU probe of
  * the overhead experiment, after the run so it does not disturb it) and
@@ -285,25 +249,24 @@ static int run_sample(const struct profile_opts *o)
 		[LAT_PROF_RUN_OUT] = "-",
 	};
 	FILE *f[LAT_PROF_RUN_OUT + 1] = { NULL };
-	bool stdout_taken = false;
 	struct lat_prof_run run = {
 		.cfg = { .freq_hz = o->freq_hz, .user_only = o->user_only,
 			 .offcpu = o->offcpu },
 		.pid = o->pid, .argv = o->cmd, .duration_ns = o->duration_ns,
 		.stop = lat_stop_requested, .title = o->title,
-		.json = o->json, .note = stderr,
+		.json = o->json, .note = stderr, .out = stdout,
 		.note_prefix = "latlab " CMD ": ",
 	};
 	int rc;
 
 	/* bad output paths fail before the profile is taken */
 	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
-		f[i] = open_one(o, &stdout_taken, path[i]);
+		if (path[i] && (f[i] = open_out(path[i])) == stdout)
+			run.out = NULL; /* an output took the summary's place */
 	run.folded = f[LAT_PROF_RUN_FOLDED];
 	run.offcpu_folded = f[LAT_PROF_RUN_OFFCPU_FOLDED];
 	run.svg = f[LAT_PROF_RUN_SVG];
 	run.offcpu_svg = f[LAT_PROF_RUN_OFFCPU_SVG];
-	run.out = stdout_taken ? NULL : stdout;
 	lat_stop_catch_signals();
 	rc = lat_prof_run(&run);
 	if (rc && run.failed == LAT_PROF_RUN_ATTACH)
@@ -313,8 +276,7 @@ static int run_sample(const struct profile_opts *o)
 	if (rc && run.failed == LAT_PROF_RUN_FOLD)
 		cli_fail(CMD, "symbolizing failed: %s", lat_strerror(rc));
 	if (rc && run.failed >= LAT_PROF_RUN_FOLDED)
-		close_out(strcmp(path[run.failed], "-") ? f[run.failed]
-			  : stdout, path[run.failed], rc);
+		close_out(f[run.failed], path[run.failed], rc);
 	if (rc)
 		cli_fail(CMD, "%s", lat_strerror(rc));
 	if (o->json)

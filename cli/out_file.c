@@ -56,6 +56,32 @@ void cli_out_check(const char *cmd, const char *flag, const char *path,
 				flag, path, dirname(dir), lat_strerror(rc));
 }
 
+void cli_outs_check(const char *cmd, const struct cli_out *out, int n,
+		    const char *const *inputs, int n_in, bool dash_is_stdout)
+{
+	const char *others[CLI_OUTS_MAX] = { NULL };
+	int n_stdout = 0;
+
+	for (int i = 0; i < n_in; i++)
+		others[i] = inputs[i];
+	for (int i = 0; i < n; i++) {
+		if (!out[i].path)
+			continue;
+		if (dash_is_stdout && !strcmp(out[i].path, "-")) {
+			if (++n_stdout > 1)
+				cli_usage_error(cmd, "only one output may be "
+						"'-' (stdout)");
+			continue;
+		}
+		/* the others: every output but this one (NULL is skipped) */
+		for (int k = 0; k < n; k++)
+			others[n_in + k] = k == i ? NULL : out[k].path;
+		cli_out_check(cmd, out[i].flag, out[i].path, others, n_in + n,
+			      n_in ? "an input or another output"
+				   : "another output of this run");
+	}
+}
+
 FILE *cli_out_open(const char *cmd, const char *path)
 {
 	FILE *f;

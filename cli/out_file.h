@@ -17,6 +17,7 @@
 #ifndef LATLAB_CLI_OUT_FILE_H
 #define LATLAB_CLI_OUT_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -27,6 +28,22 @@
  */
 void cli_out_check(const char *cmd, const char *flag, const char *path,
 		   const char *const *others, int n, const char *role);
+
+/* One output named on the command line: its flag, its path (NULL: not
+ * given). */
+struct cli_out {
+	const char *flag, *path;
+};
+
+/*
+ * Every output of one run, each checked as by cli_out_check() and also
+ * against the @n_in @inputs and the other outputs, in @out's order, so the first refused names its flag. With
+ * @dash_is_stdout, "-" is stdout, not a file, and at most one output may
+ * name it. At most CLI_OUTS_MAX outputs and inputs together.
+ */
+#define CLI_OUTS_MAX 16
+void cli_outs_check(const char *cmd, const struct cli_out *out, int n,
+		    const char *const *inputs, int n_in, bool dash_is_stdout);
 
 /*
  * An output directory (--hgrm, --profile): made if missing; exit 2 with

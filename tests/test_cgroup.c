@@ -440,8 +440,27 @@ static void test_autogroup(void)
 	T_EQ_I64(ag_wait(pid), 0);
 }
 
+/* The refusal in words: each kind of failure says its own reason. */
+static void test_quota_why(void)
+{
+	struct lat_cgroup where = { .dir = "/sys/fs/cgroup/svc" };
+	char why[256];
+
+	lat_cgroup_quota_why(-EACCES, &where, why, sizeof(why));
+	T_CHECK(!strncmp(why, "needs root", 10));
+	T_CHECK(strstr(why, "/sys/fs/cgroup/svc") != NULL);
+	lat_cgroup_quota_why(-ENOENT, &where, why, sizeof(why));
+	T_CHECK(strstr(why, "no cgroup cpu controller") != NULL);
+	lat_cgroup_quota_why(-EIO, &where, why, sizeof(why));
+	T_CHECK(strstr(why, "cannot find") != NULL);
+	/* truncated, never past @len */
+	lat_cgroup_quota_why(-EACCES, &where, why, 8);
+	T_CHECK(strlen(why) == 7);
+}
+
 int main(void)
 {
+	test_quota_why();
 	test_v1_hybrid();
 	test_v2_container();
 	test_sweep();

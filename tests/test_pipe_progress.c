@@ -29,6 +29,25 @@ static void test_duration(void)
 	T_EQ_I64(c.events, 2);
 }
 
+/* --stall-at's text: both fields or nothing, the config untouched. */
+static void test_stall_parse(void)
+{
+	struct lat_pipe_config c;
+
+	lat_pipe_config_init(&c);
+	T_EQ_I64(lat_pipe_stall_parse(&c, "5000:2ms"), 0);
+	T_EQ_I64(c.stall_seq, 5000);
+	T_CHECK(c.stall_ns == 2e6);
+	T_EQ_I64(lat_pipe_stall_parse(&c, "7:300"), 0); /* bare: ns */
+	T_CHECK(c.stall_ns == 300);
+	const char *bad[] = { "7", ":2ms", "x:2ms", "9:0ms", "9:", "9:-1ms",
+			      "123456789012345678901234567890123:1ms" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_EQ_I64(lat_pipe_stall_parse(&c, bad[i]), -EINVAL);
+	T_EQ_I64(c.stall_seq, 7);
+	T_CHECK(c.stall_ns == 300);
+}
+
 static char *capture_progress(uint64_t done, uint64_t planned, double t)
 {
 	char *buf = NULL;
@@ -128,6 +147,7 @@ static void test_partial_mark(void)
 int main(void)
 {
 	test_duration();
+	test_stall_parse();
 	test_progress();
 	test_watch();
 	test_partial_mark();

@@ -197,6 +197,15 @@ int lat_cgroup_weight_set(const struct lat_cgroup *cg, int threads);
 int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *where);
 
 /*
+ * Why lat_cgroup_quota_ready() refused (@rc, @where as it filled it), in
+ * one phrase for a person, e.g. "needs root: this user cannot make a
+ * cgroup in /sys/fs/cgroup/... (Permission denied)". Into @buf (@len
+ * bytes, truncated); returns @buf.
+ */
+const char *lat_cgroup_quota_why(int rc, const struct lat_cgroup *where,
+				 char *buf, size_t len);
+
+/*
  * The counters accumulated so far (the process still inside). 0 or an
  * error from reading cpu.stat.
  */

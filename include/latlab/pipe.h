@@ -395,6 +395,14 @@ void lat_pipe_config_init(struct lat_pipe_config *c);
 int lat_pipe_config_duration(struct lat_pipe_config *c, double duration_ns);
 
 /*
+ * A stall from its text "<seq>:<time>" (e.g. "5000:2ms": stage 1
+ * busy-waits 2 ms on event 5000) into @c->stall_seq and @c->stall_ns.
+ * A bare time is in ns; it is above 0 (a zero stall would be no
+ * experiment at all). Returns 0 or -EINVAL, @c unchanged on error.
+ */
+int lat_pipe_stall_parse(struct lat_pipe_config *c, const char *text);
+
+/*
  * Check @c: the one place the pipeline's ranges are written. Returns 0,
  * or -EINVAL with *@why (may be NULL) set to a static lowercase message
  * that starts with the bad field's name, e.g. "stages must be between 1

@@ -369,6 +369,21 @@ int lat_cgroup_quota_ready(const char *root, struct lat_cgroup *where)
 	return access(parent.dir, W_OK) ? -errno : 0;
 }
 
+const char *lat_cgroup_quota_why(int rc, const struct lat_cgroup *where,
+				 char *buf, size_t len)
+{
+	if (rc == -EACCES || rc == -EPERM || rc == -EROFS)
+		snprintf(buf, len, "needs root: this user cannot make a cgroup "
+			 "in %s (%s)", where->dir, lat_strerror(rc));
+	else if (rc == -ENOENT)
+		snprintf(buf, len, "no cgroup cpu controller is mounted here "
+			 "(neither v1 cpu nor v2 cpu.max)");
+	else
+		snprintf(buf, len, "cannot find this process's cpu cgroup: %s",
+			 lat_strerror(rc));
+	return buf;
+}
+
 int lat_cgroup_quota_stat(const struct lat_cgroup_quota_run *q,
 			  struct lat_cgroup_cpu_stat *st)
 {

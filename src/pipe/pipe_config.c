@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "latlab/cgroup.h"
+#include "latlab/parse.h"
 #include "latlab/pipe.h"
 
 void lat_pipe_config_init(struct lat_pipe_config *c)
@@ -44,6 +45,26 @@ int lat_pipe_config_duration(struct lat_pipe_config *c, double duration_ns)
 	if (!(n >= 1 && n <= (double)LAT_PIPE_MAX_EVENTS))
 		return -ERANGE;
 	c->events = (uint64_t)n;
+	return 0;
+}
+
+int lat_pipe_stall_parse(struct lat_pipe_config *c, const char *text)
+{
+	const char *colon = strchr(text, ':');
+	char seq_text[32];
+	uint64_t seq;
+	double ns;
+
+	if (!colon || colon == text ||
+	    (size_t)(colon - text) >= sizeof(seq_text))
+		return -EINVAL;
+	memcpy(seq_text, text, (size_t)(colon - text));
+	seq_text[colon - text] = '\0';
+	if (lat_parse_u64(seq_text, 0, UINT64_MAX - 1, &seq) ||
+	    lat_parse_duration_ns(colon + 1, 1, 1, INFINITY, &ns))
+		return -EINVAL;
+	c->stall_seq = seq;
+	c->stall_ns = ns;
 	return 0;
 }
 
