@@ -151,8 +151,6 @@ static int mem_main(int argc, char **argv)
 	}
 	if (rc)
 		cli_fail(MEM_CMD, "%s", s->error);
-	if (fflush(stdout))
-		cli_fail(MEM_CMD, "cannot write the results");
 	return s->complete ? CLI_EXIT_OK : cli_exit_status();
 }
 

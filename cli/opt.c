@@ -65,25 +65,18 @@ static void put(void *args, const struct cli_opt *o, double real,
 /*
  * What getopt_long() returned (@c: '?' for an unknown option, ':' for a
  * missing value, which needs the leading ':' in the optstring): one line,
- * exit 2.
+ * exit 2. A short option is named alone, not with the cluster it was in.
  */
 static _Noreturn void bad_option(const char *cmd, char **argv, int c)
 {
 	const char *opt = argv[optind - 1];
+	char one[3] = { '-', (char)optopt, 0 };
 	bool long_opt = opt[0] == '-' && opt[1] == '-';
 
 	/* getopt returns ':' only for a known option whose value is missing */
-	if (c == ':' && long_opt)
-		cli_usage_error(cmd, "'%s' needs a value (see 'latlab %s "
-				    "--help')", opt, cmd);
-	if (c == ':')
-		cli_usage_error(cmd, "'-%c' needs a value (see 'latlab %s "
-				    "--help')", optopt, cmd);
-	if (optopt && !long_opt)
-		cli_usage_error(cmd, "unknown option '-%c' (see 'latlab %s "
-				    "--help')", optopt, cmd);
-	cli_usage_error(cmd, "unknown option '%s' (see 'latlab %s --help')",
-			    opt, cmd);
+	cli_usage_error(cmd, c == ':' ? "'%s' needs a value (see 'latlab %s "
+			"--help')" : "unknown option '%s' (see 'latlab %s "
+			"--help')", long_opt || !optopt ? opt : one, cmd);
 }
 
 /* CLI_OPT_WORDS: the index of @value among the space-separated words. */

@@ -1,18 +1,12 @@
 /*
  * Output files named on the command line (--svg, --hlog, --hgrm, ...):
  * checked before any work so that a bad name costs nothing, and written
- * beside their final name then renamed into place, so that a refused,
- * failed or interrupted run never destroys the file that stood there.
- *
- * The pattern every command follows:
- *   1. parse and validate every argument; cli_out_check() each output
- *      (against the inputs and the other outputs);
- *   2. if (cli_parsed()) return 0;   (the CLI fuzz target stops here)
- *   3. f = cli_out_open(); write; cli_out_close(f, rc) renames it into
- *      place when rc == 0, else removes it and exits 1 naming the file.
- * Any exit through cli_usage_error()/cli_fail() removes the temporaries
- * still open (cli_out_abandon_all()). An interrupted run that has a valid
- * partial result closes it with rc == 0 and marks it partial inside.
+ * through lat_outfile (beside the final name, renamed into place when
+ * whole), so that a refused, failed or interrupted run never destroys
+ * the file that stood there. The order every command follows (check,
+ * 'if (cli_parsed()) return 0;', open, write, close) and what an
+ * interrupted run keeps are in docs/architecture.md ("Outputs"); any
+ * exit through cli_usage_error()/cli_fail() removes the temporaries.
  */
 #ifndef LATLAB_CLI_OUT_FILE_H
 #define LATLAB_CLI_OUT_FILE_H
