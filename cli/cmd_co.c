@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
@@ -14,19 +13,12 @@
 #define CMD "co"
 
 extern const struct cli_cmd cli_cmd_co;
-/* histogram range: 1 ns to 1 hour, 3 significant digits */
 
 struct co_opts {
 	struct lat_co_config cfg;
 	bool json;
 	const char *svg;
 };
-
-static void parse_svg(void *args, const char *path)
-{
-	((struct co_opts *)args)->svg = path;
-	cli_out_check(CMD, "--svg", path, NULL, 0, "");
-}
 
 #define CLI_ARGS struct co_opts
 static const struct cli_opt opts[] = {
@@ -39,13 +31,15 @@ static const struct cli_opt opts[] = {
 	{ CLI_U64("stall-at", cfg.stall_at, 0, UINT64_MAX) },
 	{ CLI_WORDS("clock", cfg.clock, "wall cpu"), .short_name = 'c' },
 	{ CLI_FLAG("json", json) },
-	{ CLI_CALL("svg", parse_svg) },
+	{ CLI_STRING("svg", svg) },
 	{ 0 },
 };
 
 static void parse(int argc, char **argv, struct co_opts *o)
 {
 	cli_parse(&cli_cmd_co, o, argc, argv);
+	if (o->svg)
+		cli_out_check(CMD, "--svg", o->svg, NULL, 0, "");
 	/* a position for a stall that is not there is a mistake in the
 	 * command, not something to ignore */
 	if (cli_given("stall-at") && o->cfg.stall_ns == 0)
@@ -98,14 +92,10 @@ static int co_main(int argc, char **argv)
 		cli_fail(CMD, "%" PRId64 " latencies beyond the histogram's "
 			 "range (1 ns..1 h)", lat_co_over_range(&r));
 	cli_stdout_check(CMD, lat_co_write(stdout, &r, o.json));
-	if (o.svg) {
-		FILE *f = cli_out_open(CMD, o.svg);
-
-		cli_out_close(CMD, o.svg, f,
-			      lat_co_write_svg(f, &o.cfg, &r.h[LAT_CO_CLOSED],
-					       &r.h[LAT_CO_CORRECTED],
-					       &r.h[LAT_CO_OPEN]));
-	}
+	if (o.svg)
+		CLI_OUT_WRITE(CMD, o.svg, f, lat_co_write_svg(f, &o.cfg,
+			      &r.h[LAT_CO_CLOSED], &r.h[LAT_CO_CORRECTED],
+			      &r.h[LAT_CO_OPEN]));
 	lat_co_report_release(&r);
 	return cli_exit_status();
 }

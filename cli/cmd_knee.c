@@ -5,8 +5,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "out_file.h"
@@ -22,6 +20,8 @@ struct knee_opts {
 	struct lat_knee_report rep;
 	struct lat_work_dist dists[LAT_KNEE_MAX_DISTS];
 	int n_dists;
+	size_t points;      /* spread from 0.3 to 0.95 */
+	double nice;        /* checked whole before it lands in rep.kp */
 	bool json, force;
 	const char *svg, *hlog_dir;
 };
@@ -44,46 +44,17 @@ static void parse_dists(void *args, const char *arg)
 		cli_usage_error(CMD, "--work-dist: %s", why);
 }
 
-static void parse_points(void *args, const char *arg)
-{
-	struct knee_opts *o = args;
-	uint64_t n = cli_u64(CMD, "--points", arg, 0, 1000);
-
-	if (lat_knee_config_span(&o->rep.kc, 0.3, 0.95, (size_t)n))
-		cli_usage_error(CMD, "--points must be between 2 and %d: a "
-				"knee is a bend between points",
-				LAT_KNEE_MAX_POINTS);
-}
-
-static void parse_work(void *args, const char *arg)
-{
-	struct knee_opts *o = args;
-
-	o->rep.base.work_ns = cli_duration_ns(CMD, "--work-ns", arg, 1, 0,
-					      LAT_KNEE_MAX_WORK_NS);
-	/* 20 x a wake-up floor is microseconds on any machine (a hand-off
-	 * between cores alone costs 50-250 ns) */
-	if (o->rep.base.work_ns < 1000)
-		cli_usage_error(CMD, "--work-ns %s: a service time under 1us "
-				"cannot be paced (it must be 20 x the wake-up "
-				"floor, itself over 50 ns on any machine)", arg);
-}
-
-static void parse_nice(void *args, const char *arg)
-{
-	struct knee_opts *o = args;
-
-	o->rep.kp.stage_nice = (int)cli_double(CMD, "--nice", arg, -20, 19);
-	if (o->rep.kp.stage_nice != atof(arg))
-		cli_usage_error(CMD, "--nice must be a whole number from -20 "
-				"to 19, not '%s'", arg);
-}
-
 #define CLI_ARGS struct knee_opts
 static const struct cli_opt opts[] = {
-	{ CLI_CALL("points", parse_points), .excludes = "rho-list" },
+	/* a knee is a bend between points: two at least */
+	{ CLI_U64("points", points, 2, LAT_KNEE_MAX_POINTS),
+	  .excludes = "rho-list" },
 	{ CLI_CALL("rho-list", parse_rho_list) },
-	{ CLI_CALL("work-ns", parse_work) },
+	/* at least 1us: 20 x a wake-up floor is microseconds on any machine
+	 * (a hand-off between cores alone costs 50-250 ns), so a shorter
+	 * service cannot be paced */
+	{ CLI_DURATION("work-ns", rep.base.work_ns, 1, 1000,
+		       LAT_KNEE_MAX_WORK_NS) },
 	{ CLI_CALL("work-dist", parse_dists) },
 	{ CLI_DURATION("point-time", rep.kc.point_s, 0, 1e7, 3600e9),
 	  .div = 1e9 },
@@ -94,7 +65,7 @@ static const struct cli_opt opts[] = {
 	{ CLI_STRING("svg", svg) },
 	{ CLI_STRING("hlog-dir", hlog_dir) },
 	{ CLI_FLAG("force", force) },
-	{ CLI_CALL("nice", parse_nice) },
+	{ CLI_DOUBLE("nice", nice, -20, 19) },
 	{ CLI_FLAG("json", json) },
 	{ 0 },
 };
@@ -108,8 +79,14 @@ static void parse(struct knee_opts *o, int argc, char **argv)
 	o->rep.base.work_ns = 0;
 	lat_knee_config_init(&o->rep.kc);
 	o->n_dists = 1; /* det */
-	o->rep.kp.stage_nice = -20;
+	o->nice = -20;
 	cli_parse(&cli_cmd_knee, o, argc, argv);
+	o->rep.kp.stage_nice = (int)o->nice;
+	if (o->rep.kp.stage_nice != o->nice)
+		cli_usage_error(CMD, "--nice must be a whole number from -20 "
+				"to 19, not %g", o->nice);
+	if (cli_given("points")) /* in range: the span cannot refuse */
+		(void)lat_knee_config_span(&o->rep.kc, 0.3, 0.95, o->points);
 	if (cli_given("arrivals"))
 		o->rep.kc.poisson = o->rep.base.arrivals == LAT_PACE_POISSON;
 	if (cli_given("customers"))
@@ -189,11 +166,8 @@ static int knee_main(int argc, char **argv)
 		cli_fail(CMD, "%s: %s", s.step, lat_strerror(rc));
 	o.rep.sig = lat_stop_signal();
 	cli_stdout_check(CMD, lat_knee_write(stdout, &o.rep, o.json));
-	if (o.svg) { /* a stopped sweep's chart is marked partial */
-		FILE *f = cli_out_open(CMD, o.svg);
-
-		cli_out_close(CMD, o.svg, f, lat_knee_svg(f, &o.rep));
-	}
+	if (o.svg) /* a stopped sweep's chart is marked partial */
+		CLI_OUT_WRITE(CMD, o.svg, f, lat_knee_svg(f, &o.rep));
 	/* a stop asked for is not a failure: the points done are shown */
 	if (rc && !(rc == -EINTR && o.rep.sig))
 		cli_fail(CMD, "%s: %s", s.step, lat_strerror(rc));

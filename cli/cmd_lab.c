@@ -32,15 +32,6 @@ static void parse_only(void *args, const char *list)
 				"latlab lab --help)", bad);
 }
 
-static void parse_svg(void *args, const char *path)
-{
-	struct args *a = args;
-
-	a->svg = path;
-	a->o.keep_e2e = true;
-	cli_out_check(CMD, "--svg", path, NULL, 0, "");
-}
-
 #define CLI_ARGS struct args
 static const struct cli_opt opts[] = {
 	{ CLI_U64("rounds", o.rounds, 1, LAT_LAB_MAX_ROUNDS) },
@@ -52,7 +43,7 @@ static const struct cli_opt opts[] = {
 	{ CLI_FLAG("sham", o.sham_only), .excludes = "only" },
 	{ CLI_FLAG("quick", quick) },
 	{ CLI_FLAG("json", json) },
-	{ CLI_CALL("svg", parse_svg) },
+	{ CLI_STRING("svg", svg) },
 	{ 0 },
 };
 
@@ -73,6 +64,10 @@ static void parse(struct args *a, int argc, char **argv)
 {
 	lat_lab_opts_init(&a->o);
 	cli_parse(&cli_cmd_lab, a, argc, argv);
+	if (a->svg) { /* the chart draws every end-to-end latency */
+		a->o.keep_e2e = true;
+		cli_out_check(CMD, "--svg", a->svg, NULL, 0, "");
+	}
 	if (a->o.sham_only) {
 		for (int e = 0; e < LAT_LAB_N_EXP; e++) /* no --only */
 			a->o.want[e] = false;
@@ -113,11 +108,8 @@ static int lab_main(int argc, char **argv)
 			 L.row[L.n_rows].name, lat_strerror(rc));
 	if (lat_lab_report(stdout, a.json, CMD, lat_stop_signal(), &L))
 		cli_fail(CMD, "cannot write the results");
-	if (a.svg && L.n_e2e) {
-		FILE *f = cli_out_open(CMD, a.svg);
-
-		cli_out_close(CMD, a.svg, f, lat_lab_write_svg(f, &L));
-	}
+	if (a.svg && L.n_e2e)
+		CLI_OUT_WRITE(CMD, a.svg, f, lat_lab_write_svg(f, &L));
 	lat_lab_free_e2e(&L);
 	return cli_exit_status();
 }

@@ -21,46 +21,25 @@ extern const struct cli_cmd cli_cmd_queue;
 /* The command's options; rep is what the library's printers read. */
 struct queue_opts {
 	struct lat_qsim_report rep;
-	const char *rho, *arrival, *service, *warmup, *target, *sweep;
-	double ca, cs;
+	const char *arrival, *service, *target, *sweep;
+	double ca, cs;      /* the library refuses a cv it cannot draw */
+	uint64_t warmup;    /* set after --customers' default warm-up */
 	const char *svg;
 	bool json;
 };
 
-/* --ca, --cs: 0 (deterministic) or a cv the library can draw */
-static double cv_arg(const char *flag, const char *arg)
-{
-	struct lat_qsim_dist d;
-	double cv = cli_double(CMD, flag, arg, 0, LAT_QSIM_CV_MAX);
-
-	if (lat_qsim_dist_from_cv(&d, cv))
-		cli_usage_error(CMD, "%s must be 0 (deterministic) or between "
-				"%g and %g, not '%s'", flag, LAT_QSIM_CV_MIN,
-				LAT_QSIM_CV_MAX, arg);
-	return cv;
-}
-
-static void parse_ca(void *o, const char *arg)
-{
-	((struct queue_opts *)o)->ca = cv_arg("--ca", arg);
-}
-
-static void parse_cs(void *o, const char *arg)
-{
-	((struct queue_opts *)o)->cs = cv_arg("--cs", arg);
-}
-
 #define CLI_ARGS struct queue_opts
 static const struct cli_opt opts[] = {
-	{ CLI_STRING("rho", rho) },
-	{ CLI_CALL("ca", parse_ca), .excludes = "arrival" },
-	{ CLI_CALL("cs", parse_cs), .excludes = "service service-from" },
+	{ CLI_DOUBLE("rho", rep.cfg.rho, -1e9, 1e9) },
+	{ CLI_DOUBLE("ca", ca, 0, LAT_QSIM_CV_MAX), .excludes = "arrival" },
+	{ CLI_DOUBLE("cs", cs, 0, LAT_QSIM_CV_MAX),
+	  .excludes = "service service-from" },
 	{ CLI_STRING("arrival", arrival) },
 	{ CLI_STRING("service", service), .excludes = "service-from" },
 	{ CLI_STRING("service-from", rep.service_from) },
 	{ CLI_U64("servers", rep.cfg.servers, 1, 100000) },
 	{ CLI_U64("customers", rep.cfg.customers, 1000, 100000000000ull) },
-	{ CLI_STRING("warmup", warmup) },
+	{ CLI_U64("warmup", warmup, 0, 100000000000ull) },
 	{ CLI_U64("batches", rep.cfg.batches, 2, LAT_QSIM_MAX_BATCHES) },
 	{ CLI_U64("seed", rep.cfg.seed, 0, UINT64_MAX) },
 	{ CLI_DURATION("service-mean", rep.tau_ns, 0, 1e-3, 1e15),
@@ -90,12 +69,13 @@ static void parse_sweep(struct queue_opts *o)
 				"0.1:0.99:0.01, not '%s'", o->sweep);
 }
 
-/* Distributions, once every flag is known; --ca and --cs are checked. */
+/* Distributions, once every flag is known. */
 static void set_dists(struct queue_opts *o)
 {
 	static const char *const flag[] = { [LAT_QSIM_ARRIVAL] = "--arrival",
 		[LAT_QSIM_SERVICE] = "--service",
-		[LAT_QSIM_SERVICE_FROM] = "--service-from" };
+		[LAT_QSIM_SERVICE_FROM] = "--service-from",
+		[LAT_QSIM_CA] = "--ca", [LAT_QSIM_CS] = "--cs" };
 	enum lat_qsim_field bad;
 	char why[512];
 	int64_t refused;
@@ -143,18 +123,13 @@ static void parse(struct queue_opts *o, int argc, char **argv)
 				      o->rep.service_from }, 1, "the input");
 	if (o->sweep)
 		parse_sweep(o);
-	if (o->rho) {
-		o->rep.cfg.rho = cli_double(CMD, "--rho", o->rho, -1e9, 1e9);
-		if (!(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
-			cli_usage_error(CMD, "--rho must be in (0, 1) for a "
-					    "queue to reach steady state, not "
-					    "'%s' (a --sweep shows the "
-					    "unstable side)", o->rho);
-	}
+	if (cli_given("rho") && !(o->rep.cfg.rho > 0 && o->rep.cfg.rho < 1))
+		cli_usage_error(CMD, "--rho must be in (0, 1) for a queue to "
+				    "reach steady state, not %g (a --sweep "
+				    "shows the unstable side)", o->rep.cfg.rho);
 	lat_qsim_config_customers(&o->rep.cfg, o->rep.cfg.customers);
-	if (o->warmup)
-		o->rep.cfg.warmup = cli_u64(CMD, "--warmup", o->warmup, 0,
-					    100000000000ull);
+	if (cli_given("warmup"))
+		o->rep.cfg.warmup = o->warmup;
 	if (o->rep.cfg.customers < o->rep.cfg.batches)
 		cli_usage_error(CMD, "--customers must be at least "
 				    "--batches");

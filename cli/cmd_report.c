@@ -113,20 +113,13 @@ static int report_main(int argc, char **argv)
 			       o.ns_per_value > 0);
 	cli_stdout_check(CMD, lat_compare_files_write(stdout, f, o.npaths,
 						      o.compare, o.json));
-	if (o.hgrm_out) {
-		FILE *h = cli_out_open(CMD, o.hgrm_out);
-
-		cli_out_close(CMD, o.hgrm_out, h,
-			      lat_hgrm_write_unit(h, f[0].data->total.hist,
-						  o.ticks, o.hgrm_ratio,
-						  f[0].ns_per_value));
-	}
-	if (o.svg_out) {
-		FILE *svg = cli_out_open(CMD, o.svg_out);
-
-		cli_out_close(CMD, o.svg_out, svg,
+	if (o.hgrm_out)
+		CLI_OUT_WRITE(CMD, o.hgrm_out, h, lat_hgrm_write_unit(h,
+			      f[0].data->total.hist, o.ticks, o.hgrm_ratio,
+			      f[0].ns_per_value));
+	if (o.svg_out)
+		CLI_OUT_WRITE(CMD, o.svg_out, svg,
 			      lat_compare_svg(svg, f, o.npaths, o.linear));
-	}
 	lat_compare_files_release(f, o.npaths);
 	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -154,8 +154,8 @@ t 2 "--target-p99" queue --target-p99 -1
 t 2 "--target-p99" queue --target-p99 0
 t 2 "--ca" queue --ca -1
 t 2 "--cs" queue --cs nan
-t 2 "--cs must be 0 \(deterministic\) or between 0.001" queue --cs 1e-300
-t 2 "--ca must be 0 \(deterministic\) or between 0.001" queue --ca 1e-200
+t 2 "--cs: must be 0 \(deterministic\) or between 0.001" queue --cs 1e-300
+t 2 "--ca: must be 0 \(deterministic\) or between 0.001" queue --ca 1e-200
 t 2 "--cs and --service|--service and --cs" queue --cs 1 --service exp
 t 2 "^latlab queue: --service-mean and --service-from exclude each other$" queue --service-mean 1us --service-from @IN
 t 2 "--service" queue --service nosuch

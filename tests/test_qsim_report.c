@@ -260,8 +260,12 @@ static void test_service_from_hlog(void)
 		T_EQ_I64(lat_qsim_report_dists(&o, NULL, 1e-6, NULL, 1,
 					       &refused, &bad, why,
 					       sizeof(why)), -EINVAL);
-		T_EQ_I64(bad, LAT_QSIM_ARRIVAL);
-		T_EQ_I64(why[0], 0);
+		T_EQ_I64(bad, LAT_QSIM_CA);
+		T_CHECK(strstr(why, "deterministic") != NULL);
+		T_EQ_I64(lat_qsim_report_dists(&o, NULL, 1, NULL, 1e-6,
+					       &refused, &bad, why,
+					       sizeof(why)), -EINVAL);
+		T_EQ_I64(bad, LAT_QSIM_CS);
 	}
 	snprintf(spec, sizeof(spec), "%s:", path);
 	T_EQ_I64(lat_qsim_dist_init_hlog_spec(&d, spec, &refused, why,

@@ -625,7 +625,7 @@ int lat_qsim_sweep_svg(FILE *out, const struct lat_qsim_report *o,
 
 /* Which input of a report a refusal is about. */
 enum lat_qsim_field { LAT_QSIM_ARRIVAL, LAT_QSIM_SERVICE,
-		      LAT_QSIM_SERVICE_FROM };
+		      LAT_QSIM_SERVICE_FROM, LAT_QSIM_CA, LAT_QSIM_CS };
 
 /*
  * @o's two distributions from what a command takes: the arrivals from the
@@ -634,8 +634,9 @@ enum lat_qsim_field { LAT_QSIM_ARRIVAL, LAT_QSIM_SERVICE,
  * from o->service_from when set and @service is NULL
  * (lat_qsim_dist_init_hlog_spec; then o->tau_ns is its mean in ns and
  * *@refused the counts it left out). Returns 0, or the first refusal with
- * its input in *@bad and one phrase in @why (empty for a cv out of range
- * and for -ENOMEM). Release o->cfg.service with lat_qsim_dist_destroy.
+ * its input in *@bad (LAT_QSIM_CA / _CS for a cv out of range) and one
+ * phrase in @why (empty for -ENOMEM). Release o->cfg.service with
+ * lat_qsim_dist_destroy.
  */
 int lat_qsim_report_dists(struct lat_qsim_report *o, const char *arrival,
 			  double ca, const char *service, double cs,

@@ -60,6 +60,16 @@ int lat_qsim_dist_init_hlog_spec(struct lat_qsim_dist *d, const char *spec,
 	return rc;
 }
 
+/* A cv lat_qsim_dist_from_cv refused, in @why. */
+static int bad_cv(enum lat_qsim_field *bad, enum lat_qsim_field which,
+		  char *why, size_t len)
+{
+	*bad = which;
+	snprintf(why, len, "must be 0 (deterministic) or between %g and %g",
+		 LAT_QSIM_CV_MIN, LAT_QSIM_CV_MAX);
+	return -EINVAL;
+}
+
 /* A spec lat_qsim_dist_parse refused, in @why. */
 static int bad_spec(const char *spec, char *why, size_t len)
 {
@@ -80,13 +90,13 @@ int lat_qsim_report_dists(struct lat_qsim_report *o, const char *arrival,
 	if (arrival && lat_qsim_dist_parse(&o->cfg.arrival, arrival))
 		return bad_spec(arrival, why, len);
 	if (!arrival && lat_qsim_dist_from_cv(&o->cfg.arrival, ca))
-		return -EINVAL;
+		return bad_cv(bad, LAT_QSIM_CA, why, len);
 	*bad = LAT_QSIM_SERVICE;
 	if (service && lat_qsim_dist_parse(&o->cfg.service, service))
 		return bad_spec(service, why, len);
 	if (!service && !o->service_from &&
 	    lat_qsim_dist_from_cv(&o->cfg.service, cs))
-		return -EINVAL;
+		return bad_cv(bad, LAT_QSIM_CS, why, len);
 	if (service || !o->service_from)
 		return 0;
 	*bad = LAT_QSIM_SERVICE_FROM;

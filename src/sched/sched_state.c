@@ -633,6 +633,18 @@ static void switch_in(struct lat_sched_state *st, const struct lat_sched_ev *ev)
 	on_cpu_from(st, t, ev->ts, (int)ev->cpu);
 }
 
+/* From @ev on, switch's next task holds CPU @c, known from now. */
+static void next_holds(struct lat_sched_cstate *c,
+		       const struct lat_sched_ev *ev)
+{
+	c->known = true;
+	c->since = ev->ts;
+	c->pid = (pid_t)ev->pid2;
+	c->tgid = (pid_t)ev->tgid2;
+	c->own = ev->arg2 & LAT_SCHED_SW_NEXT_OURS;
+	memcpy(c->comm, ev->comm2, 16);
+}
+
 /* The holder of watched CPU @c changes at @ts. */
 static void cpu_switch(struct lat_sched_state *st, struct lat_sched_cstate *c,
 		       const struct lat_sched_ev *ev)
@@ -666,12 +678,7 @@ static void cpu_switch(struct lat_sched_state *st, struct lat_sched_cstate *c,
 		}
 		c->c.unknown_ns += ns;
 		c->c.break_ns += ns;
-		c->known = true;
-		c->since = ev->ts;
-		c->pid = (pid_t)ev->pid2;
-		c->tgid = (pid_t)ev->tgid2;
-		c->own = ev->arg2 & LAT_SCHED_SW_NEXT_OURS;
-		memcpy(c->comm, ev->comm2, 16);
+		next_holds(c, ev);
 		return;
 	}
 	memset(&h, 0, sizeof(h));
@@ -702,12 +709,7 @@ static void cpu_switch(struct lat_sched_state *st, struct lat_sched_cstate *c,
 	}
 	c->recent[c->recent_n++ % LAT_SCHED_RECENT] = h;
 	spans_push(st, &c->holders, sizeof(h), &h);
-	c->known = true;
-	c->since = ev->ts;
-	c->pid = (pid_t)ev->pid2;
-	c->tgid = (pid_t)ev->tgid2;
-	c->own = ev->arg2 & LAT_SCHED_SW_NEXT_OURS;
-	memcpy(c->comm, ev->comm2, 16);
+	next_holds(c, ev);
 }
 
 static const char *const softirq_names[LAT_SCHED_NSOFTIRQ] = {
