@@ -218,26 +218,6 @@ static _Noreturn void attach_failed(const struct profile_opts *o,
 	cli_fail(CMD, "%s", *why ? why : lat_strerror(rc));
 }
 
-/*
- * Above 1 kHz the profiler's cost shows: measure it here (the CPU probe of
- * the overhead experiment, after the run so it does not disturb it) and
- * say what it was.
- */
-static void warn_costly(double hz, const struct lat_prof_stats *st)
-{
-	double ratio, us;
-
-	if (lat_prof_overhead_probe(hz, &ratio, &us)) {
-		fprintf(stderr, "latlab profile: warning: --freq %.0f is above "
-			"%d Hz; its cost could not be measured here\n", hz,
-			LAT_PROF_COSTLY_HZ);
-		return;
-	}
-	fprintf(stderr, "latlab profile: warning: --freq %.0f is above %d Hz: "
-		"measured on this machine now, ", hz, LAT_PROF_COSTLY_HZ);
-	lat_prof_overhead_cost_print(stderr, ratio, us, st);
-}
-
 static int run_sample(const struct profile_opts *o)
 {
 	/* each output by the step that writes it ("-": stdout) */
@@ -284,8 +264,14 @@ static int run_sample(const struct profile_opts *o)
 	for (int i = LAT_PROF_RUN_FOLDED; i < LAT_PROF_RUN_OUT; i++)
 		if (f[i])
 			close_out(f[i], path[i], 0);
-	if (o->freq_hz > LAT_PROF_COSTLY_HZ)
-		warn_costly(o->freq_hz, &run.st);
+	/* above 1 kHz the profiler's cost shows: measured and said */
+	if (o->freq_hz > LAT_PROF_COSTLY_HZ) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "latlab " CMD ": warning: --freq "
+			 "%.0f", o->freq_hz);
+		lat_prof_overhead_warn(stderr, what, o->freq_hz, &run.st);
+	}
 	return cli_exit_status();
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/prof.h"
 #include "latlab/prof_overhead.h"
 #include "t_test.h"
 
@@ -43,6 +44,17 @@ int main(void)
 	T_CHECK(strstr(doc, "\"oversubscribed\":true") != NULL);
 	T_CHECK(strstr(doc, "\"freq_hz\":9999") != NULL);
 	T_CHECK(strstr(doc, "\"e2e_p99_ns\":2003") != NULL);
+	free(doc);
+	/* the high-rate warning: one line, measured or saying it was not
+	 * (both are honest here: the probe needs perf events) */
+	struct lat_prof_stats st = { .samples = 42 };
+	out = open_memstream(&doc, &len);
+	int rc = lat_prof_overhead_warn(out, "w: at 2000 Hz", 2000, &st);
+	fclose(out);
+	T_CHECK(!strncmp(doc, "w: at 2000 Hz is above 1000 Hz", 30));
+	T_CHECK(strchr(doc, '\n') == doc + strlen(doc) - 1);
+	T_CHECK(rc ? strstr(doc, "could not be measured") != NULL
+		   : strstr(doc, "for 42 samples") != NULL);
 	free(doc);
 	T_DONE();
 }

@@ -90,6 +90,18 @@ void lat_prof_overhead_cost_print(FILE *out, double ratio,
 				  const struct lat_prof_stats *st);
 
 /*
+ * After a profile at @hz above LAT_PROF_COSTLY_HZ, where its cost shows:
+ * measure it here now (lat_prof_overhead_probe, after the run so as not
+ * to disturb it) and say so in one line on @out, after @what (how the
+ * caller names the rate, e.g. "warning: sampling at 2000 Hz"):
+ * "<what> is above 1000 Hz: measured on this machine now, " and
+ * lat_prof_overhead_cost_print's line, or "<what> is above 1000 Hz; its
+ * cost could not be measured here". Returns the probe's result.
+ */
+int lat_prof_overhead_warn(FILE *out, const char *what, double hz,
+			   const struct lat_prof_stats *st);
+
+/*
  * The rows for people on @out: the run and the rounds, whether hot
  * threads shared CPUs (@oversubscribed, from placement), one line per
  * rate (medians, ratios to the unprofiled runs, samples, the profiler's

@@ -115,6 +115,23 @@ void lat_prof_overhead_cost_print(FILE *out, double ratio,
 		100 * (ratio - 1), st->reader_cpu_ns / 1e6, st->samples);
 }
 
+int lat_prof_overhead_warn(FILE *out, const char *what, double hz,
+			   const struct lat_prof_stats *st)
+{
+	double ratio, us;
+	int rc = lat_prof_overhead_probe(hz, &ratio, &us);
+
+	if (rc) {
+		fprintf(out, "%s is above %d Hz; its cost could not be "
+			"measured here\n", what, LAT_PROF_COSTLY_HZ);
+		return rc;
+	}
+	fprintf(out, "%s is above %d Hz: measured on this machine now, ",
+		what, LAT_PROF_COSTLY_HZ);
+	lat_prof_overhead_cost_print(out, ratio, us, st);
+	return 0;
+}
+
 /* lat_prof_overhead_report's arguments, for lat_json_or_text */
 struct overhead_report {
 	const char *title;
