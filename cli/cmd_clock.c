@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "latlab/clock.h"
-#include "latlab/json.h"
 
 #define CMD "clock"
 
@@ -54,19 +53,13 @@ static int clock_main(int argc, char **argv)
 				      lat_stop_requested, NULL);
 	if (rc)
 		cli_fail(CMD, "measuring: %s", lat_strerror(rc));
-	if (o.json) {
-		struct lat_json j;
-
-		/* Scripts read stdout; a person watching still sees these. */
+	if (o.json) /* scripts read stdout; a person watching sees these */
 		lat_clock_warnings_print(stderr, "latlab clock: ", &r);
-		lat_json_init(&j, stdout);
-		lat_clock_report_json(&j, &r);
-		if (lat_json_finish(&j))
-			cli_fail(CMD, "internal error: malformed JSON");
-	} else {
+	else
 		printf("latlab clock: ");
-		lat_clock_report_print(stdout, &r);
-	}
+	rc = lat_clock_report_write(stdout, o.json, &r);
+	if (rc)
+		cli_fail(CMD, "writing the results: %s", lat_strerror(rc));
 	return cli_exit_status();
 }
 

@@ -392,4 +392,9 @@ struct lat_json;
 void lat_clock_report_json(struct lat_json *j,
 			   const struct lat_clock_report *r);
 
+/* The text (!@json) or one JSON document of @r on @out, flushed:
+ * lat_json_or_text's 0, -EINVAL (unbalanced JSON) or -EIO. */
+int lat_clock_report_write(FILE *out, bool json,
+			   const struct lat_clock_report *r);
+
 #endif

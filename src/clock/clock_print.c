@@ -221,3 +221,20 @@ void lat_clock_report_json(struct lat_json *j, const struct lat_clock_report *r)
 	lat_json_arr_end(j);
 	lat_json_obj_end(j);
 }
+
+/* lat_json_or_text's shapes, typed */
+static void report_text(FILE *out, const void *r)
+{
+	lat_clock_report_print(out, r);
+}
+
+static void report_doc(struct lat_json *j, const void *r)
+{
+	lat_clock_report_json(j, r);
+}
+
+int lat_clock_report_write(FILE *out, bool json,
+			   const struct lat_clock_report *r)
+{
+	return lat_json_or_text(out, json, r, report_text, report_doc);
+}
