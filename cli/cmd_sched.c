@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -46,12 +45,10 @@ static const struct cli_opt opts[] = {
 static void parse(int argc, char **argv, struct args *a)
 {
 	struct lat_sched_session *s = &a->s;
-	int n, first;
-
-	memset(a, 0, sizeof(*a));
 	/* options_first: stop at the first operand, so the command's own
 	 * flags are never taken for ours */
-	first = cli_parse(&cli_cmd_sched, a, argc, argv);
+	int first = cli_parse(&cli_cmd_sched, a, argc, argv);
+
 	if (first < argc)
 		s->argv = &argv[first];
 	if (s->argv && s->pid)
@@ -63,7 +60,7 @@ static void parse(int argc, char **argv, struct args *a)
 		cli_usage_error(CMD, "no process %d", (int)s->pid);
 	if (a->hlog) /* checked, not created: a refusal keeps the old one */
 		cli_out_check(CMD, "--hlog", a->hlog, NULL, 0, "");
-	for (n = 0; n < a->cpus.n; n++)
+	for (int n = 0; n < a->cpus.n; n++)
 		if (a->cpus.cpu[n] >= sysconf(_SC_NPROCESSORS_CONF))
 			cli_usage_error(CMD, "--cpus: there is no CPU %d",
 				       a->cpus.cpu[n]);
@@ -99,7 +96,7 @@ static _Noreturn void start_failed(const struct lat_sched_session *s,
 
 static int sched_main(int argc, char **argv)
 {
-	struct args a;
+	struct args a = { 0 }; /* what no option sets stays 0 */
 	struct lat_sched_session *s = &a.s;
 	int rc, sig;
 
