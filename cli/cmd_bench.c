@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "latlab/bench.h"
-#include "latlab/json.h"
 
 #define CMD "bench"
 
@@ -45,16 +44,9 @@ static int bench_main(int argc, char **argv)
 	rc = lat_bench_suite_run(&s, o.reps, o.iters, o.quick);
 	if (rc)
 		cli_fail(CMD, "measurement failed: %s", lat_strerror(rc));
-	if (o.json) {
-		struct lat_json j;
-
-		lat_json_init(&j, stdout);
-		lat_bench_suite_json(&j, &s);
-		if (lat_json_finish(&j))
-			cli_fail(CMD, "internal error writing JSON");
-	} else {
-		lat_bench_suite_print(stdout, &s);
-	}
+	rc = lat_bench_suite_write(stdout, o.json, &s);
+	if (rc)
+		cli_fail(CMD, "writing the results: %s", lat_strerror(rc));
 	return CLI_EXIT_OK;
 }
 

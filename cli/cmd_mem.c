@@ -144,11 +144,8 @@ static int mem_main(int argc, char **argv)
 		cli_fail(MEM_CMD, "internal error writing JSON");
 	/* the curve of a chase that finished, even if a later run failed;
 	 * in place only when whole */
-	if (a.svg && s->chase.done >= 2 && !(rc && s->chase.failed >= 0)) {
-		FILE *f = cli_out_open(MEM_CMD, a.svg);
-
-		cli_out_close(MEM_CMD, a.svg, f, lat_mem_chase_svg(f, &s->chase));
-	}
+	if (a.svg && s->chase.done >= 2 && !(rc && s->chase.failed >= 0))
+		CLI_OUT_WRITE(MEM_CMD, a.svg, f, lat_mem_chase_svg(f, &s->chase));
 	if (rc)
 		cli_fail(MEM_CMD, "%s", s->error);
 	return s->complete ? CLI_EXIT_OK : cli_exit_status();

@@ -131,12 +131,9 @@ static int sched_main(int argc, char **argv)
 	}
 	if (rc) /* what was gathered is printed; no .hlog from it */
 		cli_fail(CMD, "ending the trace: %s", lat_strerror(rc));
-	if (a.hlog && s->probe) {
-		FILE *f = cli_out_open(CMD, a.hlog);
-
-		cli_out_close(CMD, a.hlog, f, lat_sched_write_hlog(f,
+	if (a.hlog && s->probe)
+		CLI_OUT_WRITE(CMD, a.hlog, f, lat_sched_write_hlog(f,
 				lat_sched_result(s->probe)));
-	}
 	lat_sched_session_close(s);
 	return sig ? 128 + sig : CLI_EXIT_OK;
 }

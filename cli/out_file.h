@@ -61,8 +61,8 @@ FILE *cli_out_open(const char *cmd, const char *path);
 void cli_out_close(const char *cmd, const char *path, FILE *f, int rc);
 
 /*
- * Steps 3 at once: open @path's temporary as FILE *@f, then close it with
- * what @call (a writer given @f) returned.
+ * Open, write and close at once: open @path's temporary as FILE *@f,
+ * then close it with what @call (a writer given @f) returned.
  *   if (a.svg) CLI_OUT_WRITE(CMD, a.svg, f, lat_lab_write_svg(f, &L));
  */
 #define CLI_OUT_WRITE(cmd, path, f, call)                                 \

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "latlab/bench.h"
@@ -146,8 +148,38 @@ static void test_defaults(void)
 	T_EQ_I64(iters, 5000);
 }
 
+/* lat_bench_suite_write: the same bytes as lat_bench_suite_print, one
+ * JSON document otherwise, and a failed stream an error on both paths. */
+static void test_write(void)
+{
+	static struct lat_bench_suite s; /* nothing measured: n/a figures */
+	char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+	FILE *full = fopen("/dev/full", "w");
+
+	T_CHECK(fa && fb);
+	lat_bench_suite_print(fa, &s);
+	T_EQ_I64(lat_bench_suite_write(fb, false, &s), 0);
+	fclose(fa);
+	fclose(fb);
+	T_CHECK(na > 0 && na == nb && !memcmp(a, b, na));
+	free(b);
+	fb = open_memstream(&b, &nb);
+	T_EQ_I64(lat_bench_suite_write(fb, true, &s), 0);
+	fclose(fb);
+	T_CHECK(nb > 2 && b[0] == '{' && strstr(b, "\"dce\"") != NULL);
+	if (full) { /* writes fail with ENOSPC */
+		T_EQ_I64(lat_bench_suite_write(full, false, &s), -EIO);
+		fclose(full);
+	}
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
+	test_write();
 	test_defaults();
 	test_stat();
 	test_repeat();

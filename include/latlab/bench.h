@@ -239,4 +239,9 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s);
 struct lat_json;
 void lat_bench_suite_json(struct lat_json *j, const struct lat_bench_suite *s);
 
+/* The text (!@json) or one JSON document of @s on @out, flushed:
+ * lat_json_or_text's 0, -EINVAL (unbalanced JSON) or -EIO. */
+int lat_bench_suite_write(FILE *out, bool json,
+			  const struct lat_bench_suite *s);
+
 #endif

@@ -298,3 +298,19 @@ void lat_bench_suite_print(FILE *out, const struct lat_bench_suite *s)
 	}
 }
 
+/* lat_json_or_text's shapes, typed */
+static void suite_text(FILE *out, const void *s)
+{
+	lat_bench_suite_print(out, s);
+}
+
+static void suite_doc(struct lat_json *j, const void *s)
+{
+	lat_bench_suite_json(j, s);
+}
+
+int lat_bench_suite_write(FILE *out, bool json,
+			  const struct lat_bench_suite *s)
+{
+	return lat_json_or_text(out, json, s, suite_text, suite_doc);
+}
