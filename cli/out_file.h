@@ -31,9 +31,10 @@ struct cli_out {
 
 /*
  * Every output of one run, each checked as by cli_out_check() and also
- * against the @n_in @inputs and the other outputs, in @out's order, so the first refused names its flag. With
- * @dash_is_stdout, "-" is stdout, not a file, and at most one output may
- * name it. At most CLI_OUTS_MAX outputs and inputs together.
+ * against the @n_in @inputs and the other outputs, in @out's order, so
+ * the first refused names its flag. With @dash_is_stdout, "-" is
+ * stdout, not a file, and at most one output may name it. At most
+ * CLI_OUTS_MAX outputs and inputs together.
  */
 #define CLI_OUTS_MAX 16
 void cli_outs_check(const char *cmd, const struct cli_out *out, int n,
