@@ -62,6 +62,10 @@ void cli_outs_check(const char *cmd, const struct cli_out *out, int n,
 	const char *others[CLI_OUTS_MAX] = { NULL };
 	int n_stdout = 0;
 
+	/* a command's fixed lists: more is this program's bug */
+	if (n_in < 0 || n < 0 || n_in + n > CLI_OUTS_MAX)
+		cli_fail(cmd, "internal error: %d inputs and outputs to "
+			 "check, at most %d", n_in + n, CLI_OUTS_MAX);
 	for (int i = 0; i < n_in; i++)
 		others[i] = inputs[i];
 	for (int i = 0; i < n; i++) {
