@@ -134,8 +134,11 @@ struct lat_sched_state {
 	struct lat_sched_cpu *out_cpus;
 };
 
-/* Timeline memory cap: past it intervals are counted, not kept. */
-#define LAT_SCHED_TIMELINE_MAX (256u << 20)
+/* Timeline memory cap: past it intervals are counted, not kept. 1 GiB
+ * holds the default 10 s pipeline run with its guard threads (~100 bytes
+ * an interval, ~600,000 intervals a second on 2 vCPUs): the attribution
+ * needs the whole run, and a slow event after the cap is not attributed. */
+#define LAT_SCHED_TIMELINE_MAX (1024u << 20)
 
 int lat_sched_state_init(struct lat_sched_state *st, bool per_thread,
 			 bool timeline, const int *cpus, int n_cpus);
