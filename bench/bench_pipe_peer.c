@@ -549,8 +549,12 @@ int main(int argc, char **argv)
 			if (sd != SIDE_VARY || vary.on)
 				order[n++] = sd;
 		}
-		if (!vary.on && i % 2)
-			order[0] = SIDE_BARE, order[1] = SIDE_LATLAB;
+		/* two sides: the 3-step rotation with vary skipped gave
+		 * latlab first in only one round of three; alternate */
+		if (!vary.on) {
+			order[0] = i % 2 ? SIDE_BARE : SIDE_LATLAB;
+			order[1] = i % 2 ? SIDE_LATLAB : SIDE_BARE;
+		}
 		for (int k = 0; k < n_sides; k++) {
 			if (order[k] == SIDE_LATLAB)
 				run_latlab(&c, 0, &got[SIDE_LATLAB]);

@@ -15,34 +15,7 @@
 
 #include "latlab/prof.h"
 #include "t_test.h"
-
-struct mem {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *mem_open(struct mem *m)
-{
-	m->buf = NULL;
-	m->len = 0;
-	m->f = open_memstream(&m->buf, &m->len);
-	T_CHECK(m->f != NULL);
-	return m->f;
-}
-
-static bool has(struct mem *m, const char *what)
-{
-	if (m->f) {
-		fclose(m->f);
-		m->f = NULL;
-	}
-	if (m->buf && strstr(m->buf, what))
-		return true;
-	fprintf(stderr, "missing '%s' in:\n%.300s\n", what,
-		m->buf ? m->buf : "(nothing)");
-	return false;
-}
+#include "t_mem.h"
 
 int main(void)
 {

@@ -19,29 +19,9 @@
 
 #include "latlab/session.h"
 #include "t_test.h"
+#include "t_mem.h"
 
 static struct lat_session S; /* large: not on the stack */
-
-struct mem {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *mem_open(struct mem *m)
-{
-	m->buf = NULL;
-	m->len = 0;
-	m->f = open_memstream(&m->buf, &m->len);
-	T_CHECK(m->f != NULL);
-	return m->f;
-}
-
-static void mem_close(struct mem *m)
-{
-	fclose(m->f);
-	m->f = NULL;
-}
 
 static void small(uint64_t events)
 {
@@ -49,16 +29,6 @@ static void small(uint64_t events)
 	S.cfg.events = events;
 	S.cfg.calibrate_ms = 20;
 	T_EQ_I64(lat_pipe_autoplace(&S.cfg, false, NULL), 0);
-}
-
-static bool has(const struct mem *m, const char *what)
-{
-	bool yes = m->buf && strstr(m->buf, what);
-
-	if (!yes)
-		fprintf(stderr, "missing '%s' in:\n%.300s\n", what,
-			m->buf ? m->buf : "(nothing)");
-	return yes;
 }
 
 /* Everything on: the JSON and every file the command writes. */

@@ -139,7 +139,7 @@ static void honest_floor_verdict(const struct lat_bench_suite *s, char *buf,
 	snprintf(buf, len, "handoff / its honest floor: %.2fx (8 B, over the "
 		 "two-line floor: a round trip through two rings moves a line "
 		 "each way), %.2fx (64 B, over the 64-byte floor: a payload "
-		 "line and a mark line each way): %s 1.5x. Over the one-line "
+		 "line and a mark line each way): %s %.1fx. Over the one-line "
 		 "floor: %.2fx (8 B), %.2fx (64 B), but the two-line floor "
 		 "alone is %.2fx the one-line floor in these rounds: a line "
 		 "each side reads and then writes can be handed over writable "
@@ -151,6 +151,7 @@ static void honest_floor_verdict(const struct lat_bench_suite *s, char *buf,
 					"slices), no verdict on" :
 		 honest_within(f, r8, r64) ? "both within" :
 					     "NOT both within",
+		 HONEST_FLOOR_LIMIT,
 		 over(f, LAT_BENCH_SEQ_HANDOFF_8B, LAT_BENCH_FLOOR),
 		 over(f, LAT_BENCH_SEQ_HANDOFF_64B, LAT_BENCH_FLOOR),
 		 over(f, LAT_BENCH_FLOOR2, LAT_BENCH_FLOOR),

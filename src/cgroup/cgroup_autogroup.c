@@ -35,6 +35,7 @@
 
 #define AG_DIR "/run/latlab"
 #define AG_MAX_HOLDERS 64
+#define AG_UNKNOWN (-100) /* no first value on record (nice is -20..19) */
 
 struct ag_holder {
 	int pid, nice;
@@ -186,7 +187,7 @@ static int rec_open(long id, char *path, size_t size, int lock_op)
 }
 
 /* "orig last" then "pid nice" per holder; a record that does not
- * parse is read as empty (n = 0, orig unknown: -100). */
+ * parse is read as empty (n = 0, orig AG_UNKNOWN). */
 static void rec_load(int fd, struct ag_record *r)
 {
 	char buf[4096];
@@ -194,7 +195,7 @@ static void rec_load(int fd, struct ag_record *r)
 	long v[3];
 
 	r->n = 0;
-	r->orig = r->last = -100;
+	r->orig = r->last = AG_UNKNOWN;
 	if (read_all(fd, buf, sizeof(buf)) <= 0 || !get_int(&p, &v[0]) ||
 	    !get_int(&p, &v[1]))
 		return;
@@ -279,28 +280,37 @@ static int rec_settle(int fd, const char *path, struct ag_record *r, int now)
 	return rc ? rc : rec_store(fd, r);
 }
 
+/* Read the group (its nice in *@now), open its record under @lock_op
+ * and load it into @r: the record's fd, or -errno. */
+static int rec_begin(struct ag_record *r, char *path, size_t size, int *now,
+		     int lock_op)
+{
+	long id;
+	int fd = ag_read(&id, now);
+
+	if (fd)
+		return fd;
+	fd = rec_open(id, path, size, lock_op);
+	if (fd >= 0)
+		rec_load(fd, r);
+	return fd;
+}
+
 int lat_cgroup_autogroup_raise(int nice, int *was)
 {
 	char path[64];
 	struct ag_record r;
 	int fd, i, now, rc, pid = (int)getpid();
-	long id;
 
-	rc = ag_read(&id, &now);
-	if (rc)
-		return rc;
-	fd = rec_open(id, path, sizeof(path), LOCK_EX);
+	fd = rec_begin(&r, path, sizeof(path), &now, LOCK_EX);
 	if (fd < 0)
 		return fd;
-	rec_load(fd, &r);
 	rec_prune(&r);
 	/* nobody alive holds it: the value to give back is what the group
 	 * had before the (dead) holders came, while their raise is still in
 	 * place; else, or with no record, it is the value now */
-	if (!r.n && !(r.orig != -100 && now == r.last))
+	if (!r.n && !(r.orig != AG_UNKNOWN && now == r.last))
 		r.orig = now;
-	if (!r.n)
-		r.last = now;
 	*was = r.orig;
 	i = rec_find(&r, pid);
 	if (i >= 0) {
@@ -329,18 +339,13 @@ static int restore(int lock_op)
 	char path[64];
 	struct ag_record r;
 	int fd, i, now, rc;
-	long id;
 
-	rc = ag_read(&id, &now);
-	if (rc)
-		return rc;
-	fd = rec_open(id, path, sizeof(path), lock_op);
+	fd = rec_begin(&r, path, sizeof(path), &now, lock_op);
 	if (fd < 0)
 		return fd;
-	rec_load(fd, &r);
 	i = rec_find(&r, (int)getpid());
 	if (i < 0) { /* not a holder: nothing of ours to give back */
-		if (!r.n && r.orig == -100)
+		if (!r.n && r.orig == AG_UNKNOWN)
 			unlink(path); /* made by this open */
 		close(fd);
 		return 0;

@@ -109,6 +109,15 @@ static __always_inline void saw_mono(__u64 ts)
 		*m = ts;
 }
 
+/* @ts, or the latest stamp sent from this CPU when that is later. */
+static __always_inline __u64 not_before_seen(__u64 ts)
+{
+	__u32 zero = 0;
+	__u64 *m = bpf_map_lookup_elem(&mono_seen, &zero);
+
+	return m && *m > ts ? *m : ts;
+}
+
 /* Entry time of the hard interrupt / softirq running on this CPU
  * (slot 0 hardirq, 1 softirq: a hardirq can nest in a softirq). */
 struct {
@@ -246,17 +255,14 @@ static __always_inline __u64 rq_clock_of(int direct, struct task_struct *t,
 static __always_inline __u64 batch_time(const struct lat_sched_batch *b,
 					__u64 clk)
 {
-	__u32 last = b->n - 1, zero = 0;
-	__u64 dt = clk - b->clk0, *seen;
+	__u32 last = b->n - 1;
+	__u64 dt = clk - b->clk0;
 
 	asm volatile("" : "+r"(last));
 	last &= LAT_SCHED_BATCH - 1;
 	if (clk < b->clk0 || dt < b->hop[last].dt)
 		dt = b->hop[last].dt;
-	seen = bpf_map_lookup_elem(&mono_seen, &zero);
-	if (seen && *seen > b->ts + dt)
-		dt = *seen - b->ts;
-	return b->ts + dt;
+	return not_before_seen(b->ts + dt);
 }
 
 /* Append a hand-off prev -> next to @b: at @clk by the run-queue clock
@@ -327,14 +333,7 @@ static __always_inline void batch_add(int direct, struct lat_sched_batch *b,
 			now = clk + off;
 			if (now > mono)
 				now = mono;
-			{
-				__u32 zero = 0;
-				__u64 *seen = bpf_map_lookup_elem(&mono_seen,
-								  &zero);
-
-				if (seen && *seen > now)
-					now = *seen;
-			}
+			now = not_before_seen(now);
 		}
 		b->ts = now;
 		b->clk0 = clk;
