@@ -92,7 +92,7 @@ FILE *cli_out_open(const char *cmd, const char *path)
 	int rc = lat_outfile_set_open(&pending, path, &f);
 
 	if (rc)
-		cli_fail(cmd, "cannot create '%s': %s", path, strerror(-rc));
+		cli_fail(cmd, "cannot create '%s': %s", path, lat_strerror(rc));
 	return f;
 }
 
