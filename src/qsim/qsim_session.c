@@ -200,21 +200,11 @@ static int run_target(struct lat_qsim_session *s)
 
 int lat_qsim_session_run(struct lat_qsim_session *s)
 {
-	int rc;
-
 	s->why[0] = '\0';
 	s->svg_rc = 0;
 	if (!s->prefix)
 		s->prefix = "";
 	if (s->rep->sweep_step > 0)
-		rc = run_sweep(s);
-	else
-		rc = s->rep->target > 0 ? run_target(s) : run_point(s);
-	/* the printers and JSON_DOC return nothing: a failed write (a full
-	 * disk) is the stream's, and must not pass for a result */
-	if ((!rc || rc == -EINTR) && (fflush(s->out) || ferror(s->out))) {
-		snprintf(s->why, sizeof(s->why), "cannot write the results");
-		return -EIO;
-	}
-	return rc;
+		return run_sweep(s);
+	return s->rep->target > 0 ? run_target(s) : run_point(s);
 }
